@@ -1,0 +1,1 @@
+//! Launch records, replay and exporters (see DESIGN.md).

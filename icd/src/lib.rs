@@ -1,0 +1,1 @@
+//! The OpenCL ICD: C ABI entry points, dispatch table and object model.

@@ -1,0 +1,280 @@
+//! Device memory: buffers shared by the platform library (host commands) and the executor.
+//!
+//! Kernels may race on purpose (that is what we detect), and host commands may touch a buffer
+//! while a kernel runs. To keep that defined behaviour in Rust, every access to buffer bytes is
+//! a relaxed atomic of the access width (on x86 and ARM these compile to plain moves).
+
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::Arc;
+
+/// Identity of an allocation, stable for the buffer's lifetime and unique in the process.
+/// Local-memory allocations use [`AllocId::local`]: slot numbers with the top bit set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AllocId(pub u64);
+
+impl AllocId {
+    const LOCAL_BIT: u64 = 1 << 63;
+
+    pub fn local(slot: u32) -> AllocId {
+        AllocId(Self::LOCAL_BIT | slot as u64)
+    }
+    pub fn is_local(self) -> bool {
+        self.0 & Self::LOCAL_BIT != 0
+    }
+    /// The slot of a local allocation.
+    pub fn local_slot(self) -> Option<u32> {
+        self.is_local()
+            .then_some((self.0 & !Self::LOCAL_BIT) as u32)
+    }
+    fn fresh() -> AllocId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        AllocId(NEXT.fetch_add(1, Relaxed))
+    }
+}
+
+/// A range outside a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bytes {offset}..{offset}+{size} are outside a buffer of {len} bytes")]
+pub struct OutOfRange {
+    pub offset: usize,
+    pub size: usize,
+    pub len: usize,
+}
+
+enum Storage {
+    /// Zero-initialised memory we own; u64 words so every naturally aligned access is aligned.
+    Owned(#[allow(dead_code)] Box<[AtomicU64]>),
+    /// The application's memory (`CL_MEM_USE_HOST_PTR`), which it keeps alive while the
+    /// buffer exists, as the OpenCL specification requires.
+    Host,
+}
+
+/// A global-memory allocation.
+pub struct Buffer {
+    id: AllocId,
+    base: *mut u8,
+    len: usize,
+    _storage: Storage,
+}
+
+// SAFETY: all access to the bytes behind `base` goes through atomics (see the module comment),
+// and `base` stays valid for the buffer's lifetime (owned storage, or the host pointer the
+// application guarantees).
+unsafe impl Send for Buffer {}
+// SAFETY: as above.
+unsafe impl Sync for Buffer {}
+
+impl std::fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Buffer")
+            .field("id", &self.id)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl Buffer {
+    /// A zero-filled buffer of `len` bytes; `None` when the memory cannot be had.
+    pub fn new(len: usize) -> Option<Arc<Buffer>> {
+        let words = len.div_ceil(8).max(1);
+        let mut v: Vec<AtomicU64> = Vec::new();
+        v.try_reserve_exact(words).ok()?;
+        v.resize_with(words, || AtomicU64::new(0));
+        let mut storage = v.into_boxed_slice();
+        let base = storage.as_mut_ptr() as *mut u8;
+        Some(Arc::new(Buffer {
+            id: AllocId::fresh(),
+            base,
+            len,
+            _storage: Storage::Owned(storage),
+        }))
+    }
+
+    /// A buffer that lives in the application's memory.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads and writes of `len` bytes for the whole life of the
+    /// returned buffer, and must not be accessed by the host through non-atomic means while a
+    /// command that uses the buffer runs (the OpenCL rule for `CL_MEM_USE_HOST_PTR`).
+    pub unsafe fn from_host_ptr(ptr: *mut u8, len: usize) -> Arc<Buffer> {
+        Arc::new(Buffer {
+            id: AllocId::fresh(),
+            base: ptr,
+            len,
+            _storage: Storage::Host,
+        })
+    }
+
+    pub fn id(&self) -> AllocId {
+        self.id
+    }
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Base address in this process (for `CL_MEM_USE_HOST_PTR` and map pointers).
+    pub fn host_ptr(&self) -> *mut u8 {
+        self.base
+    }
+
+    fn check(&self, offset: usize, size: usize) -> Result<(), OutOfRange> {
+        match offset.checked_add(size) {
+            Some(end) if end <= self.len => Ok(()),
+            _ => Err(OutOfRange {
+                offset,
+                size,
+                len: self.len,
+            }),
+        }
+    }
+
+    fn byte(&self, i: usize) -> &AtomicU8 {
+        debug_assert!(i < self.len);
+        // SAFETY: i < len, base is valid for len bytes (type invariant); AtomicU8 has no
+        // alignment requirement.
+        unsafe { AtomicU8::from_ptr(self.base.add(i)) }
+    }
+
+    /// Copies bytes out of the buffer.
+    pub fn read(&self, offset: usize, dst: &mut [u8]) -> Result<(), OutOfRange> {
+        self.check(offset, dst.len())?;
+        for (i, d) in dst.iter_mut().enumerate() {
+            *d = self.byte(offset + i).load(Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Copies bytes into the buffer.
+    pub fn write(&self, offset: usize, src: &[u8]) -> Result<(), OutOfRange> {
+        self.check(offset, src.len())?;
+        for (i, s) in src.iter().enumerate() {
+            self.byte(offset + i).store(*s, Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Repeats `pattern` over `size` bytes from `offset` (`clEnqueueFillBuffer`).
+    pub fn fill(&self, offset: usize, size: usize, pattern: &[u8]) -> Result<(), OutOfRange> {
+        self.check(offset, size)?;
+        if pattern.is_empty() {
+            return Ok(());
+        }
+        for i in 0..size {
+            self.byte(offset + i)
+                .store(pattern[i % pattern.len()], Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Copies `size` bytes from `src` (which may be `self`; overlapping ranges behave as memmove).
+    pub fn copy_from(
+        &self,
+        dst_offset: usize,
+        src: &Buffer,
+        src_offset: usize,
+        size: usize,
+    ) -> Result<(), OutOfRange> {
+        self.check(dst_offset, size)?;
+        src.check(src_offset, size)?;
+        let mut tmp = vec![0u8; size];
+        src.read(src_offset, &mut tmp)?;
+        self.write(dst_offset, &tmp)
+    }
+
+    /// Loads a little-endian value of 1, 2, 4 or 8 bytes (the executor's fast path).
+    /// Unaligned or odd-sized loads fall back to bytes. Returns `None` out of range.
+    #[inline]
+    pub fn load(&self, offset: usize, size: usize) -> Option<u64> {
+        self.check(offset, size).ok()?;
+        // SAFETY: in range (checked above); each typed atomic is used only at its alignment.
+        let p = unsafe { self.base.add(offset) };
+        Some(match size {
+            1 => self.byte(offset).load(Relaxed) as u64,
+            2 if p as usize % 2 == 0 => {
+                unsafe { AtomicU16::from_ptr(p as *mut u16) }.load(Relaxed) as u64
+            }
+            4 if p as usize % 4 == 0 => {
+                unsafe { AtomicU32::from_ptr(p as *mut u32) }.load(Relaxed) as u64
+            }
+            8 if p as usize % 8 == 0 => unsafe { AtomicU64::from_ptr(p as *mut u64) }.load(Relaxed),
+            _ => {
+                let mut b = [0u8; 8];
+                let n = size.min(8);
+                for (i, x) in b[..n].iter_mut().enumerate() {
+                    *x = self.byte(offset + i).load(Relaxed);
+                }
+                u64::from_le_bytes(b)
+            }
+        })
+    }
+
+    /// Stores the low `size` bytes (1, 2, 4 or 8) of `value`, little-endian. `None` out of range.
+    #[inline]
+    pub fn store(&self, offset: usize, size: usize, value: u64) -> Option<()> {
+        self.check(offset, size).ok()?;
+        // SAFETY: as in `load`.
+        let p = unsafe { self.base.add(offset) };
+        match size {
+            1 => self.byte(offset).store(value as u8, Relaxed),
+            2 if p as usize % 2 == 0 => {
+                unsafe { AtomicU16::from_ptr(p as *mut u16) }.store(value as u16, Relaxed)
+            }
+            4 if p as usize % 4 == 0 => {
+                unsafe { AtomicU32::from_ptr(p as *mut u32) }.store(value as u32, Relaxed)
+            }
+            8 if p as usize % 8 == 0 => {
+                unsafe { AtomicU64::from_ptr(p as *mut u64) }.store(value, Relaxed)
+            }
+            _ => {
+                let b = value.to_le_bytes();
+                for (i, x) in b[..size.min(8)].iter().enumerate() {
+                    self.byte(offset + i).store(*x, Relaxed);
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// The 32-bit atomic at `offset`, when in range and 4-byte aligned.
+    pub fn atomic_u32(&self, offset: usize) -> Option<&AtomicU32> {
+        self.check(offset, 4).ok()?;
+        // SAFETY: in range; alignment checked before the cast.
+        let p = unsafe { self.base.add(offset) };
+        (p as usize % 4 == 0).then(|| unsafe { AtomicU32::from_ptr(p as *mut u32) })
+    }
+
+    /// The 64-bit atomic at `offset`, when in range and 8-byte aligned.
+    pub fn atomic_u64(&self, offset: usize) -> Option<&AtomicU64> {
+        self.check(offset, 8).ok()?;
+        // SAFETY: in range; alignment checked before the cast.
+        let p = unsafe { self.base.add(offset) };
+        (p as usize % 8 == 0).then(|| unsafe { AtomicU64::from_ptr(p as *mut u64) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_write_fill_copy_and_bounds() {
+        let b = Buffer::new(16).unwrap();
+        b.write(2, &[1, 2, 3]).unwrap();
+        let mut out = [0u8; 5];
+        b.read(1, &mut out).unwrap();
+        assert_eq!(out, [0, 1, 2, 3, 0]);
+        assert!(b.write(15, &[1, 2]).is_err());
+        assert!(b.read(usize::MAX, &mut out).is_err());
+        b.fill(8, 8, &[0xAB, 0xCD]).unwrap();
+        assert_eq!(b.load(8, 2), Some(0xCDAB));
+        b.copy_from(0, &b, 8, 4).unwrap();
+        assert_eq!(b.load(0, 4), Some(0xCDABCDAB));
+        assert_eq!(b.load(13, 4), None);
+        b.store(3, 4, 0x11223344).unwrap(); // unaligned path
+        assert_eq!(b.load(3, 4), Some(0x11223344));
+        assert_ne!(b.id(), Buffer::new(1).unwrap().id());
+        assert!(AllocId::local(3).is_local() && AllocId::local(3).local_slot() == Some(3));
+    }
+}

@@ -1,0 +1,196 @@
+//! The seam between the executor and the checkers (DESIGN.md, "Layout").
+//!
+//! The executor is generic over an [`Observer`]; with [`NoObserver`] every hook is an empty
+//! inline function, so a launch without checkers pays nothing for the seam. Global and constant
+//! memory events go through `&self` (work-groups run on several threads at once); everything
+//! private to one work-group (its local memory, its barrier bookkeeping) lives in the observer's
+//! per-group state `Self::Group`, which the executor threads through every hook of that group.
+
+use crate::memory::AllocId;
+
+/// OpenCL address spaces as the checkers see them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AddressSpace {
+    Global,
+    Constant,
+    Local,
+    Private,
+}
+
+/// What an access did to memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    Read,
+    Write,
+    /// Any `OpAtomic*` (load, store, read-modify-write, compare-exchange).
+    Atomic,
+}
+
+/// Identity of one work-item within a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct WorkItem {
+    /// Global id including the global offset, as `get_global_id` returns it.
+    pub global: [u64; 3],
+    pub local: [u32; 3],
+    pub group: [u32; 3],
+    /// Linear local id (x + y*sx + z*sx*sy): a dense index inside the group.
+    pub local_linear: u32,
+}
+
+/// One memory access, reported *after* bounds checking (see [`Fault`] for the others).
+#[derive(Clone, Copy, Debug)]
+pub struct Access<'a> {
+    pub space: AddressSpace,
+    /// Global/constant: the buffer's [`AllocId`] (stable across launches, so races between
+    /// kernels can be found). Local: `AllocId::local(slot)` where slot numbers the group's
+    /// local allocations in declaration/argument order. Private accesses are not reported.
+    pub alloc: AllocId,
+    /// Byte offset from the start of the allocation (for a sub-buffer: of the parent buffer).
+    pub offset: u64,
+    pub size: u32,
+    pub kind: AccessKind,
+    /// Bytes stored, for writes and atomics (the value after the operation); empty for reads.
+    /// Lets the benign-race check see "same value already there".
+    pub value: &'a [u8],
+    /// Bytes present in memory before the access (for writes and atomics); empty for reads.
+    pub previous: &'a [u8],
+    pub item: &'a WorkItem,
+    /// Index of the instruction; [`crate::Program::location`] maps it to a source line.
+    pub inst: InstId,
+}
+
+/// An instruction, numbered densely across a program; used to look up source locations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct InstId(pub u32);
+
+/// Memory fences a barrier applies (bits of `cl_mem_fence_flags`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Fences {
+    pub local: bool,
+    pub global: bool,
+}
+
+/// A work-item arrived at a barrier.
+#[derive(Clone, Copy, Debug)]
+pub struct BarrierArrival<'a> {
+    pub item: &'a WorkItem,
+    /// The `OpControlBarrier` instruction: different ids at one release = divergence.
+    pub inst: InstId,
+    pub fences: Fences,
+}
+
+/// Why the executor released a barrier round of one work-group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Release {
+    /// Every work-item of the group reached a barrier (maybe not the same one: the observer
+    /// compares the arrivals it saw since the previous release).
+    AllArrived,
+    /// Some work-items finished while others wait at a barrier: the executor releases the
+    /// waiting ones so the launch cannot hang. Always barrier divergence.
+    SomeFinished,
+}
+
+/// Something went wrong in the kernel itself; the executor contained it.
+#[derive(Clone, Copy, Debug)]
+pub enum Fault<'a> {
+    /// Access outside its allocation (reads gave zero, writes were dropped).
+    OutOfBounds {
+        space: AddressSpace,
+        alloc: AllocId,
+        /// Offset of the first byte, relative to the allocation start (may be negative).
+        offset: i64,
+        size: u32,
+        /// Size in bytes of the allocation (the sub-buffer's view for sub-buffers).
+        alloc_size: u64,
+        kind: AccessKind,
+        item: &'a WorkItem,
+        inst: InstId,
+    },
+    /// Access through a pointer that names no allocation (NULL or garbage).
+    InvalidPointer {
+        pointer: u64,
+        size: u32,
+        kind: AccessKind,
+        item: &'a WorkItem,
+        inst: InstId,
+    },
+}
+
+/// Launch-wide facts handed to [`Observer::launch_start`].
+#[derive(Clone, Debug)]
+pub struct LaunchInfo<'a> {
+    pub kernel: &'a str,
+    pub work_dim: u32,
+    pub global_offset: [u64; 3],
+    pub global_size: [u64; 3],
+    pub local_size: [u64; 3],
+    /// Number of work-groups in each dimension.
+    pub num_groups: [u64; 3],
+    /// One entry per kernel argument (names let reports say "buffer `out`").
+    pub args: &'a [ArgBinding],
+    /// Sizes of the group's local allocations, indexed by the slot in `AllocId::local(slot)`.
+    pub local_allocs: &'a [LocalAlloc],
+}
+
+/// How a kernel argument was bound, as the checkers need to name it.
+#[derive(Clone, Debug)]
+pub struct ArgBinding {
+    pub index: u32,
+    pub name: String,
+    pub space: AddressSpace,
+    /// For buffers: the allocation and the view (sub-buffer offset and size).
+    pub alloc: Option<AllocId>,
+    pub view_offset: u64,
+    pub view_size: u64,
+    /// Element size of the pointee (for "element index" in reports); 1 when unknown.
+    pub elem_size: u32,
+}
+
+/// A local-memory allocation of each work-group.
+#[derive(Clone, Debug)]
+pub struct LocalAlloc {
+    /// Argument name, or the `__local` variable's name.
+    pub name: String,
+    pub size: u64,
+    /// Argument index when it came from a `__local` pointer argument.
+    pub arg_index: Option<u32>,
+    pub elem_size: u32,
+}
+
+/// What a work-group is, handed to [`Observer::group_start`].
+#[derive(Clone, Copy, Debug)]
+pub struct GroupInfo {
+    pub group: [u32; 3],
+    /// Linear group id in launch order (x + y*nx + z*nx*ny).
+    pub group_linear: u64,
+    pub items: u32,
+}
+
+/// Receives the executor's events. All hooks default to doing nothing.
+pub trait Observer: Sync {
+    /// Per-work-group state (e.g. local-memory shadow, barrier arrivals).
+    type Group: Send;
+    /// False only for [`NoObserver`]: lets the executor skip building event data.
+    const ENABLED: bool = true;
+
+    fn launch_start(&self, _launch: &LaunchInfo<'_>) {}
+    fn group_start(&self, group: &GroupInfo) -> Self::Group;
+    fn access(&self, _group: &mut Self::Group, _access: &Access<'_>) {}
+    fn barrier(&self, _group: &mut Self::Group, _arrival: &BarrierArrival<'_>) {}
+    fn barrier_release(&self, _group: &mut Self::Group, _why: Release) {}
+    fn item_end(&self, _group: &mut Self::Group, _item: &WorkItem) {}
+    fn fault(&self, _group: &mut Self::Group, _fault: &Fault<'_>) {}
+    fn group_end(&self, _group: Self::Group) {}
+    fn launch_end(&self) {}
+}
+
+/// The observer that observes nothing; the executor compiles every hook away.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoObserver;
+
+impl Observer for NoObserver {
+    type Group = ();
+    const ENABLED: bool = false;
+    #[inline(always)]
+    fn group_start(&self, _group: &GroupInfo) {}
+}

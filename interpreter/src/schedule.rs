@@ -1,0 +1,134 @@
+//! Schedules: the order in which work-groups and work-items run (DESIGN.md, "Execution model").
+
+/// Order of a set of work-groups or of the work-items of a group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Order {
+    #[default]
+    InOrder,
+    Reverse,
+    /// Seeded shuffle (deterministic for a given [`Schedule::seed`]).
+    Random,
+}
+
+impl std::str::FromStr for Order {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Order, String> {
+        match s {
+            "in-order" => Ok(Order::InOrder),
+            "reverse" => Ok(Order::Reverse),
+            "random" => Ok(Order::Random),
+            _ => Err(format!(
+                "unknown order `{s}` (expected in-order, reverse or random)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Order {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Order::InOrder => "in-order",
+            Order::Reverse => "reverse",
+            Order::Random => "random",
+        })
+    }
+}
+
+/// Everything that decides how a launch is interleaved. Deterministic given `seed`
+/// (with `parallel == false`, or with checkers that do not depend on thread timing).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Schedule {
+    pub wg_order: Order,
+    pub wi_order: Order,
+    /// Instructions a work-item runs before the next one gets a turn; 0 = run to barrier.
+    pub quantum: u32,
+    pub seed: u64,
+    /// Work-groups run concurrently on `threads` workers (false: one after another).
+    pub parallel: bool,
+    /// Worker threads; 0 = all cores.
+    pub threads: usize,
+}
+
+impl Default for Schedule {
+    fn default() -> Schedule {
+        Schedule {
+            wg_order: Order::InOrder,
+            wi_order: Order::InOrder,
+            quantum: 0,
+            seed: 0,
+            parallel: true,
+            threads: 0,
+        }
+    }
+}
+
+impl Schedule {
+    /// Reads `SHADOWCL_WG_ORDER`, `SHADOWCL_WI_ORDER`, `SHADOWCL_QUANTUM`, `SHADOWCL_SEED`,
+    /// `SHADOWCL_THREADS` and `SHADOWCL_WG_SERIAL`; malformed values are reported and ignored.
+    pub fn from_env() -> Schedule {
+        Schedule::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// As [`Schedule::from_env`], from any key/value source (testable without the process env).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Schedule {
+        let mut s = Schedule::default();
+        fn parse<T: std::str::FromStr>(key: &str, v: Option<String>, into: &mut T) {
+            if let Some(v) = v {
+                match v.trim().parse() {
+                    Ok(x) => *into = x,
+                    Err(_) => tracing::warn!("ignoring {key}={v}: not understood"),
+                }
+            }
+        }
+        parse(
+            "SHADOWCL_WG_ORDER",
+            get("SHADOWCL_WG_ORDER"),
+            &mut s.wg_order,
+        );
+        parse(
+            "SHADOWCL_WI_ORDER",
+            get("SHADOWCL_WI_ORDER"),
+            &mut s.wi_order,
+        );
+        parse("SHADOWCL_QUANTUM", get("SHADOWCL_QUANTUM"), &mut s.quantum);
+        parse("SHADOWCL_SEED", get("SHADOWCL_SEED"), &mut s.seed);
+        parse("SHADOWCL_THREADS", get("SHADOWCL_THREADS"), &mut s.threads);
+        let mut serial = false;
+        parse("SHADOWCL_WG_SERIAL", get("SHADOWCL_WG_SERIAL"), &mut serial);
+        s.parallel = !serial;
+        s
+    }
+
+    /// A short text naming the schedule, e.g. `wg=random,wi=reverse,q=0,seed=3,parallel`.
+    pub fn describe(&self) -> String {
+        format!(
+            "wg={},wi={},q={},seed={},{}",
+            self.wg_order,
+            self.wi_order,
+            self.quantum,
+            self.seed,
+            if self.parallel { "parallel" } else { "serial" }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_variables_and_ignores_garbage() {
+        let s = Schedule::from_lookup(|k| match k {
+            "SHADOWCL_WG_ORDER" => Some("reverse".into()),
+            "SHADOWCL_WI_ORDER" => Some("bogus".into()),
+            "SHADOWCL_QUANTUM" => Some("7".into()),
+            "SHADOWCL_SEED" => Some("42".into()),
+            "SHADOWCL_WG_SERIAL" => Some("true".into()),
+            _ => None,
+        });
+        assert_eq!(s.wg_order, Order::Reverse);
+        assert_eq!(s.wi_order, Order::InOrder);
+        assert_eq!((s.quantum, s.seed, s.parallel), (7, 42, false));
+        assert_eq!(s.describe(), "wg=reverse,wi=in-order,q=7,seed=42,serial");
+    }
+}

@@ -1,0 +1,1 @@
+//! Shadow memory and checkers (see DESIGN.md, "The race detector").
