@@ -5,6 +5,7 @@
 //! threads, reporting memory accesses and synchronisation to an [`Observer`]. The crate knows
 //! nothing of races or of the OpenCL C ABI.
 
+pub mod clstd;
 pub mod memory;
 pub mod observer;
 pub mod schedule;
