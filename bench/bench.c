@@ -1,0 +1,143 @@
+/* ShadowCL benchmark host: runs one app on the first platform whose name contains $BENCH_PLATFORM,
+ * repeats the kernel, and prints one JSON line with the median kernel time. Used by ci/bench. */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *SRC =
+    "__kernel void vadd(__global const float *a, __global const float *b, __global float *c) {\n"
+    "  size_t i = get_global_id(0); c[i] = a[i] + b[i];\n"
+    "}\n"
+    "#define T 16\n"
+    "__kernel void matmul(__global const float *a, __global const float *b, __global float *c, int n) {\n"
+    "  __local float ta[T][T]; __local float tb[T][T];\n"
+    "  int lx = get_local_id(0), ly = get_local_id(1);\n"
+    "  int x = get_global_id(0), y = get_global_id(1);\n"
+    "  float acc = 0.0f;\n"
+    "  for (int t = 0; t < n; t += T) {\n"
+    "    ta[ly][lx] = a[y * n + t + lx]; tb[ly][lx] = b[(t + ly) * n + x];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (int k = 0; k < T; k++) acc += ta[ly][k] * tb[k][lx];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  c[y * n + x] = acc;\n"
+    "}\n"
+    "__kernel void reduce(__global const float *in, __global float *out, __local float *s) {\n"
+    "  size_t l = get_local_id(0), n = get_local_size(0);\n"
+    "  s[l] = in[get_global_id(0)];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (size_t k = n / 2; k > 0; k >>= 1) {\n"
+    "    if (l < k) s[l] += s[l + k];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  if (l == 0) out[get_group_id(0)] = s[0];\n"
+    "}\n"
+    "__kernel void stencil(__global const float *in, __global float *out, int w, int h) {\n"
+    "  int x = get_global_id(0), y = get_global_id(1);\n"
+    "  if (x == 0 || y == 0 || x == w - 1 || y == h - 1) { out[y * w + x] = in[y * w + x]; return; }\n"
+    "  out[y * w + x] = 0.2f * (in[y * w + x] + in[y * w + x - 1] + in[y * w + x + 1]\n"
+    "                           + in[(y - 1) * w + x] + in[(y + 1) * w + x]);\n"
+    "}\n";
+
+#define CHECK(e)                                                                                   \
+  do {                                                                                             \
+    cl_int err_ = (e);                                                                             \
+    if (err_ != CL_SUCCESS) {                                                                      \
+      fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #e, err_);                          \
+      exit(1);                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: bench APP REPS [SCALE]  (APP: vadd matmul reduce stencil)\n");
+    return 2;
+  }
+  const char *app = argv[1];
+  int reps = atoi(argv[2]);
+  int scale = argc > 3 ? atoi(argv[3]) : 1; /* divides problem sizes, for slow platforms */
+  const char *want = getenv("BENCH_PLATFORM") ? getenv("BENCH_PLATFORM") : "";
+  cl_platform_id plats[16];
+  cl_uint np = 0;
+  CHECK(clGetPlatformIDs(16, plats, &np));
+  cl_platform_id plat = NULL;
+  char name[256];
+  for (cl_uint i = 0; i < np; i++) {
+    CHECK(clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL));
+    if (strstr(name, want)) { plat = plats[i]; break; }
+  }
+  if (!plat) { fprintf(stderr, "no platform matching '%s'\n", want); return 1; }
+  cl_device_id dev;
+  CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+  cl_int err;
+  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err); CHECK(err);
+  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err); CHECK(err);
+  cl_program prog = clCreateProgramWithSource(ctx, 1, &SRC, NULL, &err); CHECK(err);
+  if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
+    char log[8192] = "";
+    clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+    fprintf(stderr, "build failed:\n%s\n", log);
+    return 1;
+  }
+  cl_kernel k = clCreateKernel(prog, app, &err); CHECK(err);
+  size_t n = 0, gsz[2] = {0, 0}, lsz[2] = {0, 0}, out_elems = 0;
+  cl_uint dims = 1;
+  int mat = 256 / scale < 16 ? 16 : 256 / scale, w = 512 / scale, h = 512 / scale;
+  if (!strcmp(app, "vadd") || !strcmp(app, "reduce")) {
+    n = (1u << 20) / scale;
+    gsz[0] = n; lsz[0] = 256;
+  } else if (!strcmp(app, "matmul")) {
+    n = (size_t)mat * mat; dims = 2; gsz[0] = gsz[1] = mat; lsz[0] = lsz[1] = 16;
+  } else if (!strcmp(app, "stencil")) {
+    n = (size_t)w * h; dims = 2; gsz[0] = w; gsz[1] = h; lsz[0] = 16; lsz[1] = 16;
+  } else { fprintf(stderr, "unknown app %s\n", app); return 2; }
+  float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float)), *c = malloc(n * sizeof(float));
+  for (size_t i = 0; i < n; i++) { a[i] = (float)(i % 97) * 0.5f; b[i] = (float)(i % 13); }
+  cl_mem ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, a, &err); CHECK(err);
+  cl_mem bb = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, b, &err); CHECK(err);
+  cl_mem bc = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * 4, NULL, &err); CHECK(err);
+  if (!strcmp(app, "vadd")) {
+    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bb, &bb));
+    CHECK(clSetKernelArg(k, 2, sizeof bc, &bc)); out_elems = n;
+  } else if (!strcmp(app, "matmul")) {
+    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bb, &bb));
+    CHECK(clSetKernelArg(k, 2, sizeof bc, &bc)); CHECK(clSetKernelArg(k, 3, sizeof mat, &mat));
+    out_elems = n;
+  } else if (!strcmp(app, "reduce")) {
+    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bc, &bc));
+    CHECK(clSetKernelArg(k, 2, 256 * sizeof(float), NULL)); out_elems = n / 256;
+  } else {
+    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bc, &bc));
+    CHECK(clSetKernelArg(k, 2, sizeof w, &w)); CHECK(clSetKernelArg(k, 3, sizeof h, &h));
+    out_elems = n;
+  }
+  double *t = malloc(sizeof(double) * (reps > 0 ? reps : 1));
+  for (int r = 0; r < reps; r++) {
+    double t0 = now_ms();
+    CHECK(clEnqueueNDRangeKernel(q, k, dims, NULL, gsz, lsz, 0, NULL, NULL));
+    CHECK(clFinish(q));
+    t[r] = now_ms() - t0;
+  }
+  CHECK(clEnqueueReadBuffer(q, bc, CL_TRUE, 0, out_elems * 4, c, 0, NULL, NULL));
+  double sum = 0;
+  for (size_t i = 0; i < out_elems; i++) sum += c[i];
+  qsort(t, reps, sizeof(double), cmp);
+  printf("{\"app\":\"%s\",\"median_ms\":%.3f,\"reps\":%d,\"scale\":%d,\"checksum\":%.6g}\n", app,
+         reps ? t[reps / 2] : 0.0, reps, scale, sum);
+  return 0;
+}

@@ -1,0 +1,79 @@
+"""Runs bench/bench.c on every platform configuration and prints one table (medians, peak RSS,
+ratios to PoCL and to Oclgrind). All platforms are measured in the same run on the same machine."""
+import argparse, json, os, subprocess, sys, tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OCLGRIND_ICD = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
+POCL_ICD = "/etc/OpenCL/vendors/pocl.icd"
+
+
+def vendors(tmp, name, lib):
+    d = os.path.join(tmp, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name + ".icd"), "w") as f:
+        f.write(lib + "\n")
+    return d
+
+
+def run(exe, app, reps, scale, platform, vend, extra_env):
+    env = dict(os.environ, OCL_ICD_VENDORS=vend, BENCH_PLATFORM=platform, **extra_env)
+    p = subprocess.run(["/usr/bin/time", "-f", "RSS_KB %M", exe, app, str(reps), str(scale)],
+                       env=env, capture_output=True, text=True, timeout=1800)
+    if p.returncode != 0:
+        return None, None, p.stderr.strip().splitlines()[-3:]
+    res = json.loads(p.stdout.strip().splitlines()[-1])
+    rss = next(int(l.split()[1]) for l in p.stderr.splitlines() if l.startswith("RSS_KB"))
+    return res["median_ms"], rss, None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--scale", type=int, default=2, help="divides problem sizes (same for all)")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--apps", default="vadd matmul reduce stencil")
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="shadowcl-bench-")
+    exe = os.path.join(tmp, "bench")
+    subprocess.run(["gcc", "-O2", "-o", exe, os.path.join(HERE, "bench.c"), "-lOpenCL", "-lm"], check=True)
+    with open(POCL_ICD) as f:
+        pocl_lib = f.read().strip()
+    v_pocl = vendors(tmp, "pocl", pocl_lib)
+    v_scl = vendors(tmp, "shadowcl", a.lib)
+    v_ocg = vendors(tmp, "oclgrind", OCLGRIND_ICD)
+    nproc = os.cpu_count() or 1
+    configs = [
+        ("pocl", "Portable", v_pocl, {}, a.reps),
+        ("shadowcl-off-1t", "ShadowCL", v_scl, {"SHADOWCL_CHECKS": "none", "SHADOWCL_THREADS": "1"}, a.reps),
+        (f"shadowcl-off-{nproc}t", "ShadowCL", v_scl, {"SHADOWCL_CHECKS": "none"}, a.reps),
+        ("shadowcl-checks", "ShadowCL", v_scl, {}, a.reps),
+        ("oclgrind", "Oclgrind", v_ocg, {}, 3),
+        ("oclgrind-races", "Oclgrind", v_ocg, {"OCLGRIND_DATA_RACES": "1"}, 3),
+    ]
+    rows = {}
+    for app in a.apps.split():
+        for name, plat, vend, env, reps in configs:
+            ms, rss, err = run(exe, app, reps, a.scale, plat, vend, env)
+            rows[(app, name)] = (ms, rss)
+            if err:
+                print(f"# {app} on {name} failed: {' | '.join(err)}", file=sys.stderr)
+    hdr = f"{'app':8} {'config':18} {'median ms':>10} {'RSS MB':>8} {'x PoCL':>8} {'vs ocg-races':>12}"
+    print(f"scale={a.scale} reps={a.reps} (oclgrind reps=3); ratios: time / PoCL time; "
+          "oclgrind-races time / this time")
+    print(hdr)
+    print("-" * len(hdr))
+    for app in a.apps.split():
+        base = rows.get((app, "pocl"), (None, None))[0]
+        ocg = rows.get((app, "oclgrind-races"), (None, None))[0]
+        for name, *_ in configs:
+            ms, rss = rows[(app, name)]
+            if ms is None:
+                print(f"{app:8} {name:18} {'failed':>10}")
+                continue
+            x = f"{ms / base:.1f}" if base else "-"
+            v = f"{ocg / ms:.1f}x" if ocg and ms else "-"
+            print(f"{app:8} {name:18} {ms:10.2f} {rss / 1024:8.1f} {x:>8} {v:>12}")
+
+
+if __name__ == "__main__":
+    main()
