@@ -1,0 +1,1010 @@
+//! The OpenCL C compile driver.
+//!
+//! OpenCL C source goes through Debian's `clang-15` (driver form, `-target spir64`, with
+//! `-g` and `-cl-kernel-arg-info` so argument names and source lines survive) to SPIR
+//! LLVM bitcode, and `llvm-spirv-15` turns that into SPIR-V. Linking goes through
+//! `llvm-link-15` and then `llvm-spirv-15` again.
+//!
+//! This module knows nothing about OpenCL handles or error codes: callers map a
+//! [`FailureKind`] onto `CL_INVALID_BUILD_OPTIONS`, `CL_BUILD_PROGRAM_FAILURE`,
+//! `CL_COMPILER_NOT_AVAILABLE` and friends.
+//!
+//! Results are cached in `$XDG_CACHE_HOME/shadowcl` (else `~/.cache/shadowcl`), keyed by
+//! a sha256 of the sources, headers, options and tool versions. `SHADOWCL_CACHE=0`
+//! disables the cache.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use sha2::{Digest, Sha256};
+
+/// The clang driver used to compile OpenCL C.
+pub const CLANG: &str = "clang-15";
+/// The LLVM bitcode ↔ SPIR-V translator.
+pub const LLVM_SPIRV: &str = "llvm-spirv-15";
+/// The LLVM bitcode linker.
+pub const LLVM_LINK: &str = "llvm-link-15";
+
+/// Name given to the program source inside the scratch directory; it shows up in
+/// diagnostics (`program.cl:3:5: error: ...`) and in the SPIR-V debug info.
+pub const SOURCE_NAME: &str = "program.cl";
+
+/// What to compile: the program's source strings (concatenated, as the OpenCL
+/// specification says), the build options as the application passed them, and the
+/// embedded headers of `clCompileProgram` (include name, source).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CompileRequest {
+    pub sources: Vec<String>,
+    pub options: String,
+    pub headers: Vec<(String, String)>,
+}
+
+/// A successful compile or link.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compiled {
+    /// The SPIR-V module (little-endian words as bytes).
+    pub spirv: Vec<u8>,
+    /// The SPIR LLVM bitcode the SPIR-V was made from (input to [`link`]).
+    pub bitcode: Vec<u8>,
+    /// Diagnostics (warnings) of the tools; empty when there were none.
+    pub log: String,
+    /// True when the result came from the on-disk cache.
+    pub from_cache: bool,
+}
+
+/// Why a compile or link failed; maps onto the OpenCL error code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// An option is unknown or malformed: `CL_INVALID_BUILD_OPTIONS`,
+    /// `CL_INVALID_COMPILER_OPTIONS` or `CL_INVALID_LINKER_OPTIONS`.
+    InvalidOptions,
+    /// The source (or a link input) is wrong, or a tool failed:
+    /// `CL_BUILD_PROGRAM_FAILURE`, `CL_COMPILE_PROGRAM_FAILURE`, `CL_LINK_PROGRAM_FAILURE`.
+    BuildFailed,
+    /// A tool is not installed: `CL_COMPILER_NOT_AVAILABLE` / `CL_LINKER_NOT_AVAILABLE`.
+    ToolMissing,
+}
+
+/// A failed compile or link; `log` is what `CL_PROGRAM_BUILD_LOG` should return.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileFailure {
+    pub log: String,
+    pub kind: FailureKind,
+}
+
+impl CompileFailure {
+    fn new(kind: FailureKind, log: impl Into<String>) -> Self {
+        CompileFailure {
+            log: log.into(),
+            kind,
+        }
+    }
+
+    fn io(what: &str, err: std::io::Error) -> Self {
+        CompileFailure::new(
+            FailureKind::BuildFailed,
+            format!("shadowcl: {what}: {err}\n"),
+        )
+    }
+}
+
+impl fmt::Display for CompileFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}: {}", self.kind, self.log.trim_end())
+    }
+}
+
+impl std::error::Error for CompileFailure {}
+
+/// Link options understood by [`link`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkOptions {
+    /// `-create-library`: the result is a library, not an executable.
+    pub create_library: bool,
+    /// `-enable-link-options`: the math options below apply to a library.
+    pub enable_link_options: bool,
+}
+
+/// Compiles OpenCL C with the process-wide compiler (tools on PATH, cache from the
+/// environment).
+pub fn compile(req: &CompileRequest) -> Result<Compiled, CompileFailure> {
+    Compiler::global().compile(req)
+}
+
+/// Links SPIR LLVM bitcode modules (the `bitcode` of earlier [`compile`] results) with
+/// the process-wide compiler.
+pub fn link(bitcodes: &[Vec<u8>], options: &str) -> Result<Compiled, CompileFailure> {
+    Compiler::global().link(bitcodes, options)
+}
+
+/// Turns SPIR-V back into SPIR LLVM bitcode (`llvm-spirv-15 -r`), so programs created
+/// with `clCreateProgramWithIL` can take part in [`link`].
+pub fn spirv_to_bitcode(spirv: &[u8]) -> Result<Vec<u8>, CompileFailure> {
+    Compiler::global().spirv_to_bitcode(spirv)
+}
+
+/// The compile driver: tool names and the cache folder.
+#[derive(Debug)]
+pub struct Compiler {
+    clang: String,
+    llvm_spirv: String,
+    llvm_link: String,
+    cache_dir: Option<PathBuf>,
+    versions: OnceLock<Result<String, CompileFailure>>,
+}
+
+impl Default for Compiler {
+    fn default() -> Self {
+        Compiler::new()
+    }
+}
+
+impl Compiler {
+    /// Debian's tool names, no cache.
+    pub fn new() -> Self {
+        Compiler {
+            clang: CLANG.to_string(),
+            llvm_spirv: LLVM_SPIRV.to_string(),
+            llvm_link: LLVM_LINK.to_string(),
+            cache_dir: None,
+            versions: OnceLock::new(),
+        }
+    }
+
+    /// Debian's tool names, the cache folder from the environment
+    /// ([`default_cache_dir`]).
+    pub fn from_env() -> Self {
+        Compiler::new().with_cache_dir(default_cache_dir())
+    }
+
+    /// The process-wide compiler (made by [`Compiler::from_env`] on first use).
+    pub fn global() -> &'static Compiler {
+        static GLOBAL: OnceLock<Compiler> = OnceLock::new();
+        GLOBAL.get_or_init(Compiler::from_env)
+    }
+
+    /// Uses `dir` as the cache folder (`None`: no cache).
+    pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.cache_dir = dir;
+        self
+    }
+
+    /// Uses other tool programs (names looked up on PATH, or paths).
+    pub fn with_tools(mut self, clang: &str, llvm_spirv: &str, llvm_link: &str) -> Self {
+        self.clang = clang.to_string();
+        self.llvm_spirv = llvm_spirv.to_string();
+        self.llvm_link = llvm_link.to_string();
+        self.versions = OnceLock::new();
+        self
+    }
+
+    /// The cache folder in use, if any.
+    pub fn cache_dir(&self) -> Option<&Path> {
+        self.cache_dir.as_deref()
+    }
+
+    /// `clang --version` and `llvm-spirv --version` output, read once; a missing tool
+    /// is reported here.
+    fn tool_versions(&self) -> Result<&str, CompileFailure> {
+        self.versions
+            .get_or_init(|| {
+                let clang = tool_version(&self.clang, "clang-15")?;
+                let spirv = tool_version(&self.llvm_spirv, "llvm-spirv-15")?;
+                Ok(format!("{clang}\n{spirv}"))
+            })
+            .as_ref()
+            .map(String::as_str)
+            .map_err(Clone::clone)
+    }
+
+    /// Compiles OpenCL C source to SPIR-V and SPIR bitcode.
+    pub fn compile(&self, req: &CompileRequest) -> Result<Compiled, CompileFailure> {
+        let args = translate_options(&req.options)
+            .map_err(|msg| CompileFailure::new(FailureKind::InvalidOptions, msg))?;
+        let mut headers = Vec::with_capacity(req.headers.len());
+        for (name, text) in &req.headers {
+            let rel = header_path(name).ok_or_else(|| {
+                CompileFailure::new(
+                    FailureKind::InvalidOptions,
+                    format!("shadowcl: invalid header include name {name:?}\n"),
+                )
+            })?;
+            headers.push((rel, text));
+        }
+        let versions = self.tool_versions()?;
+
+        let mut hasher = Sha256::new();
+        hash_part(&mut hasher, b"shadowcl-compile-v1");
+        hash_part(&mut hasher, versions.as_bytes());
+        hash_part(&mut hasher, req.options.as_bytes());
+        // Relative -I folders depend on the working directory.
+        if args.iter().any(|a| a.starts_with("-I")) {
+            if let Ok(cwd) = std::env::current_dir() {
+                hash_part(&mut hasher, cwd.as_os_str().as_encoded_bytes());
+            }
+        }
+        hash_part(&mut hasher, &(req.sources.len() as u64).to_le_bytes());
+        for s in &req.sources {
+            hash_part(&mut hasher, s.as_bytes());
+        }
+        hash_part(&mut hasher, &(req.headers.len() as u64).to_le_bytes());
+        for (name, text) in &req.headers {
+            hash_part(&mut hasher, name.as_bytes());
+            hash_part(&mut hasher, text.as_bytes());
+        }
+        let key = hex(&hasher.finalize());
+        if let Some(hit) = self.cache_load(&key) {
+            return Ok(hit);
+        }
+
+        let dir = scratch_dir()?;
+        let root = dir.path();
+        let header_dir = root.join("headers");
+        std::fs::create_dir_all(&header_dir)
+            .map_err(|e| CompileFailure::io("cannot create the header folder", e))?;
+        for (rel, text) in &headers {
+            let path = header_dir.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| CompileFailure::io("cannot create a header folder", e))?;
+            }
+            std::fs::write(&path, text.as_bytes())
+                .map_err(|e| CompileFailure::io("cannot write a header", e))?;
+        }
+        let source: String = req.sources.concat();
+        std::fs::write(root.join(SOURCE_NAME), source.as_bytes())
+            .map_err(|e| CompileFailure::io("cannot write the source", e))?;
+
+        let opt = opt_level(&args);
+        let mut cmd = Command::new(&self.clang);
+        cmd.current_dir(root)
+            .args(["-c", "-target", "spir64", "-emit-llvm"])
+            .arg(format!("-O{opt}"))
+            .args(["-g", "-Xclang", "-cl-kernel-arg-info"])
+            .args([
+                "-Wno-unused-command-line-argument",
+                "-fdebug-compilation-dir=.",
+            ])
+            .arg("-fno-color-diagnostics")
+            .arg("-I")
+            .arg(&header_dir)
+            .args(args.iter().filter(|a| !is_opt_arg(a)))
+            .args(["-x", "cl", SOURCE_NAME, "-o", "program.bc"]);
+        let mut log = String::new();
+        run_tool(cmd, &self.clang, "clang-15", &mut log)?;
+        let bitcode = std::fs::read(root.join("program.bc"))
+            .map_err(|e| CompileFailure::io("clang wrote no bitcode", e))?;
+        let spirv = self.to_spirv(root, "program.bc", &mut log)?;
+        let out = Compiled {
+            spirv,
+            bitcode,
+            log: strip_paths(&log, root),
+            from_cache: false,
+        };
+        self.cache_store(&key, &out);
+        Ok(out)
+    }
+
+    /// Links SPIR LLVM bitcode modules and translates the result to SPIR-V.
+    pub fn link(&self, bitcodes: &[Vec<u8>], options: &str) -> Result<Compiled, CompileFailure> {
+        parse_link_options(options)
+            .map_err(|msg| CompileFailure::new(FailureKind::InvalidOptions, msg))?;
+        if bitcodes.is_empty() {
+            return Err(CompileFailure::new(
+                FailureKind::BuildFailed,
+                "shadowcl: nothing to link\n",
+            ));
+        }
+        let versions = self.tool_versions()?;
+        let mut hasher = Sha256::new();
+        hash_part(&mut hasher, b"shadowcl-link-v1");
+        hash_part(&mut hasher, versions.as_bytes());
+        hash_part(&mut hasher, options.as_bytes());
+        hash_part(&mut hasher, &(bitcodes.len() as u64).to_le_bytes());
+        for b in bitcodes {
+            hash_part(&mut hasher, b);
+        }
+        let key = hex(&hasher.finalize());
+        if let Some(hit) = self.cache_load(&key) {
+            return Ok(hit);
+        }
+
+        let dir = scratch_dir()?;
+        let root = dir.path();
+        let mut cmd = Command::new(&self.llvm_link);
+        cmd.current_dir(root);
+        for (i, b) in bitcodes.iter().enumerate() {
+            let name = format!("input{i}.bc");
+            std::fs::write(root.join(&name), b)
+                .map_err(|e| CompileFailure::io("cannot write a link input", e))?;
+            cmd.arg(name);
+        }
+        cmd.args(["-o", "linked.bc"]);
+        let mut log = String::new();
+        run_tool(cmd, &self.llvm_link, "llvm-15", &mut log)?;
+        let bitcode = std::fs::read(root.join("linked.bc"))
+            .map_err(|e| CompileFailure::io("llvm-link wrote no bitcode", e))?;
+        let spirv = self.to_spirv(root, "linked.bc", &mut log)?;
+        let out = Compiled {
+            spirv,
+            bitcode,
+            log: strip_paths(&log, root),
+            from_cache: false,
+        };
+        self.cache_store(&key, &out);
+        Ok(out)
+    }
+
+    /// SPIR-V → SPIR LLVM bitcode (`llvm-spirv-15 -r`).
+    pub fn spirv_to_bitcode(&self, spirv: &[u8]) -> Result<Vec<u8>, CompileFailure> {
+        let dir = scratch_dir()?;
+        let root = dir.path();
+        std::fs::write(root.join("module.spv"), spirv)
+            .map_err(|e| CompileFailure::io("cannot write the SPIR-V", e))?;
+        let mut cmd = Command::new(&self.llvm_spirv);
+        cmd.current_dir(root)
+            .args(["-r", "module.spv", "-o", "module.bc"]);
+        let mut log = String::new();
+        run_tool(cmd, &self.llvm_spirv, "llvm-spirv-15", &mut log)?;
+        std::fs::read(root.join("module.bc"))
+            .map_err(|e| CompileFailure::io("llvm-spirv wrote no bitcode", e))
+    }
+
+    fn to_spirv(&self, root: &Path, bc: &str, log: &mut String) -> Result<Vec<u8>, CompileFailure> {
+        let mut cmd = Command::new(&self.llvm_spirv);
+        cmd.current_dir(root).args([bc, "-o", "program.spv"]);
+        run_tool(cmd, &self.llvm_spirv, "llvm-spirv-15", log)?;
+        std::fs::read(root.join("program.spv"))
+            .map_err(|e| CompileFailure::io("llvm-spirv wrote no SPIR-V", e))
+    }
+
+    fn cache_load(&self, key: &str) -> Option<Compiled> {
+        let dir = self.cache_dir.as_ref()?;
+        let spirv = std::fs::read(dir.join(format!("{key}.spv"))).ok()?;
+        let bitcode = std::fs::read(dir.join(format!("{key}.bc"))).ok()?;
+        let log = std::fs::read_to_string(dir.join(format!("{key}.log"))).ok()?;
+        if spirv.len() < 20 || spirv.len() % 4 != 0 || bitcode.is_empty() {
+            return None;
+        }
+        Some(Compiled {
+            spirv,
+            bitcode,
+            log,
+            from_cache: true,
+        })
+    }
+
+    /// Best effort: a cache that cannot be written is no error.
+    fn cache_store(&self, key: &str, out: &Compiled) {
+        let Some(dir) = self.cache_dir.as_ref() else {
+            return;
+        };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        // The log is written last: cache_load needs all three files.
+        for (ext, data) in [
+            ("spv", out.spirv.as_slice()),
+            ("bc", out.bitcode.as_slice()),
+            ("log", out.log.as_bytes()),
+        ] {
+            let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
+                return;
+            };
+            if tmp.write_all(data).is_err() {
+                return;
+            }
+            if tmp.persist(dir.join(format!("{key}.{ext}"))).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// `$XDG_CACHE_HOME/shadowcl`, else `$HOME/.cache/shadowcl`; `None` when
+/// `SHADOWCL_CACHE=0` (or `off`/`false`/`no`) or neither variable is set.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    if let Ok(v) = std::env::var("SHADOWCL_CACHE") {
+        let v = v.trim().to_ascii_lowercase();
+        if matches!(v.as_str(), "0" | "off" | "false" | "no") {
+            return None;
+        }
+    }
+    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
+        let p = PathBuf::from(x);
+        if p.is_absolute() {
+            return Some(p.join("shadowcl"));
+        }
+    }
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    Some(PathBuf::from(home).join(".cache").join("shadowcl"))
+}
+
+/// Splits an option string like a shell would: whitespace separates words, single and
+/// double quotes group, backslash escapes the next character (outside single quotes).
+pub fn split_options(options: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = options.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(ch) => cur.push(ch),
+                        None => return Err("unterminated ' quote".to_string()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(ch @ ('"' | '\\')) => cur.push(ch),
+                            Some(ch) => {
+                                cur.push('\\');
+                                cur.push(ch);
+                            }
+                            None => return Err("unterminated \" quote".to_string()),
+                        },
+                        Some(ch) => cur.push(ch),
+                        None => return Err("unterminated \" quote".to_string()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(ch) = chars.next() {
+                    cur.push(ch);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+const PASS_THROUGH: &[&str] = &[
+    "-cl-mad-enable",
+    "-cl-fast-relaxed-math",
+    "-cl-single-precision-constant",
+    "-cl-denorms-are-zero",
+    "-cl-fp32-correctly-rounded-divide-sqrt",
+    "-cl-uniform-work-group-size",
+    "-cl-no-signed-zeros",
+    "-cl-unsafe-math-optimizations",
+    "-cl-finite-math-only",
+    "-w",
+    "-Werror",
+];
+
+/// Options accepted and dropped: always on (`-g`, `-cl-kernel-arg-info`) or without
+/// effect here.
+const IGNORED: &[&str] = &[
+    "-g",
+    "-cl-kernel-arg-info",
+    "-cl-strict-aliasing",
+    "-cl-no-subgroup-ifp",
+];
+
+const CL_STD: &[&str] = &["CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0"];
+
+/// Translates OpenCL build options into clang driver arguments. `-cl-opt-disable`
+/// becomes `-O0` (an explicit `-O<n>` is kept); relative `-I` folders are made absolute.
+/// The error message names every option that is unknown or malformed.
+pub fn translate_options(options: &str) -> Result<Vec<String>, String> {
+    let words = split_options(options).map_err(|e| format!("invalid build options: {e}\n"))?;
+    let mut out = Vec::new();
+    let mut bad = Vec::new();
+    let mut it = words.into_iter();
+    while let Some(w) = it.next() {
+        let w = w.as_str();
+        if w == "-D" || w == "-I" {
+            match it.next() {
+                Some(v) if !v.is_empty() => {
+                    if w == "-I" {
+                        out.push(format!("-I{}", absolute(&v)));
+                    } else {
+                        out.push(format!("-D{v}"));
+                    }
+                }
+                _ => bad.push(format!("{w} (missing its argument)")),
+            }
+        } else if let Some(v) = w.strip_prefix("-D") {
+            if v.starts_with('=') {
+                bad.push(w.to_string());
+            } else {
+                out.push(w.to_string());
+            }
+        } else if let Some(v) = w.strip_prefix("-I") {
+            out.push(format!("-I{}", absolute(v)));
+        } else if let Some(v) = w.strip_prefix("-cl-std=") {
+            if CL_STD.iter().any(|s| s.eq_ignore_ascii_case(v)) {
+                out.push(format!("-cl-std={}", v.to_ascii_uppercase()));
+            } else {
+                bad.push(w.to_string());
+            }
+        } else if w == "-cl-opt-disable" {
+            out.push("-O0".to_string());
+        } else if is_opt_arg(w) || PASS_THROUGH.contains(&w) {
+            out.push(w.to_string());
+        } else if IGNORED.contains(&w) {
+        } else if w.starts_with("-W") && w.len() > 2 && !w.contains(',') {
+            // Warning controls (-Wall, -Wno-foo, -Werror=foo) go to clang as they are.
+            out.push(w.to_string());
+        } else {
+            bad.push(w.to_string());
+        }
+    }
+    if bad.is_empty() {
+        Ok(out)
+    } else {
+        Err(format!(
+            "shadowcl: unknown or unsupported build option(s): {}\n",
+            bad.join(", ")
+        ))
+    }
+}
+
+/// Checks `clLinkProgram` options: `-create-library`, `-enable-link-options` and the
+/// math options (`-cl-denorms-are-zero`, `-cl-no-signed-zeros`,
+/// `-cl-unsafe-math-optimizations`, `-cl-finite-math-only`, `-cl-fast-relaxed-math`,
+/// `-cl-no-subgroup-ifp`).
+pub fn parse_link_options(options: &str) -> Result<LinkOptions, String> {
+    let words = split_options(options).map_err(|e| format!("invalid link options: {e}\n"))?;
+    let mut out = LinkOptions::default();
+    let mut bad = Vec::new();
+    for w in &words {
+        match w.as_str() {
+            "-create-library" => out.create_library = true,
+            "-enable-link-options" => out.enable_link_options = true,
+            "-cl-denorms-are-zero"
+            | "-cl-no-signed-zeros"
+            | "-cl-unsafe-math-optimizations"
+            | "-cl-finite-math-only"
+            | "-cl-fast-relaxed-math"
+            | "-cl-no-subgroup-ifp" => {}
+            other => bad.push(other.to_string()),
+        }
+    }
+    if out.enable_link_options && !out.create_library {
+        bad.push("-enable-link-options (only with -create-library)".to_string());
+    }
+    if bad.is_empty() {
+        Ok(out)
+    } else {
+        Err(format!(
+            "shadowcl: unknown or unsupported link option(s): {}\n",
+            bad.join(", ")
+        ))
+    }
+}
+
+fn is_opt_arg(a: &str) -> bool {
+    matches!(a, "-O0" | "-O1" | "-O2" | "-O3")
+}
+
+/// The last `-O<n>` of the translated options, else 2.
+fn opt_level(args: &[String]) -> char {
+    args.iter()
+        .rev()
+        .find(|a| is_opt_arg(a))
+        .and_then(|a| a.chars().nth(2))
+        .unwrap_or('2')
+}
+
+fn absolute(p: &str) -> String {
+    let path = Path::new(p);
+    if path.is_absolute() {
+        return p.to_string();
+    }
+    match std::env::current_dir() {
+        Ok(cwd) => cwd.join(path).to_string_lossy().into_owned(),
+        Err(_) => p.to_string(),
+    }
+}
+
+/// A relative path below the header folder, or `None` for names that would escape it.
+fn header_path(name: &str) -> Option<PathBuf> {
+    let p = Path::new(name);
+    if name.is_empty() || p.is_absolute() {
+        return None;
+    }
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(n) => out.push(n),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    if out.as_os_str().is_empty() {
+        None
+    } else {
+        Some(out)
+    }
+}
+
+fn scratch_dir() -> Result<tempfile::TempDir, CompileFailure> {
+    tempfile::Builder::new()
+        .prefix("shadowcl-cc-")
+        .tempdir()
+        .map_err(|e| CompileFailure::io("cannot create a scratch folder", e))
+}
+
+fn tool_missing(tool: &str, package: &str) -> CompileFailure {
+    CompileFailure::new(
+        FailureKind::ToolMissing,
+        format!(
+            "shadowcl: the tool `{tool}` was not found; install the Debian package {package} \
+             (apt-get install {package})\n"
+        ),
+    )
+}
+
+fn tool_version(tool: &str, package: &str) -> Result<String, CompileFailure> {
+    match Command::new(tool).arg("--version").output() {
+        Ok(o) if o.status.success() => Ok(String::from_utf8_lossy(&o.stdout).into_owned()),
+        Ok(o) => Err(CompileFailure::new(
+            FailureKind::ToolMissing,
+            format!(
+                "shadowcl: `{tool} --version` failed ({}): {}\n",
+                o.status,
+                String::from_utf8_lossy(&o.stderr).trim_end()
+            ),
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(tool_missing(tool, package)),
+        Err(e) => Err(CompileFailure::new(
+            FailureKind::ToolMissing,
+            format!("shadowcl: cannot run `{tool}`: {e} (Debian package {package})\n"),
+        )),
+    }
+}
+
+/// Runs a tool, appends its stderr (and stdout) to `log`, fails with the log when the
+/// tool fails.
+fn run_tool(
+    mut cmd: Command,
+    tool: &str,
+    package: &str,
+    log: &mut String,
+) -> Result<(), CompileFailure> {
+    let out = match cmd.output() {
+        Ok(o) => o,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(tool_missing(tool, package))
+        }
+        Err(e) => return Err(CompileFailure::io(&format!("cannot run `{tool}`"), e)),
+    };
+    log.push_str(&String::from_utf8_lossy(&out.stderr));
+    log.push_str(&String::from_utf8_lossy(&out.stdout));
+    if out.status.success() {
+        Ok(())
+    } else {
+        if log.trim().is_empty() {
+            log.push_str(&format!("shadowcl: `{tool}` failed ({})\n", out.status));
+        }
+        Err(CompileFailure::new(FailureKind::BuildFailed, log.clone()))
+    }
+}
+
+/// Removes the scratch folder's path from diagnostics.
+fn strip_paths(log: &str, root: &Path) -> String {
+    let prefix = format!("{}/", root.display());
+    log.replace(&prefix, "")
+}
+
+fn hash_part(h: &mut Sha256, data: &[u8]) {
+    h.update((data.len() as u64).to_le_bytes());
+    h.update(data);
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VADD: &str = "__kernel void vadd(__global const float *a, __global const float *b,\n\
+                        __global float *c) {\n  size_t i = get_global_id(0);\n  c[i] = a[i] + b[i];\n}\n";
+
+    fn have_tools() -> bool {
+        let ok = [CLANG, LLVM_SPIRV, LLVM_LINK].iter().all(|t| {
+            Command::new(t)
+                .arg("--version")
+                .output()
+                .map(|o| o.status.success())
+                .unwrap_or(false)
+        });
+        if !ok {
+            eprintln!("SKIP: clang-15 / llvm-spirv-15 / llvm-link-15 not installed");
+        }
+        ok
+    }
+
+    fn req(src: &str, options: &str) -> CompileRequest {
+        CompileRequest {
+            sources: vec![src.to_string()],
+            options: options.to_string(),
+            headers: vec![],
+        }
+    }
+
+    fn is_spirv(b: &[u8]) -> bool {
+        b.len() >= 20 && b[..4] == 0x0723_0203u32.to_le_bytes()
+    }
+
+    fn is_bitcode(b: &[u8]) -> bool {
+        b.starts_with(b"BC\xC0\xDE") || b.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
+    }
+
+    #[test]
+    fn compiles_vadd_to_spirv_and_bitcode() {
+        if !have_tools() {
+            return;
+        }
+        let out = Compiler::new().compile(&req(VADD, "")).unwrap();
+        assert!(is_spirv(&out.spirv), "not SPIR-V");
+        assert!(is_bitcode(&out.bitcode), "not bitcode");
+        assert!(!out.from_cache);
+        // Names and lines survive.
+        let text = String::from_utf8_lossy(&out.spirv);
+        assert!(text.contains("vadd"));
+        assert!(
+            text.contains(SOURCE_NAME),
+            "source name missing from debug info"
+        );
+    }
+
+    #[test]
+    fn sources_are_concatenated_and_headers_found() {
+        if !have_tools() {
+            return;
+        }
+        let r = CompileRequest {
+            sources: vec![
+                "#include \"sub/k.h\"\n".to_string(),
+                "__kernel void f(__global int *p) { p[0] = K; }\n".to_string(),
+            ],
+            options: "-D EXTRA=1 -cl-std=CL1.2".to_string(),
+            headers: vec![(
+                "sub/k.h".to_string(),
+                "#define K (41 + EXTRA)\n".to_string(),
+            )],
+        };
+        let out = Compiler::new().compile(&r).unwrap();
+        assert!(is_spirv(&out.spirv));
+        // Without the header the same source does not compile.
+        let bad = CompileRequest {
+            headers: vec![],
+            ..r
+        };
+        let err = Compiler::new().compile(&bad).unwrap_err();
+        assert_eq!(err.kind, FailureKind::BuildFailed);
+        assert!(err.log.contains("sub/k.h"), "log: {}", err.log);
+    }
+
+    #[test]
+    fn bad_source_fails_with_clang_log() {
+        if !have_tools() {
+            return;
+        }
+        let src = "__kernel void f(__global int *p) {\n  p[0] = undeclared_thing;\n}\n";
+        let err = Compiler::new().compile(&req(src, "")).unwrap_err();
+        assert_eq!(err.kind, FailureKind::BuildFailed);
+        assert!(err.log.contains("program.cl:2:"), "log: {}", err.log);
+        assert!(err.log.contains("undeclared_thing"), "log: {}", err.log);
+        assert!(err.log.contains("error"), "log: {}", err.log);
+        assert!(
+            !err.log.contains("shadowcl-cc-"),
+            "scratch path leaked: {}",
+            err.log
+        );
+    }
+
+    #[test]
+    fn werror_and_w_reach_clang() {
+        if !have_tools() {
+            return;
+        }
+        let src = "__kernel void f(__global int *p) { int unused_v; p[0] = 1; }\n";
+        let warn = Compiler::new().compile(&req(src, "-Wall")).unwrap();
+        assert!(warn.log.contains("unused_v"), "log: {}", warn.log);
+        let err = Compiler::new()
+            .compile(&req(src, "-Wall -Werror"))
+            .unwrap_err();
+        assert_eq!(err.kind, FailureKind::BuildFailed);
+        let quiet = Compiler::new().compile(&req(src, "-Wall -w")).unwrap();
+        assert!(!quiet.log.contains("unused_v"), "log: {}", quiet.log);
+    }
+
+    #[test]
+    fn defines_with_quotes_and_values() {
+        if !have_tools() {
+            return;
+        }
+        let src = "__kernel void f(__global int *p) { p[0] = A + B; }\n";
+        assert!(Compiler::new().compile(&req(src, "-DA=1 -D B=2")).is_ok());
+        assert!(Compiler::new()
+            .compile(&req(src, "-D \"A=(1 + 2)\" -D'B=3'"))
+            .is_ok());
+        assert_eq!(
+            Compiler::new()
+                .compile(&req(src, "-DA=1"))
+                .unwrap_err()
+                .kind,
+            FailureKind::BuildFailed
+        );
+    }
+
+    #[test]
+    fn options_translation() {
+        assert_eq!(translate_options("").unwrap(), Vec::<String>::new());
+        assert_eq!(
+            translate_options("-D FOO=1 -DBAR -cl-opt-disable -cl-std=cl1.2 -w").unwrap(),
+            vec!["-DFOO=1", "-DBAR", "-O0", "-cl-std=CL1.2", "-w"]
+        );
+        assert_eq!(
+            translate_options("-cl-mad-enable  -cl-fast-relaxed-math -Werror -g").unwrap(),
+            vec!["-cl-mad-enable", "-cl-fast-relaxed-math", "-Werror"]
+        );
+        assert_eq!(
+            translate_options("-I /abs/inc -I/other -cl-kernel-arg-info").unwrap(),
+            vec!["-I/abs/inc", "-I/other"]
+        );
+        let rel = translate_options("-I inc").unwrap();
+        assert!(
+            rel[0].starts_with("-I/") && rel[0].ends_with("/inc"),
+            "{rel:?}"
+        );
+        assert_eq!(
+            translate_options("-D 'MSG=a b' -D\"X=\\\"q\\\"\"").unwrap(),
+            vec!["-DMSG=a b", "-DX=\"q\""]
+        );
+        let err = translate_options("-cl-bogus -D FOO --frobnicate").unwrap_err();
+        assert!(
+            err.contains("-cl-bogus") && err.contains("--frobnicate"),
+            "{err}"
+        );
+        assert!(!err.contains("FOO"), "{err}");
+        assert!(translate_options("-cl-std=CL9.9").is_err());
+        assert!(translate_options("-D").is_err());
+        assert!(translate_options("-D 'unterminated").is_err());
+        assert_eq!(opt_level(&translate_options("").unwrap()), '2');
+        assert_eq!(
+            opt_level(&translate_options("-cl-opt-disable").unwrap()),
+            '0'
+        );
+    }
+
+    #[test]
+    fn unknown_option_is_invalid_options_naming_it() {
+        let err = Compiler::new()
+            .compile(&req(VADD, "-cl-unknown-thing"))
+            .unwrap_err();
+        assert_eq!(err.kind, FailureKind::InvalidOptions);
+        assert!(err.log.contains("-cl-unknown-thing"), "{}", err.log);
+    }
+
+    #[test]
+    fn bad_header_names_are_rejected() {
+        let r = CompileRequest {
+            sources: vec![VADD.to_string()],
+            options: String::new(),
+            headers: vec![("../escape.h".to_string(), String::new())],
+        };
+        let err = Compiler::new().compile(&r).unwrap_err();
+        assert_eq!(err.kind, FailureKind::InvalidOptions);
+        assert!(header_path("/etc/passwd").is_none());
+        assert_eq!(header_path("./a/b.h"), Some(PathBuf::from("a/b.h")));
+    }
+
+    #[test]
+    fn link_options() {
+        assert_eq!(parse_link_options("").unwrap(), LinkOptions::default());
+        let o =
+            parse_link_options("-create-library -enable-link-options -cl-no-signed-zeros").unwrap();
+        assert!(o.create_library && o.enable_link_options);
+        assert!(parse_link_options("-enable-link-options").is_err());
+        assert!(parse_link_options("-D FOO").unwrap_err().contains("-D"));
+    }
+
+    #[test]
+    fn missing_tool_names_tool_and_package() {
+        let c = Compiler::new().with_tools(
+            "/nonexistent/clang-15",
+            "/nonexistent/llvm-spirv-15",
+            "/nonexistent/llvm-link-15",
+        );
+        let err = c.compile(&req(VADD, "")).unwrap_err();
+        assert_eq!(err.kind, FailureKind::ToolMissing);
+        assert!(err.log.contains("clang-15"), "{}", err.log);
+        assert!(err.log.contains("apt-get install clang-15"), "{}", err.log);
+    }
+
+    #[test]
+    fn cache_hit_returns_same_result() {
+        if !have_tools() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let c = Compiler::new().with_cache_dir(Some(dir.path().to_path_buf()));
+        let r = req(VADD, "-cl-mad-enable");
+        let first = c.compile(&r).unwrap();
+        assert!(!first.from_cache);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+        let second = c.compile(&r).unwrap();
+        assert!(second.from_cache, "second compile was not a cache hit");
+        assert_eq!(first.spirv, second.spirv);
+        assert_eq!(first.bitcode, second.bitcode);
+        // Other options are another key.
+        let third = c.compile(&req(VADD, "")).unwrap();
+        assert!(!third.from_cache);
+        // Failures are not cached.
+        let bad = req("__kernel void f() { nope; }", "");
+        assert!(c.compile(&bad).is_err());
+        assert!(c.compile(&bad).is_err());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 6);
+    }
+
+    #[test]
+    fn link_two_modules() {
+        if !have_tools() {
+            return;
+        }
+        let c = Compiler::new();
+        let lib = c
+            .compile(&req("int twice(int x) { return 2 * x; }\n", ""))
+            .unwrap();
+        let main = c
+            .compile(&req(
+                "int twice(int x);\n__kernel void k(__global int *p) { p[0] = twice(p[0]); }\n",
+                "",
+            ))
+            .unwrap();
+        let linked = c.link(&[main.bitcode.clone(), lib.bitcode], "").unwrap();
+        assert!(is_spirv(&linked.spirv));
+        assert!(is_bitcode(&linked.bitcode));
+        let err = c.link(&[b"not bitcode".to_vec()], "").unwrap_err();
+        assert_eq!(err.kind, FailureKind::BuildFailed);
+        assert!(!err.log.is_empty());
+        assert_eq!(
+            c.link(std::slice::from_ref(&main.bitcode), "-bogus").unwrap_err().kind,
+            FailureKind::InvalidOptions
+        );
+        // SPIR-V round-trips to bitcode for linking IL programs.
+        let back = c.spirv_to_bitcode(&main.spirv).unwrap();
+        assert!(is_bitcode(&back));
+    }
+
+    #[test]
+    fn default_cache_dir_is_under_shadowcl() {
+        // Only checks the shape; the environment is not modified (tests run in parallel).
+        if let Some(d) = default_cache_dir() {
+            assert!(d.ends_with("shadowcl"));
+        }
+        assert_eq!(hex(&[0, 0xab, 0x10]), "00ab10");
+    }
+}
