@@ -1,0 +1,13 @@
+// A global barrier only orders work-items of one group: group 1 reading what group 0
+// wrote before the barrier is still a race.
+// kernel: cross
+// global: 32   local: 16
+// arg: buffer int 32 fill=iota name=buf
+// arg: buffer int 32 fill=zero name=out
+// expect: data-race race=read-write memory=global scope=inter-group buffer=buf
+__kernel void cross(__global int *buf, __global int *out) {
+  int i = get_global_id(0);
+  buf[i] = i * 3;
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  out[i] = buf[(i + 16) % 32];
+}

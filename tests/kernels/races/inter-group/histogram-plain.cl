@@ -1,0 +1,10 @@
+// A histogram with plain increments: work-items of different groups increment the same bin.
+// kernel: histogram
+// global: 64   local: 16
+// arg: buffer uint 64 fill=random(7,0,3) name=keys
+// arg: buffer uint 4 fill=zero name=bins
+// expect: data-race race=read-write memory=global buffer=bins
+__kernel void histogram(__global const uint *keys, __global uint *bins) {
+  uint k = keys[get_global_id(0)];
+  bins[k] = bins[k] + 1;
+}

@@ -1,0 +1,22 @@
+// Twin of reduction-final-read.cl: a barrier before work-item 0 reads the result.
+// kernel: reduce_last
+// global: 32   local: 32
+// arg: buffer int 32 fill=iota name=in
+// arg: buffer int 1 fill=zero name=out
+// arg: local int 32
+// expect: none
+__kernel void reduce_last(__global const int *in, __global int *out, __local int *scratch) {
+  int l = get_local_id(0);
+  scratch[l] = in[l];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = 16; s > 1; s >>= 1) {
+    if (l < s)
+      scratch[l] += scratch[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 1)
+    scratch[1] += 100;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0)
+    out[0] = scratch[0] + scratch[1];
+}

@@ -1,0 +1,144 @@
+//! A tiny hand-written FFI over the OpenCL ICD loader (`libOpenCL.so`).
+//! Only the entry points the runner needs are declared.
+
+#![allow(non_camel_case_types)]
+
+use std::ffi::c_void;
+
+pub type cl_int = i32;
+pub type cl_uint = u32;
+pub type cl_bitfield = u64;
+pub type cl_platform_id = *mut c_void;
+pub type cl_device_id = *mut c_void;
+pub type cl_context = *mut c_void;
+pub type cl_command_queue = *mut c_void;
+pub type cl_program = *mut c_void;
+pub type cl_kernel = *mut c_void;
+pub type cl_mem = *mut c_void;
+pub type cl_event = *mut c_void;
+
+pub const CL_SUCCESS: cl_int = 0;
+pub const CL_PLATFORM_NAME: cl_uint = 0x0902;
+pub const CL_DEVICE_TYPE_ALL: cl_bitfield = 0xFFFF_FFFF;
+pub const CL_DEVICE_NAME: cl_uint = 0x102B;
+pub const CL_DEVICE_EXTENSIONS: cl_uint = 0x1030;
+pub const CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE: cl_bitfield = 1 << 0;
+pub const CL_MEM_READ_WRITE: cl_bitfield = 1 << 0;
+pub const CL_PROGRAM_BUILD_LOG: cl_uint = 0x1183;
+pub const CL_TRUE: cl_uint = 1;
+
+#[link(name = "OpenCL")]
+extern "C" {
+    pub fn clGetPlatformIDs(
+        n: cl_uint,
+        platforms: *mut cl_platform_id,
+        num: *mut cl_uint,
+    ) -> cl_int;
+    pub fn clGetPlatformInfo(
+        p: cl_platform_id,
+        param: cl_uint,
+        size: usize,
+        value: *mut c_void,
+        size_ret: *mut usize,
+    ) -> cl_int;
+    pub fn clGetDeviceIDs(
+        p: cl_platform_id,
+        ty: cl_bitfield,
+        n: cl_uint,
+        devices: *mut cl_device_id,
+        num: *mut cl_uint,
+    ) -> cl_int;
+    pub fn clGetDeviceInfo(
+        d: cl_device_id,
+        param: cl_uint,
+        size: usize,
+        value: *mut c_void,
+        size_ret: *mut usize,
+    ) -> cl_int;
+    pub fn clCreateContext(
+        props: *const isize,
+        n: cl_uint,
+        devices: *const cl_device_id,
+        notify: *const c_void,
+        user: *mut c_void,
+        err: *mut cl_int,
+    ) -> cl_context;
+    pub fn clCreateCommandQueue(
+        ctx: cl_context,
+        dev: cl_device_id,
+        props: cl_bitfield,
+        err: *mut cl_int,
+    ) -> cl_command_queue;
+    pub fn clCreateProgramWithSource(
+        ctx: cl_context,
+        count: cl_uint,
+        strings: *const *const i8,
+        lengths: *const usize,
+        err: *mut cl_int,
+    ) -> cl_program;
+    pub fn clBuildProgram(
+        prog: cl_program,
+        n: cl_uint,
+        devices: *const cl_device_id,
+        options: *const i8,
+        notify: *const c_void,
+        user: *mut c_void,
+    ) -> cl_int;
+    pub fn clGetProgramBuildInfo(
+        prog: cl_program,
+        dev: cl_device_id,
+        param: cl_uint,
+        size: usize,
+        value: *mut c_void,
+        size_ret: *mut usize,
+    ) -> cl_int;
+    pub fn clCreateKernel(prog: cl_program, name: *const i8, err: *mut cl_int) -> cl_kernel;
+    pub fn clSetKernelArg(k: cl_kernel, idx: cl_uint, size: usize, value: *const c_void) -> cl_int;
+    pub fn clCreateBuffer(
+        ctx: cl_context,
+        flags: cl_bitfield,
+        size: usize,
+        host: *mut c_void,
+        err: *mut cl_int,
+    ) -> cl_mem;
+    pub fn clEnqueueWriteBuffer(
+        q: cl_command_queue,
+        mem: cl_mem,
+        blocking: cl_uint,
+        offset: usize,
+        size: usize,
+        ptr: *const c_void,
+        n: cl_uint,
+        wait: *const cl_event,
+        ev: *mut cl_event,
+    ) -> cl_int;
+    pub fn clEnqueueReadBuffer(
+        q: cl_command_queue,
+        mem: cl_mem,
+        blocking: cl_uint,
+        offset: usize,
+        size: usize,
+        ptr: *mut c_void,
+        n: cl_uint,
+        wait: *const cl_event,
+        ev: *mut cl_event,
+    ) -> cl_int;
+    pub fn clEnqueueNDRangeKernel(
+        q: cl_command_queue,
+        k: cl_kernel,
+        dims: cl_uint,
+        offset: *const usize,
+        global: *const usize,
+        local: *const usize,
+        n: cl_uint,
+        wait: *const cl_event,
+        ev: *mut cl_event,
+    ) -> cl_int;
+    pub fn clFinish(q: cl_command_queue) -> cl_int;
+    pub fn clReleaseMemObject(m: cl_mem) -> cl_int;
+    pub fn clReleaseEvent(e: cl_event) -> cl_int;
+    pub fn clReleaseKernel(k: cl_kernel) -> cl_int;
+    pub fn clReleaseProgram(p: cl_program) -> cl_int;
+    pub fn clReleaseCommandQueue(q: cl_command_queue) -> cl_int;
+    pub fn clReleaseContext(c: cl_context) -> cl_int;
+}

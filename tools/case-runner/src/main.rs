@@ -1,0 +1,808 @@
+//! `case-runner`: runs ShadowCL's labelled kernel corpus (tests/kernels) on any OpenCL
+//! platform and checks race verdicts (ShadowCL's JSON report or Oclgrind's stderr) and
+//! outputs (reference platform vs candidate platform).
+
+mod case;
+mod compare;
+mod exec;
+mod ffi;
+
+use case::{Case, CompareMode};
+use clap::{Parser, Subcommand};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(
+    name = "case-runner",
+    version,
+    about = "Run and check ShadowCL's kernel corpus"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run one case on one platform and write its buffers (and notes) as JSON.
+    Run {
+        case: PathBuf,
+        /// Substring of the platform name (case-insensitive), e.g. ShadowCL, Portable, Oclgrind.
+        #[arg(long)]
+        platform: String,
+        /// Extra build options, e.g. "-cl-opt-disable".
+        #[arg(long, default_value = "", allow_hyphen_values = true)]
+        options: String,
+        /// Where to write the outputs JSON (default: stdout).
+        #[arg(long)]
+        dump_outputs: Option<PathBuf>,
+    },
+    /// Run every case under DIR in its own process and check findings against `expect:`.
+    CheckRaces {
+        dir: PathBuf,
+        #[arg(long)]
+        platform: String,
+        /// Per-case time limit in seconds.
+        #[arg(long, default_value_t = 120)]
+        timeout: u64,
+        /// Only cases whose path contains this substring.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Print each case's child stderr (and report) on failure.
+        #[arg(long, short)]
+        verbose: bool,
+    },
+    /// Run every case under DIR on both platforms and compare the declared outputs.
+    Diff {
+        dir: PathBuf,
+        #[arg(long)]
+        reference: String,
+        #[arg(long)]
+        candidate: String,
+        /// Build option sets, each run separately (default: "-cl-opt-disable" and "").
+        #[arg(long = "options", allow_hyphen_values = true)]
+        options: Vec<String>,
+        #[arg(long, default_value_t = 120)]
+        timeout: u64,
+        #[arg(long)]
+        filter: Option<String>,
+        #[arg(long, short)]
+        verbose: bool,
+    },
+    /// Parse every case under DIR and print a summary (no OpenCL needed).
+    List { dir: PathBuf },
+    /// Print the platforms the ICD loader sees.
+    Platforms,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Run {
+            case,
+            platform,
+            options,
+            dump_outputs,
+        } => cmd_run(&case, &platform, &options, dump_outputs.as_deref()),
+        Cmd::CheckRaces {
+            dir,
+            platform,
+            timeout,
+            filter,
+            verbose,
+        } => cmd_check_races(&dir, &platform, timeout, filter.as_deref(), verbose),
+        Cmd::Diff {
+            dir,
+            reference,
+            candidate,
+            options,
+            timeout,
+            filter,
+            verbose,
+        } => {
+            let options = if options.is_empty() {
+                vec!["-cl-opt-disable".to_string(), String::new()]
+            } else {
+                options
+            };
+            cmd_diff(
+                &dir,
+                &reference,
+                &candidate,
+                &options,
+                timeout,
+                filter.as_deref(),
+                verbose,
+            )
+        }
+        Cmd::List { dir } => cmd_list(&dir),
+        Cmd::Platforms => {
+            for (_, n) in exec::platforms() {
+                println!("{n}");
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+const EXIT_SKIP: i32 = 3;
+const EXIT_CASE_ERROR: i32 = 2;
+
+fn cmd_run(path: &Path, platform: &str, options: &str, dump: Option<&Path>) -> ExitCode {
+    let case = match Case::load(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("case-runner: {e}");
+            return ExitCode::from(EXIT_CASE_ERROR as u8);
+        }
+    };
+    match exec::run(&case, platform, options) {
+        Ok(out) => {
+            for n in &out.notes {
+                eprintln!("case-runner: note: {n}");
+            }
+            let bufs: Vec<Value> = out
+                .buffers
+                .iter()
+                .map(|(n, t, d)| json!({"name": n, "type": t, "hex": hex(d)}))
+                .collect();
+            let doc = json!({
+                "case": path.display().to_string(),
+                "platform": out.platform,
+                "device": out.device,
+                "options": options,
+                "buffers": bufs,
+                "notes": out.notes,
+            });
+            let text = match serde_json::to_string_pretty(&doc) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("case-runner: cannot render outputs: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match dump {
+                Some(p) => {
+                    if let Err(e) = std::fs::write(p, text) {
+                        eprintln!("case-runner: cannot write {}: {e}", p.display());
+                        return ExitCode::FAILURE;
+                    }
+                }
+                None => {
+                    use std::io::Write;
+                    let _ = writeln!(std::io::stdout(), "{text}");
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(exec::RunError::Skip(m)) => {
+            eprintln!("case-runner: skipped: {m}");
+            ExitCode::from(EXIT_SKIP as u8)
+        }
+        Err(exec::RunError::Fail(m)) => {
+            eprintln!("case-runner: {}: {m}", path.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn hex(d: &[u8]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Every `.cl` file under `dir`, sorted.
+fn collect_cases(dir: &Path, filter: Option<&str>) -> Vec<PathBuf> {
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(d) else { return };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "cl") {
+                out.push(p);
+            }
+        }
+    }
+    let mut v = Vec::new();
+    if dir.is_file() {
+        v.push(dir.to_path_buf());
+    } else {
+        walk(dir, &mut v);
+    }
+    v.sort();
+    if let Some(f) = filter {
+        v.retain(|p| p.display().to_string().contains(f));
+    }
+    v
+}
+
+struct Child {
+    code: Option<i32>,
+    timed_out: bool,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+fn scratch_dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("case-runner-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&d);
+    d
+}
+
+/// Runs `case-runner run ...` as a child with extra env, capturing output via files.
+fn run_child(
+    case: &Path,
+    platform: &str,
+    options: &str,
+    dump: &Path,
+    env: &[(&str, String)],
+    unset: &[&str],
+    timeout: u64,
+) -> Result<Child, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+    let dir = scratch_dir();
+    let out_p = dir.join("child.stdout");
+    let err_p = dir.join("child.stderr");
+    let out_f = std::fs::File::create(&out_p).map_err(|e| format!("{}: {e}", out_p.display()))?;
+    let err_f = std::fs::File::create(&err_p).map_err(|e| format!("{}: {e}", err_p.display()))?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("run")
+        .arg(case)
+        .arg("--platform")
+        .arg(platform)
+        .arg(format!("--options={options}"))
+        .arg("--dump-outputs")
+        .arg(dump)
+        .stdin(Stdio::null())
+        .stdout(out_f)
+        .stderr(err_f);
+    for u in unset {
+        cmd.env_remove(u);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| format!("cannot spawn: {e}"))?;
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) => {
+                if start.elapsed() > Duration::from_secs(timeout) {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    timed_out = true;
+                    break None;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => return Err(format!("wait failed: {e}")),
+        }
+    };
+    Ok(Child {
+        code: status.and_then(|s| s.code()),
+        timed_out,
+        stdout: std::fs::read_to_string(&out_p).unwrap_or_default(),
+        stderr: std::fs::read_to_string(&err_p).unwrap_or_default(),
+        elapsed: start.elapsed(),
+    })
+}
+
+fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    let from = lines.len().saturating_sub(n);
+    lines[from..]
+        .iter()
+        .map(|l| format!("    | {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn child_problem(c: &Child) -> Option<String> {
+    if c.timed_out {
+        return Some(format!("timed out after {:.0?}", c.elapsed));
+    }
+    match c.code {
+        Some(0) => None,
+        Some(EXIT_SKIP) => None,
+        Some(EXIT_CASE_ERROR) => Some("case file error".into()),
+        Some(n) => Some(format!("child exited with {n}")),
+        None => Some("child killed by a signal (crash)".into()),
+    }
+}
+
+fn summary(passed: usize, failed: usize, skipped: usize) {
+    if skipped > 0 {
+        println!("{passed} passed, {failed} failed, {skipped} skipped");
+    } else {
+        println!("{passed} passed, {failed} failed");
+    }
+}
+
+/// Finding kinds (and details) Oclgrind printed to stderr.
+fn oclgrind_kinds(stderr: &str) -> (BTreeSet<String>, Vec<String>) {
+    let mut kinds = BTreeSet::new();
+    let mut details = Vec::new();
+    for l in stderr.lines() {
+        let low = l.to_lowercase();
+        let k = if low.contains("data race") {
+            "data-race"
+        } else if low.starts_with("invalid read") || low.starts_with("invalid write") {
+            "out-of-bounds"
+        } else if low.contains("divergence") {
+            "barrier-divergence"
+        } else if low.contains("uninitialized") {
+            "uninitialized-read"
+        } else {
+            continue;
+        };
+        kinds.insert(k.to_string());
+        // Drop the address so repeated messages collapse into one line.
+        let d = match l.find(" address 0x") {
+            Some(p) => l[..p].trim().to_string(),
+            None => l.trim().to_string(),
+        };
+        if !details.contains(&d) {
+            details.push(d);
+        }
+    }
+    (kinds, details)
+}
+
+fn finding_matches(f: &Value, e: &case::Expect) -> bool {
+    if f.get("kind").and_then(Value::as_str) != Some(e.kind.as_str()) {
+        return false;
+    }
+    e.fields.iter().all(|(k, want)| match f.get(k) {
+        Some(Value::String(s)) => s == want,
+        Some(Value::Number(n)) => n.to_string() == *want,
+        _ => false,
+    })
+}
+
+fn describe_finding(f: &Value) -> String {
+    let mut s = f
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string();
+    for k in case::EXPECT_FIELDS {
+        match f.get(*k) {
+            Some(Value::String(v)) => s.push_str(&format!(" {k}={v}")),
+            Some(Value::Number(v)) => s.push_str(&format!(" {k}={v}")),
+            _ => {}
+        }
+    }
+    s
+}
+
+/// A case's name relative to the corpus root (its file name when run on one file).
+fn case_name(dir: &Path, path: &Path) -> String {
+    match path.strip_prefix(dir) {
+        Ok(p) if !p.as_os_str().is_empty() => p.display().to_string(),
+        _ => path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string()),
+    }
+}
+
+fn cmd_check_races(
+    dir: &Path,
+    platform: &str,
+    timeout: u64,
+    filter: Option<&str>,
+    verbose: bool,
+) -> ExitCode {
+    let oclgrind = platform.to_lowercase().contains("oclgrind");
+    let cases = collect_cases(dir, filter);
+    if cases.is_empty() {
+        eprintln!("case-runner: no .cl cases under {}", dir.display());
+        summary(0, 0, 0);
+        return ExitCode::FAILURE;
+    }
+    let scratch = scratch_dir();
+    let (mut passed, mut failed, mut skipped, mut known) = (0, 0, 0, 0);
+    let started = Instant::now();
+    for path in &cases {
+        let name = case_name(dir, path);
+        let case = match Case::load(path) {
+            Ok(c) => c,
+            Err(e) => {
+                println!("FAIL {name}: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        let Some(expects) = case.expects.clone() else {
+            println!("FAIL {name}: declares no `// expect:` line");
+            failed += 1;
+            continue;
+        };
+        let report = scratch.join("report.json");
+        let dump = scratch.join("outputs.json");
+        let _ = std::fs::remove_file(&report);
+        let checks = case.checks_list();
+        let mut env: Vec<(&str, String)> = vec![("SHADOWCL_REPORT", report.display().to_string())];
+        let mut unset = vec!["OCLGRIND_DATA_RACES", "OCLGRIND_UNINITIALIZED"];
+        match &case.checks {
+            Some(c) => env.push(("SHADOWCL_CHECKS", c.clone())),
+            None => unset.push("SHADOWCL_CHECKS"),
+        }
+        if oclgrind {
+            if checks.iter().any(|c| c == "races") {
+                env.push(("OCLGRIND_DATA_RACES", "1".into()));
+            }
+            if checks.iter().any(|c| c == "uninit") {
+                env.push(("OCLGRIND_UNINITIALIZED", "1".into()));
+            }
+        }
+        let child = match run_child(path, platform, "", &dump, &env, &unset, timeout) {
+            Ok(c) => c,
+            Err(e) => {
+                println!("FAIL {name}: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        if child.code == Some(EXIT_SKIP) {
+            println!("SKIP {name}: {}", child.stderr.trim());
+            skipped += 1;
+            continue;
+        }
+        let problem = child_problem(&child);
+        let ms = child.elapsed.as_millis();
+        let verdict: Result<String, String> = if oclgrind {
+            let (got, details) = oclgrind_kinds(&child.stderr);
+            let (want, note): (BTreeSet<String>, Option<&str>) = match &case.oclgrind {
+                Some(o) => (o.kinds.iter().cloned().collect(), Some(o.reason.as_str())),
+                None => (
+                    expects
+                        .iter()
+                        .filter(|e| e.kind != "benign-race")
+                        .map(|e| e.kind.clone())
+                        .collect(),
+                    None,
+                ),
+            };
+            let fmt = |s: &BTreeSet<String>| {
+                if s.is_empty() {
+                    "none".to_string()
+                } else {
+                    s.iter().cloned().collect::<Vec<_>>().join(",")
+                }
+            };
+            if let Some(p) = problem {
+                Err(format!("{p}\n{}", tail(&child.stderr, 8)))
+            } else if got == want {
+                if let Some(r) = note {
+                    known += 1;
+                    Ok(format!("oclgrind: {} (known difference: {r})", fmt(&got)))
+                } else {
+                    Ok(format!("oclgrind: {}", fmt(&got)))
+                }
+            } else {
+                let d = if details.is_empty() {
+                    String::new()
+                } else {
+                    format!("\n    {}", details.join("\n    "))
+                };
+                Err(format!(
+                    "expected {}, oclgrind reported {}{d}",
+                    fmt(&want),
+                    fmt(&got)
+                ))
+            }
+        } else {
+            check_report(&report, &expects, problem)
+        };
+        match verdict {
+            Ok(msg) => {
+                passed += 1;
+                println!("PASS {name} ({ms} ms) {msg}");
+            }
+            Err(msg) => {
+                failed += 1;
+                println!("FAIL {name} ({ms} ms): {msg}");
+                if verbose {
+                    println!("{}", tail(&child.stderr, 40));
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    if known > 0 {
+        println!("({known} passed only through a declared `oclgrind:` difference)");
+    }
+    println!("({} cases in {:.1?})", cases.len(), started.elapsed());
+    summary(passed, failed, skipped);
+    if failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn check_report(
+    report: &Path,
+    expects: &[case::Expect],
+    problem: Option<String>,
+) -> Result<String, String> {
+    let text = match std::fs::read_to_string(report) {
+        Ok(t) => t,
+        Err(e) => {
+            return Err(format!(
+                "no report at {} ({e}){}",
+                report.display(),
+                problem.map(|p| format!("; {p}")).unwrap_or_default()
+            ))
+        }
+    };
+    if let Some(p) = problem {
+        return Err(p);
+    }
+    let doc: Value = serde_json::from_str(&text).map_err(|e| format!("report is not JSON: {e}"))?;
+    let findings: Vec<Value> = match doc.get("findings") {
+        Some(Value::Array(a)) => a.clone(),
+        _ => return Err("report has no `findings` array".into()),
+    };
+    let mut used = vec![false; findings.len()];
+    let mut missing = Vec::new();
+    for e in expects {
+        match findings
+            .iter()
+            .enumerate()
+            .find(|(i, f)| !used[*i] && finding_matches(f, e))
+        {
+            Some((i, _)) => used[i] = true,
+            None => missing.push(e.to_string()),
+        }
+    }
+    let allowed: BTreeSet<&str> = expects.iter().map(|e| e.kind.as_str()).collect();
+    let unexpected: Vec<String> = findings
+        .iter()
+        .filter(|f| !allowed.contains(f.get("kind").and_then(Value::as_str).unwrap_or("?")))
+        .map(describe_finding)
+        .collect();
+    if missing.is_empty() && unexpected.is_empty() {
+        let got: BTreeSet<String> = findings.iter().map(describe_finding).collect();
+        Ok(if got.is_empty() {
+            "none".into()
+        } else {
+            got.into_iter().collect::<Vec<_>>().join("; ")
+        })
+    } else {
+        let got: Vec<String> = findings.iter().map(describe_finding).collect();
+        let mut m = String::new();
+        if !missing.is_empty() {
+            m.push_str(&format!("missing [{}]", missing.join("; ")));
+        }
+        if !unexpected.is_empty() {
+            if !m.is_empty() {
+                m.push_str(", ");
+            }
+            m.push_str(&format!("unexpected [{}]", unexpected.join("; ")));
+        }
+        m.push_str(&format!("; report has [{}]", got.join("; ")));
+        Err(m)
+    }
+}
+
+fn load_outputs(p: &Path) -> Result<Vec<(String, String, Vec<u8>)>, String> {
+    let text = std::fs::read_to_string(p).map_err(|e| format!("no outputs file: {e}"))?;
+    let doc: Value = serde_json::from_str(&text).map_err(|e| format!("outputs not JSON: {e}"))?;
+    let Some(Value::Array(bufs)) = doc.get("buffers") else {
+        return Err("outputs have no `buffers` array".into());
+    };
+    bufs.iter()
+        .map(|b| {
+            let f = |k: &str| {
+                b.get(k)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("outputs: buffer entry lacks `{k}`"))
+            };
+            let data = unhex(&f("hex")?).ok_or("outputs: bad hex")?;
+            Ok((f("name")?, f("type")?, data))
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cmd_diff(
+    dir: &Path,
+    reference: &str,
+    candidate: &str,
+    option_sets: &[String],
+    timeout: u64,
+    filter: Option<&str>,
+    verbose: bool,
+) -> ExitCode {
+    let cases = collect_cases(dir, filter);
+    if cases.is_empty() {
+        eprintln!("case-runner: no .cl cases under {}", dir.display());
+        summary(0, 0, 0);
+        return ExitCode::FAILURE;
+    }
+    let scratch = scratch_dir();
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    let started = Instant::now();
+    let unset = [
+        "SHADOWCL_REPORT",
+        "OCLGRIND_DATA_RACES",
+        "OCLGRIND_UNINITIALIZED",
+    ];
+    for path in &cases {
+        let name = case_name(dir, path);
+        let case = match Case::load(path) {
+            Ok(c) => c,
+            Err(e) => {
+                println!("FAIL {name}: {e}");
+                failed += option_sets.len();
+                continue;
+            }
+        };
+        if case.compares.is_empty() {
+            println!("FAIL {name}: declares no `// compare:` line");
+            failed += option_sets.len();
+            continue;
+        }
+        for opts in option_sets {
+            let label = if opts.is_empty() {
+                "default".to_string()
+            } else {
+                opts.clone()
+            };
+            let ra = scratch.join("ref.json");
+            let rb = scratch.join("cand.json");
+            let _ = std::fs::remove_file(&ra);
+            let _ = std::fs::remove_file(&rb);
+            let run =
+                |plat: &str, out: &Path| run_child(path, plat, opts, out, &[], &unset, timeout);
+            let (a, b) = match (run(reference, &ra), run(candidate, &rb)) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(e), _) | (_, Err(e)) => {
+                    println!("FAIL {name} [{label}]: {e}");
+                    failed += 1;
+                    continue;
+                }
+            };
+            if a.code == Some(EXIT_SKIP) || b.code == Some(EXIT_SKIP) {
+                println!(
+                    "SKIP {name} [{label}]: {}{}",
+                    a.stderr.trim(),
+                    b.stderr.trim()
+                );
+                skipped += 1;
+                continue;
+            }
+            let mut errs = Vec::new();
+            if let Some(p) = child_problem(&a) {
+                errs.push(format!("reference: {p}\n{}", tail(&a.stderr, 6)));
+            }
+            if let Some(p) = child_problem(&b) {
+                errs.push(format!("candidate: {p}\n{}", tail(&b.stderr, 6)));
+            }
+            if errs.is_empty() {
+                match (load_outputs(&ra), load_outputs(&rb)) {
+                    (Ok(oa), Ok(ob)) => {
+                        for c in &case.compares {
+                            for t in &c.targets {
+                                if t == "stdout" {
+                                    if a.stdout != b.stdout {
+                                        errs.push(format!(
+                                            "stdout differs:\n  reference: {:?}\n  candidate: {:?}",
+                                            a.stdout, b.stdout
+                                        ));
+                                    }
+                                    continue;
+                                }
+                                let find = |o: &[(String, String, Vec<u8>)]| {
+                                    o.iter().find(|x| &x.0 == t).cloned()
+                                };
+                                match (find(&oa), find(&ob)) {
+                                    (Some(x), Some(y)) => {
+                                        let mode = match c.mode {
+                                            CompareMode::Exact => 0,
+                                            CompareMode::Ulp(n) => n,
+                                        };
+                                        if let Err(e) = compare::buffers(&x.1, &x.2, &y.2, mode) {
+                                            errs.push(format!("buffer {t}: {e}"));
+                                        }
+                                    }
+                                    _ => errs.push(format!("buffer {t} missing from outputs")),
+                                }
+                            }
+                        }
+                    }
+                    (Err(e), _) => errs.push(format!("reference: {e}")),
+                    (_, Err(e)) => errs.push(format!("candidate: {e}")),
+                }
+            }
+            if errs.is_empty() {
+                passed += 1;
+                println!(
+                    "PASS {name} [{label}] ({} + {} ms)",
+                    a.elapsed.as_millis(),
+                    b.elapsed.as_millis()
+                );
+            } else {
+                failed += 1;
+                println!("FAIL {name} [{label}]: {}", errs.join("; "));
+                if verbose {
+                    println!("{}\n{}", tail(&a.stderr, 20), tail(&b.stderr, 20));
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    println!(
+        "({} cases x {} option sets in {:.1?})",
+        cases.len(),
+        option_sets.len(),
+        started.elapsed()
+    );
+    summary(passed, failed, skipped);
+    if failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn cmd_list(dir: &Path) -> ExitCode {
+    let cases = collect_cases(dir, None);
+    let mut bad = 0;
+    for p in &cases {
+        match Case::load(p) {
+            Ok(c) => {
+                let exp = match &c.expects {
+                    Some(v) if v.is_empty() => "none".to_string(),
+                    Some(v) => v
+                        .iter()
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    None => "-".into(),
+                };
+                println!(
+                    "{}  launches={} expect=[{}]{}",
+                    c.display_name(dir),
+                    c.launches.len(),
+                    exp,
+                    if c.compares.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" compares={}", c.compares.len())
+                    }
+                );
+            }
+            Err(e) => {
+                bad += 1;
+                println!("ERROR {e}");
+            }
+        }
+    }
+    println!("{} cases, {bad} with errors", cases.len());
+    if bad > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
