@@ -1,0 +1,8 @@
+// Twin of counter.cl with a plain read-modify-write: a race between work-items.
+// kernel: count
+// global: 256   local: 64
+// arg: buffer uint 1 fill=zero name=counter
+// expect: data-race memory=global buffer=counter
+__kernel void count(__global uint *counter) {
+  *counter = *counter + 1;
+}

@@ -1,0 +1,11 @@
+// atomic_min / atomic_max from every group on two shared words: atomics only, no race.
+// kernel: extremes
+// global: 128   local: 32
+// arg: buffer int 128 fill=random(11,-1000,1000) name=in
+// arg: buffer int 2 fill=values(1000000,-1000000) name=mm
+// expect: none
+__kernel void extremes(__global const int *in, __global int *mm) {
+  int v = in[get_global_id(0)];
+  atomic_min(&mm[0], v);
+  atomic_max(&mm[1], v);
+}

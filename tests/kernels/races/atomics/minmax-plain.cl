@@ -1,0 +1,12 @@
+// Twin of minmax-only.cl with a plain compare-and-store for the maximum.
+// kernel: extremes
+// global: 128   local: 32
+// arg: buffer int 128 fill=random(11,-1000,1000) name=in
+// arg: buffer int 2 fill=values(1000000,-1000000) name=mm
+// expect: data-race memory=global buffer=mm
+__kernel void extremes(__global const int *in, __global int *mm) {
+  int v = in[get_global_id(0)];
+  atomic_min(&mm[0], v);
+  if (v > mm[1])
+    mm[1] = v;
+}

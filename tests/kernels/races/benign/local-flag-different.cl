@@ -1,0 +1,15 @@
+// Like local-flag-benign.cl, but every work-item stores its own local id.
+// kernel: group_done
+// global: 64   local: 32
+// arg: buffer int 2 fill=zero name=out
+// checks: races,benign
+// expect: data-race race=write-write memory=local scope=intra-group buffer=done
+__kernel void group_done(__global int *out) {
+  __local int done;
+  if (get_local_id(0) == 0) done = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  done = get_local_id(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0)
+    out[get_group_id(0)] = done;
+}

@@ -1,0 +1,13 @@
+// Twin of vload-past-end.cl: the offset wraps inside the buffer.
+// kernel: unaligned_sum
+// global: 8   local: 8
+// arg: buffer float 32 fill=iota name=in
+// arg: buffer float 8 fill=zero name=out
+// checks: races,divergence,bounds
+// (uninit is left out: Oclgrind 21.10 segfaults on any vload4 with OCLGRIND_UNINITIALIZED=1)
+// expect: none
+__kernel void unaligned_sum(__global const float *in, __global float *out) {
+  int i = get_global_id(0);
+  float4 v = vload4(0, in + (4 * i + 2) % 28);
+  out[i] = v.x + v.y + v.z + v.w;
+}

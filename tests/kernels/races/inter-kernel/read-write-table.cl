@@ -1,0 +1,13 @@
+// Twin of read-read-no-event.cl where the second kernel updates the table in place.
+// queue: out-of-order
+// launch: sum_a
+// global: 16   local: 16
+// arg: buffer int 16 fill=iota name=table
+// arg: buffer int 16 fill=zero name=out_a
+// launch: bump
+// global: 16   local: 16
+// arg: use table
+// expect: data-race race=read-write memory=global scope=inter-kernel buffer=table
+// oclgrind: none Oclgrind executes commands one at a time and its race detector only compares accesses within one kernel launch
+__kernel void sum_a(__global const int *table, __global int *o) { o[get_global_id(0)] = table[get_global_id(0)] + 1; }
+__kernel void bump(__global int *table) { table[get_global_id(0)] += 1; }

@@ -1,0 +1,12 @@
+// Out-of-order queue: two kernels fill the same buffer with different values, unordered.
+// queue: out-of-order
+// launch: fill_a
+// global: 32   local: 32
+// arg: buffer float 32 fill=zero name=buf
+// launch: fill_b
+// global: 32   local: 32
+// arg: use buf
+// expect: data-race race=write-write memory=global scope=inter-kernel buffer=buf
+// oclgrind: none Oclgrind executes commands one at a time and its race detector only compares accesses within one kernel launch
+__kernel void fill_a(__global float *buf) { buf[get_global_id(0)] = 1.0f; }
+__kernel void fill_b(__global float *buf) { buf[get_global_id(0)] = 2.0f; }

@@ -1,0 +1,14 @@
+// An uninitialised global buffer of uchar4: each work-item writes bytes 0..2 of its
+// element and reads back exactly those bytes.
+// kernel: rgb
+// global: 16   local: 16
+// arg: buffer uchar 64 fill=none name=pix
+// arg: buffer int 16 fill=zero name=out
+// expect: none
+__kernel void rgb(__global uchar *pix, __global int *out) {
+  int i = get_global_id(0);
+  pix[4 * i + 0] = i;
+  pix[4 * i + 1] = i + 1;
+  pix[4 * i + 2] = i + 2;
+  out[i] = pix[4 * i] + pix[4 * i + 1] + pix[4 * i + 2];
+}
