@@ -1,11 +1,134 @@
-//! The NDRange executor (owned by the interpreter work; this is the agreed API).
+//! The NDRange executor: work-groups over worker threads, work-items interleaved at barriers.
 
-use crate::{ExecError, Launch, LaunchStats, Observer, Program, Schedule};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::alu::{self, mask, sext};
+use crate::clstd::{self, Elem, LaneArgs, Produced, Rounding};
+use crate::ir::{ptr, AtomicOp, Builtin, Code, ExtKind, KernelCode, Op, ParamKind};
+use crate::memory::AllocId;
+use crate::observer::*;
+use crate::schedule::Order;
+use crate::{ArgValue, Buffer, ExecError, Launch, LaunchStats, Program, Schedule};
 
 /// The software device: a pool of worker threads that runs launches.
 #[derive(Debug)]
 pub struct Device {
     threads: usize,
+}
+
+/// A global/constant allocation bound for one launch (a buffer view).
+struct GAlloc {
+    buf: Arc<Buffer>,
+    view_off: u64,
+    view_size: u64,
+    space: AddressSpace,
+}
+
+/// Launch-wide state shared by all workers.
+struct Lx<'a, O: Observer> {
+    code: &'a Code,
+    kc: &'a KernelCode,
+    obs: &'a O,
+    /// Index 0 is the NULL allocation.
+    allocs: Vec<Option<GAlloc>>,
+    /// Register lanes of each by-value/pointer parameter (by-val aggregates: bytes instead).
+    param_lanes: Vec<Vec<u64>>,
+    byval: Vec<Option<(Vec<u8>, u32)>>,
+    local_sizes: Vec<u64>,
+    global_size: [u64; 3],
+    local_size: [u64; 3],
+    offset: [u64; 3],
+    num_groups: [u64; 3],
+    work_dim: u32,
+    warned: AtomicBool,
+    instructions: AtomicU64,
+    abort: AtomicBool,
+    error: Mutex<Option<ExecError>>,
+    wi_order: Order,
+    quantum: u32,
+    seed: u64,
+}
+
+/// Per-work-group state.
+struct Gx<O: Observer> {
+    obs: O::Group,
+    locals: Vec<Vec<u8>>,
+    async_counts: Vec<u32>,
+    group: [u64; 3],
+    /// Actual size of this group (smaller at the edge of a non-uniform NDRange).
+    size: [u64; 3],
+}
+
+/// Private memory of a work-item: allocations in one arena.
+#[derive(Default)]
+struct Priv {
+    bytes: Vec<u8>,
+    allocs: Vec<(usize, usize)>,
+}
+
+struct Frame {
+    pc: u32,
+    base: u32,
+    func: u32,
+    ret_d: u32,
+    ret_n: u32,
+    mark: (usize, usize),
+}
+
+#[derive(Default)]
+struct St {
+    wi: WorkItem,
+    frames: Vec<Frame>,
+    pc: u32,
+    base: u32,
+    func: u32,
+    async_seen: Vec<u32>,
+    done: bool,
+    waiting: bool,
+}
+
+#[derive(Default)]
+struct Item {
+    regs: Vec<u64>,
+    mem: Priv,
+    st: St,
+}
+
+enum Stop {
+    Barrier(Fences, usize),
+    Done,
+    Yield,
+    Abort(String),
+}
+
+/// splitmix64: small, seedable, good enough to shuffle schedules.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = (self.next() % (i as u64 + 1)) as usize;
+            v.swap(i, j);
+        }
+    }
+}
+
+fn ordered<T>(v: &mut [T], order: Order, rng: &mut Rng) {
+    match order {
+        Order::InOrder => {}
+        Order::Reverse => v.reverse(),
+        Order::Random => rng.shuffle(v),
+    }
 }
 
 impl Device {
@@ -23,7 +146,1340 @@ impl Device {
         schedule: &Schedule,
         observer: &O,
     ) -> Result<LaunchStats, ExecError> {
-        let _ = (program, schedule, observer, self.threads);
-        Err(ExecError::NoSuchKernel(launch.kernel.clone()))
+        let code = &program.code;
+        let ki = program
+            .kernels()
+            .iter()
+            .position(|k| k.name == launch.kernel)
+            .ok_or_else(|| ExecError::NoSuchKernel(launch.kernel.clone()))?;
+        let info = &program.kernels()[ki];
+        let kc = &code.kernels[ki];
+        if launch.args.len() != kc.params.len() {
+            return Err(ExecError::InvalidLaunch(format!(
+                "kernel {} takes {} arguments, {} given",
+                info.name,
+                kc.params.len(),
+                launch.args.len()
+            )));
+        }
+        let work_dim = launch.work_dim.clamp(1, 3);
+        let mut global_size = [1u64; 3];
+        let mut local_size = [1u64; 3];
+        let mut offset = [0u64; 3];
+        for d in 0..work_dim as usize {
+            global_size[d] = launch.global_size[d];
+            offset[d] = launch.global_offset[d];
+            local_size[d] = match launch.local_size[d] {
+                0 if info.reqd_work_group_size[d] > 0 => info.reqd_work_group_size[d],
+                0 => (1..=if d == 0 { 64 } else { 1 })
+                    .rev()
+                    .find(|l| global_size[d] % l == 0)
+                    .unwrap_or(1),
+                l => l,
+            };
+        }
+        if global_size.contains(&0) {
+            return Ok(LaunchStats::default());
+        }
+        let num_groups: [u64; 3] = std::array::from_fn(|d| global_size[d].div_ceil(local_size[d]));
+        let items_per_group: u64 = local_size.iter().product();
+        if items_per_group > 1 << 20 {
+            return Err(ExecError::InvalidLaunch(format!(
+                "work-group of {items_per_group} items is too large"
+            )));
+        }
+        let total_groups: u64 = num_groups.iter().product();
+
+        // Allocations: module constants first (their pointers are baked into the code).
+        let mut allocs: Vec<Option<GAlloc>> = vec![None];
+        for b in &program.const_bufs {
+            allocs.push(Some(GAlloc {
+                buf: b.clone(),
+                view_off: 0,
+                view_size: b.len() as u64,
+                space: AddressSpace::Constant,
+            }));
+        }
+        let mut local_sizes: Vec<u64> = code
+            .local_vars
+            .iter()
+            .zip(&kc.local_vars_used)
+            .map(|(v, u)| if *u { v.size } else { 0 })
+            .collect();
+        let mut local_allocs: Vec<LocalAlloc> = code
+            .local_vars
+            .iter()
+            .zip(&local_sizes)
+            .map(|(v, s)| LocalAlloc {
+                name: v.name.clone(),
+                size: *s,
+                arg_index: None,
+                elem_size: v.elem_size,
+            })
+            .collect();
+        let mut param_lanes = vec![];
+        let mut byval = vec![];
+        let mut bindings = vec![];
+        for (i, (pk, av)) in kc.params.iter().zip(&launch.args).enumerate() {
+            let arg = &info.args[i];
+            let bad = |why: &str| ExecError::InvalidArg {
+                index: i as u32,
+                why: why.into(),
+            };
+            let mut binding = ArgBinding {
+                index: i as u32,
+                name: arg.name.clone(),
+                space: AddressSpace::Private,
+                alloc: None,
+                view_offset: 0,
+                view_size: 0,
+                elem_size: arg.pointee_size.max(1),
+            };
+            let mut lanes = vec![];
+            let mut bv = None;
+            match (pk, av) {
+                (
+                    ParamKind::Buffer { constant },
+                    ArgValue::Buffer {
+                        buffer,
+                        offset,
+                        size,
+                    },
+                ) => {
+                    let end = offset.checked_add(*size);
+                    if end.is_none_or(|e| e > buffer.len() as u64) {
+                        return Err(bad("sub-buffer view lies outside its buffer"));
+                    }
+                    let space = if *constant {
+                        AddressSpace::Constant
+                    } else {
+                        AddressSpace::Global
+                    };
+                    binding.space = space;
+                    binding.alloc = Some(buffer.id());
+                    binding.view_offset = *offset;
+                    binding.view_size = *size;
+                    let idx = allocs.len() as u64;
+                    allocs.push(Some(GAlloc {
+                        buf: buffer.clone(),
+                        view_off: *offset,
+                        view_size: *size,
+                        space,
+                    }));
+                    lanes.push(ptr::enc(ptr::TAG_LAUNCH, idx, 0));
+                }
+                (ParamKind::Buffer { constant }, ArgValue::Null) => {
+                    binding.space = if *constant {
+                        AddressSpace::Constant
+                    } else {
+                        AddressSpace::Global
+                    };
+                    lanes.push(0);
+                }
+                (ParamKind::Local, ArgValue::Local(n)) => {
+                    binding.space = AddressSpace::Local;
+                    let slot = local_sizes.len() as u64;
+                    local_sizes.push(*n);
+                    local_allocs.push(LocalAlloc {
+                        name: arg.name.clone(),
+                        size: *n,
+                        arg_index: Some(i as u32),
+                        elem_size: arg.pointee_size.max(1),
+                    });
+                    binding.view_size = *n;
+                    lanes.push(ptr::enc(ptr::TAG_LOCAL, slot, 0));
+                }
+                (ParamKind::Value { layout }, ArgValue::Bytes(b)) => {
+                    for leaf in &code.layouts[*layout as usize] {
+                        let o = leaf.off as usize;
+                        let mut w = [0u8; 8];
+                        let src = b
+                            .get(o..o + leaf.size as usize)
+                            .ok_or_else(|| bad("too few bytes for a by-value argument"))?;
+                        w[..src.len()].copy_from_slice(src);
+                        lanes.push(u64::from_le_bytes(w));
+                    }
+                }
+                (ParamKind::ByVal { size, align }, ArgValue::Bytes(b)) => {
+                    if b.len() < *size as usize {
+                        return Err(bad("too few bytes for a by-value struct"));
+                    }
+                    bv = Some((b[..*size as usize].to_vec(), *align));
+                    lanes.push(0);
+                }
+                (ParamKind::Opaque, ArgValue::Bytes(b)) => {
+                    let mut w = [0u8; 8];
+                    let n = b.len().min(8);
+                    w[..n].copy_from_slice(&b[..n]);
+                    lanes.push(u64::from_le_bytes(w));
+                }
+                (_, ArgValue::Local(_)) => return Err(bad("not a __local pointer argument")),
+                (_, ArgValue::Buffer { .. } | ArgValue::Null) => {
+                    return Err(bad("a buffer was given for a by-value argument"))
+                }
+                (_, ArgValue::Bytes(_)) => {
+                    return Err(bad("bytes were given for a pointer argument"))
+                }
+            }
+            param_lanes.push(lanes);
+            byval.push(bv);
+            bindings.push(binding);
+        }
+        if allocs.len() as u64 > ptr::IDX_MASK {
+            return Err(ExecError::InvalidLaunch("too many buffers".into()));
+        }
+        let lx = Lx {
+            code,
+            kc,
+            obs: observer,
+            allocs,
+            param_lanes,
+            byval,
+            local_sizes,
+            global_size,
+            local_size,
+            offset,
+            num_groups,
+            work_dim,
+            warned: AtomicBool::new(false),
+            instructions: AtomicU64::new(0),
+            abort: AtomicBool::new(false),
+            error: Mutex::new(None),
+            wi_order: schedule.wi_order,
+            quantum: schedule.quantum,
+            seed: schedule.seed,
+        };
+        if O::ENABLED {
+            observer.launch_start(&LaunchInfo {
+                kernel: &info.name,
+                work_dim,
+                global_offset: offset,
+                global_size,
+                local_size,
+                num_groups,
+                args: &bindings,
+                local_allocs: &local_allocs,
+            });
+        }
+        let mut order: Vec<u64> = (0..total_groups).collect();
+        let mut rng = Rng(schedule.seed ^ 0x5EED_0F_600D);
+        ordered(&mut order, schedule.wg_order, &mut rng);
+        let threads = if !schedule.parallel {
+            1
+        } else if schedule.threads > 0 {
+            schedule.threads
+        } else if self.threads > 0 {
+            self.threads
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        }
+        .clamp(1, total_groups.max(1) as usize);
+        let next = AtomicUsize::new(0);
+        let worker = || {
+            let mut pool: Vec<Item> = vec![];
+            loop {
+                if lx.abort.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&g) = order.get(i) else { break };
+                if let Err(e) = run_group(&lx, g, &mut pool) {
+                    lx.abort.store(true, Ordering::Relaxed);
+                    lx.error.lock().get_or_insert(e);
+                }
+            }
+        };
+        if threads == 1 {
+            worker();
+        } else {
+            std::thread::scope(|s| {
+                for _ in 0..threads {
+                    s.spawn(&worker);
+                }
+            });
+        }
+        if O::ENABLED {
+            observer.launch_end();
+        }
+        if let Some(e) = lx.error.lock().take() {
+            return Err(e);
+        }
+        Ok(LaunchStats {
+            work_groups: total_groups,
+            work_items: global_size.iter().product(),
+            instructions: lx.instructions.load(Ordering::Relaxed),
+        })
     }
+}
+
+fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, pool: &mut Vec<Item>) -> Result<(), ExecError> {
+    let ng = lx.num_groups;
+    let group = [
+        linear % ng[0],
+        (linear / ng[0]) % ng[1],
+        linear / (ng[0] * ng[1]),
+    ];
+    let size: [u64; 3] = std::array::from_fn(|d| {
+        lx.local_size[d].min(lx.global_size[d] - group[d] * lx.local_size[d])
+    });
+    let n = (size[0] * size[1] * size[2]) as usize;
+    let obs = lx.obs.group_start(&GroupInfo {
+        group: group.map(|g| g as u32),
+        group_linear: linear,
+        items: n as u32,
+    });
+    let mut gx: Gx<O> = Gx {
+        obs,
+        locals: lx
+            .local_sizes
+            .iter()
+            .map(|s| vec![0u8; *s as usize])
+            .collect(),
+        async_counts: vec![0; lx.code.asyncs.len()],
+        group,
+        size,
+    };
+    if pool.len() < n {
+        pool.resize_with(n, Item::default);
+    }
+    let func = &lx.code.funcs[lx.kc.func as usize];
+    for (l, it) in pool[..n].iter_mut().enumerate() {
+        let l = l as u64;
+        let local = [
+            l % size[0],
+            (l / size[0]) % size[1],
+            l / (size[0] * size[1]),
+        ];
+        it.st = St {
+            wi: WorkItem {
+                global: std::array::from_fn(|d| {
+                    group[d] * lx.local_size[d] + local[d] + lx.offset[d]
+                }),
+                local: local.map(|x| x as u32),
+                group: group.map(|x| x as u32),
+                local_linear: l as u32,
+            },
+            frames: std::mem::take(&mut it.st.frames),
+            pc: func.entry,
+            base: 0,
+            func: lx.kc.func,
+            async_seen: std::mem::take(&mut it.st.async_seen),
+            done: false,
+            waiting: false,
+        };
+        it.st.frames.clear();
+        it.st.async_seen.clear();
+        it.st.async_seen.resize(lx.code.asyncs.len(), 0);
+        it.mem.bytes.clear();
+        it.mem.allocs.clear();
+        if it.regs.len() < func.frame as usize {
+            it.regs.resize(func.frame as usize, 0);
+        }
+        let cb = func.const_base as usize;
+        it.regs[cb..cb + func.consts.len()].copy_from_slice(&func.consts);
+        for (k, (slot, nl)) in func.params.iter().enumerate() {
+            let lanes = &lx.param_lanes[k];
+            let s = *slot as usize;
+            if let Some((bytes, align)) = &lx.byval[k] {
+                let p = alloca(&mut it.mem, bytes.len(), *align as usize);
+                let start = it.mem.allocs.last().map_or(0, |a| a.0);
+                it.mem.bytes[start..start + bytes.len()].copy_from_slice(bytes);
+                it.regs[s] = p;
+            } else {
+                let m = (*nl as usize).min(lanes.len());
+                it.regs[s..s + m].copy_from_slice(&lanes[..m]);
+            }
+        }
+    }
+    let mut rng = Rng(lx.seed ^ linear.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xA5A5);
+    let mut order: Vec<usize> = (0..n).collect();
+    ordered(&mut order, lx.wi_order, &mut rng);
+    let mut result = Ok(());
+    'outer: loop {
+        for &i in &order {
+            let it = &mut pool[i];
+            if it.st.done || it.st.waiting {
+                continue;
+            }
+            match run_item(lx, &mut gx, it) {
+                Stop::Barrier(fences, pc) => {
+                    it.st.waiting = true;
+                    if O::ENABLED {
+                        lx.obs.barrier(
+                            &mut gx.obs,
+                            &BarrierArrival {
+                                item: &it.st.wi,
+                                inst: InstId(lx.code.inst_of[pc]),
+                                fences,
+                            },
+                        );
+                    }
+                }
+                Stop::Done => {
+                    it.st.done = true;
+                    if O::ENABLED {
+                        lx.obs.item_end(&mut gx.obs, &it.st.wi);
+                    }
+                }
+                Stop::Yield => {}
+                Stop::Abort(m) => {
+                    result = Err(ExecError::Aborted(m));
+                    break 'outer;
+                }
+            }
+        }
+        if lx.abort.load(Ordering::Relaxed) {
+            break;
+        }
+        let items = &pool[..n];
+        let done = items.iter().filter(|i| i.st.done).count();
+        if done == n {
+            break;
+        }
+        if items.iter().all(|i| i.st.done || i.st.waiting) {
+            let why = if done > 0 {
+                Release::SomeFinished
+            } else {
+                Release::AllArrived
+            };
+            if O::ENABLED {
+                lx.obs.barrier_release(&mut gx.obs, why);
+            }
+            for it in &mut pool[..n] {
+                it.st.waiting = false;
+            }
+            if lx.wi_order == Order::Random {
+                rng.shuffle(&mut order);
+            }
+        }
+    }
+    lx.obs.group_end(gx.obs);
+    result
+}
+
+fn alloca(mem: &mut Priv, size: usize, align: usize) -> u64 {
+    let align = align.clamp(1, 4096);
+    let start = mem.bytes.len().div_ceil(align) * align;
+    mem.bytes.resize(start + size, 0);
+    mem.allocs.push((start, size));
+    ptr::enc(ptr::TAG_PRIVATE, (mem.allocs.len() - 1) as u64, 0)
+}
+
+#[inline(always)]
+fn rd(b: &[u8], o: usize, n: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w[..n].copy_from_slice(&b[o..o + n]);
+    u64::from_le_bytes(w)
+}
+
+#[inline(always)]
+fn wr(b: &mut [u8], o: usize, n: usize, v: u64) {
+    b[o..o + n].copy_from_slice(&v.to_le_bytes()[..n]);
+}
+
+#[inline(always)]
+fn in_range(off: i64, n: usize, len: u64) -> bool {
+    off >= 0 && (off as u64).checked_add(n as u64).is_some_and(|e| e <= len)
+}
+
+/// Memory access context of one work-item.
+struct Mx<'l, 'g, 'p, 'a, O: Observer> {
+    lx: &'l Lx<'a, O>,
+    gx: &'g mut Gx<O>,
+    mem: &'p mut Priv,
+    wi: &'p WorkItem,
+}
+
+impl<O: Observer> Mx<'_, '_, '_, '_, O> {
+    #[cold]
+    fn fault(&mut self, f: Fault<'_>) {
+        if O::ENABLED {
+            self.lx.obs.fault(&mut self.gx.obs, &f);
+        } else if !self.lx.warned.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "kernel memory fault (further faults in this launch are not logged): {f:?}"
+            );
+        }
+    }
+
+    #[cold]
+    fn bad(&mut self, p: u64, size: usize, kind: AccessKind, pc: usize) {
+        let (tag, idx, off) = ptr::dec(p);
+        let inst = InstId(self.lx.code.inst_of[pc]);
+        let wi = self.wi;
+        let known = match tag {
+            ptr::TAG_LAUNCH => self
+                .lx
+                .allocs
+                .get(idx)
+                .and_then(|a| a.as_ref())
+                .map(|a| (a.space, a.buf.id(), a.view_size)),
+            ptr::TAG_LOCAL => self.gx.locals.get(idx).map(|l| {
+                (
+                    AddressSpace::Local,
+                    AllocId::local(idx as u32),
+                    l.len() as u64,
+                )
+            }),
+            ptr::TAG_PRIVATE => self
+                .mem
+                .allocs
+                .get(idx)
+                .map(|a| (AddressSpace::Private, AllocId(idx as u64), a.1 as u64)),
+            _ => None,
+        };
+        let f = match known {
+            Some((space, alloc, alloc_size)) => Fault::OutOfBounds {
+                space,
+                alloc,
+                offset: off,
+                size: size as u32,
+                alloc_size,
+                kind,
+                item: wi,
+                inst,
+            },
+            None => Fault::InvalidPointer {
+                pointer: p,
+                size: size as u32,
+                kind,
+                item: wi,
+                inst,
+            },
+        };
+        self.fault(f);
+    }
+
+    #[inline(always)]
+    fn report(
+        &mut self,
+        space: AddressSpace,
+        alloc: AllocId,
+        offset: u64,
+        size: usize,
+        kind: AccessKind,
+        value: u64,
+        prev: u64,
+        pc: usize,
+    ) {
+        if O::ENABLED {
+            let vb = value.to_le_bytes();
+            let pb = prev.to_le_bytes();
+            let (v, p): (&[u8], &[u8]) = if kind == AccessKind::Read {
+                (&[], &[])
+            } else {
+                (&vb[..size], &pb[..size])
+            };
+            self.lx.obs.access(
+                &mut self.gx.obs,
+                &Access {
+                    space,
+                    alloc,
+                    offset,
+                    size: size as u32,
+                    kind,
+                    value: v,
+                    previous: p,
+                    item: self.wi,
+                    inst: InstId(self.lx.code.inst_of[pc]),
+                },
+            );
+        }
+    }
+
+    #[inline]
+    fn load(&mut self, p: u64, n: usize, pc: usize) -> u64 {
+        let (tag, idx, off) = ptr::dec(p);
+        match tag {
+            ptr::TAG_PRIVATE => {
+                if let Some(&(start, len)) = self.mem.allocs.get(idx) {
+                    if in_range(off, n, len as u64) {
+                        return rd(&self.mem.bytes, start + off as usize, n);
+                    }
+                }
+            }
+            ptr::TAG_LOCAL => {
+                if let Some(l) = self.gx.locals.get(idx) {
+                    if in_range(off, n, l.len() as u64) {
+                        let v = rd(l, off as usize, n);
+                        self.report(
+                            AddressSpace::Local,
+                            AllocId::local(idx as u32),
+                            off as u64,
+                            n,
+                            AccessKind::Read,
+                            0,
+                            0,
+                            pc,
+                        );
+                        return v;
+                    }
+                }
+            }
+            ptr::TAG_LAUNCH => {
+                if let Some(Some(a)) = self.lx.allocs.get(idx) {
+                    if in_range(off, n, a.view_size) {
+                        let abs = a.view_off + off as u64;
+                        let v = a.buf.load(abs as usize, n).unwrap_or(0);
+                        let (space, id) = (a.space, a.buf.id());
+                        self.report(space, id, abs, n, AccessKind::Read, 0, 0, pc);
+                        return v;
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.bad(p, n, AccessKind::Read, pc);
+        0
+    }
+
+    #[inline]
+    fn store(&mut self, p: u64, n: usize, v: u64, pc: usize) {
+        let (tag, idx, off) = ptr::dec(p);
+        match tag {
+            ptr::TAG_PRIVATE => {
+                if let Some(&(start, len)) = self.mem.allocs.get(idx) {
+                    if in_range(off, n, len as u64) {
+                        wr(&mut self.mem.bytes, start + off as usize, n, v);
+                        return;
+                    }
+                }
+            }
+            ptr::TAG_LOCAL => {
+                if let Some(l) = self.gx.locals.get_mut(idx) {
+                    if in_range(off, n, l.len() as u64) {
+                        let prev = if O::ENABLED {
+                            rd(l, off as usize, n)
+                        } else {
+                            0
+                        };
+                        wr(l, off as usize, n, v);
+                        self.report(
+                            AddressSpace::Local,
+                            AllocId::local(idx as u32),
+                            off as u64,
+                            n,
+                            AccessKind::Write,
+                            v,
+                            prev,
+                            pc,
+                        );
+                        return;
+                    }
+                }
+            }
+            ptr::TAG_LAUNCH => {
+                if let Some(Some(a)) = self.lx.allocs.get(idx) {
+                    if in_range(off, n, a.view_size) {
+                        let abs = a.view_off + off as u64;
+                        let prev = if O::ENABLED {
+                            a.buf.load(abs as usize, n).unwrap_or(0)
+                        } else {
+                            0
+                        };
+                        a.buf.store(abs as usize, n, v);
+                        let (space, id) = (a.space, a.buf.id());
+                        self.report(space, id, abs, n, AccessKind::Write, v, prev, pc);
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.bad(p, n, AccessKind::Write, pc);
+    }
+
+    fn atomic(&mut self, op: AtomicOp, w: u8, p: u64, v: u64, c: u64, pc: usize) -> u64 {
+        let n = (w / 8) as usize;
+        let (tag, idx, off) = ptr::dec(p);
+        let m = mask(w);
+        let (v, c) = (v & m, c & m);
+        match tag {
+            ptr::TAG_LAUNCH => {
+                if let Some(Some(a)) = self.lx.allocs.get(idx) {
+                    if in_range(off, n, a.view_size) {
+                        let abs = (a.view_off + off as u64) as usize;
+                        let f = |x: u64| alu::atomic_new(op, w, x, v, c);
+                        let old = match (w, op) {
+                            (32, AtomicOp::Load) => a
+                                .buf
+                                .atomic_u32(abs)
+                                .map(|x| x.load(Ordering::SeqCst) as u64),
+                            (64, AtomicOp::Load) => {
+                                a.buf.atomic_u64(abs).map(|x| x.load(Ordering::SeqCst))
+                            }
+                            (32, _) => a.buf.atomic_u32(abs).map(|x| {
+                                match x.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |o| {
+                                    Some(f(o as u64) as u32)
+                                }) {
+                                    Ok(o) | Err(o) => o as u64,
+                                }
+                            }),
+                            (_, _) => a.buf.atomic_u64(abs).map(|x| {
+                                match x.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |o| {
+                                    Some(f(o))
+                                }) {
+                                    Ok(o) | Err(o) => o,
+                                }
+                            }),
+                        };
+                        // Misaligned: not atomic on the host, but still well-defined bytes.
+                        let old = old.unwrap_or_else(|| {
+                            let o = a.buf.load(abs, n).unwrap_or(0);
+                            if op != AtomicOp::Load {
+                                a.buf.store(abs, n, f(o));
+                            }
+                            o
+                        });
+                        let (space, id) = (a.space, a.buf.id());
+                        self.report(
+                            space,
+                            id,
+                            abs as u64,
+                            n,
+                            AccessKind::Atomic,
+                            f(old),
+                            old,
+                            pc,
+                        );
+                        return old;
+                    }
+                }
+            }
+            ptr::TAG_LOCAL => {
+                if let Some(l) = self.gx.locals.get_mut(idx) {
+                    if in_range(off, n, l.len() as u64) {
+                        let old = rd(l, off as usize, n);
+                        let new = alu::atomic_new(op, w, old, v, c);
+                        wr(l, off as usize, n, new);
+                        self.report(
+                            AddressSpace::Local,
+                            AllocId::local(idx as u32),
+                            off as u64,
+                            n,
+                            AccessKind::Atomic,
+                            new,
+                            old,
+                            pc,
+                        );
+                        return old;
+                    }
+                }
+            }
+            ptr::TAG_PRIVATE => {
+                if let Some(&(start, len)) = self.mem.allocs.get(idx) {
+                    if in_range(off, n, len as u64) {
+                        let old = rd(&self.mem.bytes, start + off as usize, n);
+                        let new = alu::atomic_new(op, w, old, v, c);
+                        wr(&mut self.mem.bytes, start + off as usize, n, new);
+                        return old;
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.bad(p, n, AccessKind::Atomic, pc);
+        0
+    }
+
+    /// Reads a NUL-terminated string without reporting (printf formats, `%s`).
+    fn peek_str(&mut self, p: u64) -> Vec<u8> {
+        let (tag, idx, off) = ptr::dec(p);
+        let bytes: Vec<u8> = match tag {
+            ptr::TAG_LAUNCH => match self.lx.allocs.get(idx) {
+                Some(Some(a)) if off >= 0 && (off as u64) < a.view_size => {
+                    let mut v = vec![0u8; (a.view_size - off as u64).min(1 << 16) as usize];
+                    let _ = a.buf.read((a.view_off + off as u64) as usize, &mut v);
+                    v
+                }
+                _ => vec![],
+            },
+            ptr::TAG_LOCAL => match self.gx.locals.get(idx) {
+                Some(l) if off >= 0 && (off as usize) < l.len() => l[off as usize..].to_vec(),
+                _ => vec![],
+            },
+            ptr::TAG_PRIVATE => match self.mem.allocs.get(idx) {
+                Some(&(s, len)) if off >= 0 && (off as usize) < len => {
+                    self.mem.bytes[s + off as usize..s + len].to_vec()
+                }
+                _ => vec![],
+            },
+            _ => vec![],
+        };
+        if bytes.is_empty() {
+            return b"(null)".to_vec();
+        }
+        let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
+        bytes[..end].to_vec()
+    }
+
+    fn copy(&mut self, d: u64, s: u64, size: u64, pc: usize) {
+        let mut i = 0u64;
+        let step = if size % 8 == 0 && d % 8 == s % 8 {
+            8
+        } else {
+            1
+        };
+        while i < size {
+            let v = self.load(s.wrapping_add(i), step, pc);
+            self.store(d.wrapping_add(i), step, v, pc);
+            i += step as u64;
+        }
+    }
+}
+
+impl<O: Observer> Lx<'_, O> {
+    #[inline]
+    fn builtin(&self, gx: &Gx<O>, wi: &WorkItem, b: Builtin, c: usize) -> u64 {
+        let c = c.min(2);
+        match b {
+            Builtin::GlobalId => wi.global[c],
+            Builtin::LocalId => wi.local[c] as u64,
+            Builtin::GroupId => gx.group[c],
+            Builtin::GlobalSize => self.global_size[c],
+            Builtin::LocalSize => gx.size[c],
+            Builtin::EnqueuedLocalSize => self.local_size[c],
+            Builtin::NumGroups => self.num_groups[c],
+            Builtin::GlobalOffset => self.offset[c],
+            Builtin::WorkDim => self.work_dim as u64,
+            Builtin::GlobalLinearId => {
+                let g: [u64; 3] = std::array::from_fn(|d| wi.global[d] - self.offset[d]);
+                (g[2] * self.global_size[1] + g[1]) * self.global_size[0] + g[0]
+            }
+            Builtin::LocalIndex | Builtin::SubgroupLocalId => wi.local_linear as u64,
+            Builtin::SubgroupSize | Builtin::SubgroupMaxSize => gx.size.iter().product(),
+            Builtin::NumSubgroups => 1,
+            Builtin::SubgroupId => 0,
+        }
+    }
+}
+
+fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
+    let code = lx.code;
+    let ops = &code.ops[..];
+    let Item { regs, mem, st } = it;
+    let mut mx = Mx {
+        lx,
+        gx,
+        mem,
+        wi: &st.wi,
+    };
+    let frames = &mut st.frames;
+    let async_seen = &mut st.async_seen;
+    let mut pc = st.pc as usize;
+    let mut base = st.base as usize;
+    let mut func = st.func;
+    let budget: u64 = if lx.quantum == 0 {
+        u64::MAX
+    } else {
+        lx.quantum as u64
+    };
+    let mut count: u64 = 0;
+    macro_rules! r {
+        ($x:expr) => {
+            regs[base + $x as usize]
+        };
+    }
+    let stop = loop {
+        if count >= budget {
+            break Stop::Yield;
+        }
+        let Some(&op) = ops.get(pc) else {
+            break Stop::Abort(format!("jump outside the program (pc {pc})"));
+        };
+        pc += 1;
+        count += 1;
+        match op {
+            Op::Mov { d, s } => r!(d) = r!(s),
+            Op::MovN { d, s, n } => {
+                let s = base + s as usize;
+                regs.copy_within(s..s + n as usize, base + d as usize);
+            }
+            Op::Bin { op, w, d, a, b } => r!(d) = alu::bin(op, w, r!(a), r!(b)),
+            Op::BinV { op, w, n, d, a, b } => {
+                for i in 0..n as u32 {
+                    r!(d + i) = alu::bin(op, w, r!(a + i), r!(b + i));
+                }
+            }
+            Op::BinS { op, w, n, d, a, b } => {
+                let y = r!(b);
+                for i in 0..n as u32 {
+                    r!(d + i) = alu::bin(op, w, r!(a + i), y);
+                }
+            }
+            Op::Un { op, w, n, d, a } => {
+                for i in 0..n as u32 {
+                    r!(d + i) = alu::un(op, w, r!(a + i));
+                }
+            }
+            Op::Reduce { all, n, d, a } => {
+                let mut acc = all;
+                for i in 0..n as u32 {
+                    let x = r!(a + i) & 1 != 0;
+                    acc = if all { acc && x } else { acc || x };
+                }
+                r!(d) = acc as u64;
+            }
+            Op::Select {
+                cvec,
+                n,
+                d,
+                c,
+                a,
+                b,
+            } => {
+                for i in 0..n {
+                    let cc = if cvec { r!(c + i) } else { r!(c) };
+                    r!(d + i) = if cc & 1 != 0 { r!(a + i) } else { r!(b + i) };
+                }
+            }
+            Op::IConv {
+                signed,
+                from,
+                to,
+                n,
+                d,
+                s,
+            } => {
+                let m = mask(to);
+                for i in 0..n as u32 {
+                    let v = r!(s + i);
+                    r!(d + i) = if signed {
+                        sext(v, from) as u64 & m
+                    } else {
+                        v & mask(from) & m
+                    };
+                }
+            }
+            Op::Conv { cv, n, d, s } => {
+                let c = code.convs[cv as usize];
+                for i in 0..n as u32 {
+                    r!(d + i) = clstd::convert(
+                        r!(s + i),
+                        c.from,
+                        c.from_signed,
+                        c.to,
+                        c.to_signed,
+                        c.sat,
+                        c.rounding,
+                    );
+                }
+            }
+            Op::Bitcast {
+                fw,
+                fnl,
+                tw,
+                tn,
+                d,
+                s,
+            } => {
+                let mut bytes = [0u8; 128];
+                let fb = (fw as usize).div_ceil(8);
+                for i in 0..(fnl as usize).min(16) {
+                    let v = regs[base + s as usize + i].to_le_bytes();
+                    bytes[i * fb..i * fb + fb].copy_from_slice(&v[..fb]);
+                }
+                let tb = (tw as usize).div_ceil(8);
+                for i in 0..(tn as usize).min(16) {
+                    regs[base + d as usize + i] = rd(&bytes, i * tb, tb);
+                }
+            }
+            Op::Mask { w, d, s } => r!(d) = r!(s) & mask(w),
+            Op::ExtractDyn {
+                n,
+                stride,
+                d,
+                v,
+                idx,
+            } => {
+                let i = r!(idx);
+                r!(d) = if i < n as u64 {
+                    r!(v as u64 + i * stride as u64)
+                } else {
+                    0
+                };
+            }
+            Op::InsertDyn {
+                n,
+                stride,
+                d,
+                v,
+                x,
+                idx,
+            } => {
+                let s = base + v as usize;
+                regs.copy_within(s..s + (n * stride) as usize, base + d as usize);
+                let i = r!(idx);
+                if i < n as u64 {
+                    r!(d as u64 + i * stride as u64) = r!(x);
+                }
+            }
+            Op::Load { w, d, p } => {
+                let pv = r!(p);
+                r!(d) = mx.load(pv, w as usize, pc - 1);
+            }
+            Op::LoadN { w, n, d, p } => {
+                let pv = r!(p);
+                for i in 0..n {
+                    r!(d + i) = mx.load(pv.wrapping_add(i as u64 * w as u64), w as usize, pc - 1);
+                }
+            }
+            Op::LoadAgg { l, d, p } => {
+                let pv = r!(p);
+                for (i, leaf) in code.layouts[l as usize].iter().enumerate() {
+                    r!(d as usize + i) =
+                        mx.load(pv.wrapping_add(leaf.off as u64), leaf.size as usize, pc - 1);
+                }
+            }
+            Op::Store { w, p, v } => {
+                let (pv, vv) = (r!(p), r!(v));
+                mx.store(pv, w as usize, vv, pc - 1);
+            }
+            Op::StoreN { w, n, p, v } => {
+                let pv = r!(p);
+                for i in 0..n {
+                    mx.store(
+                        pv.wrapping_add(i as u64 * w as u64),
+                        w as usize,
+                        r!(v + i),
+                        pc - 1,
+                    );
+                }
+            }
+            Op::StoreAgg { l, p, v } => {
+                let pv = r!(p);
+                for (i, leaf) in code.layouts[l as usize].iter().enumerate() {
+                    mx.store(
+                        pv.wrapping_add(leaf.off as u64),
+                        leaf.size as usize,
+                        r!(v as usize + i),
+                        pc - 1,
+                    );
+                }
+            }
+            Op::Gep { d, p, off } => r!(d) = r!(p).wrapping_add(off as u64),
+            Op::Gep1 {
+                w,
+                d,
+                p,
+                idx,
+                scale,
+                off,
+            } => {
+                let i = sext(r!(idx), w);
+                r!(d) = r!(p)
+                    .wrapping_add(i.wrapping_mul(scale as i64).wrapping_add(off as i64) as u64);
+            }
+            Op::GepN { g, d, p } => {
+                let spec = &code.geps[g as usize];
+                let mut o = spec.off;
+                for t in &spec.terms {
+                    o = o.wrapping_add(sext(r!(t.slot), t.w).wrapping_mul(t.scale));
+                }
+                r!(d) = r!(p).wrapping_add(o as u64);
+            }
+            Op::PtrDiff { elem, d, a, b } => {
+                r!(d) = (r!(a).wrapping_sub(r!(b)) as i64 / elem.max(1) as i64) as u64;
+            }
+            Op::Alloca { size, align, d } => {
+                if mx.mem.allocs.len() as u64 >= ptr::IDX_MASK || mx.mem.bytes.len() > 1 << 30 {
+                    break Stop::Abort("private memory exhausted".into());
+                }
+                r!(d) = alloca(mx.mem, size as usize, align as usize);
+            }
+            Op::CopyMem { d, s, size } => {
+                let (dv, sv) = (r!(d), r!(s));
+                mx.copy(dv, sv, size as u64, pc - 1);
+            }
+            Op::CopyMemDyn { d, s, size, w } => {
+                let (dv, sv, n) = (r!(d), r!(s), r!(size) & mask(w));
+                mx.copy(dv, sv, n.min(1 << 32), pc - 1);
+            }
+            Op::LoadBuiltin { b, comp, d } => {
+                if comp == u8::MAX {
+                    for c in 0..b.lanes() {
+                        r!(d + c) = lx.builtin(mx.gx, mx.wi, b, c as usize);
+                    }
+                } else {
+                    r!(d) = lx.builtin(mx.gx, mx.wi, b, comp as usize);
+                }
+            }
+            Op::Dot { w, n, d, a, b } => {
+                r!(d) = match w {
+                    64 => {
+                        let mut acc = 0f64;
+                        for i in 0..n as u32 {
+                            acc += f64::from_bits(r!(a + i)) * f64::from_bits(r!(b + i));
+                        }
+                        acc.to_bits()
+                    }
+                    _ => {
+                        let mut acc = 0f32;
+                        for i in 0..n as u32 {
+                            acc +=
+                                alu::to_f64(r!(a + i), w) as f32 * alu::to_f64(r!(b + i), w) as f32;
+                        }
+                        if w == 16 {
+                            half::f16::from_f32(acc).to_bits() as u64
+                        } else {
+                            acc.to_bits() as u64
+                        }
+                    }
+                };
+            }
+            Op::Br { t } => pc = t as usize,
+            Op::BrIf { c, t, f } => {
+                pc = if r!(c) & 1 != 0 {
+                    t as usize
+                } else {
+                    f as usize
+                }
+            }
+            Op::Switch { w, s, tab } => {
+                let v = r!(s) & mask(w);
+                let t = &code.switches[tab as usize];
+                pc = t.cases.iter().find(|c| c.0 == v).map_or(t.default, |c| c.1) as usize;
+            }
+            Op::Call { f, d, args } => {
+                if frames.len() >= 1024 {
+                    break Stop::Abort("call stack overflow (recursion?)".into());
+                }
+                let callee = &code.funcs[f as usize];
+                let nb = base + code.funcs[func as usize].frame as usize;
+                let need = nb + callee.frame as usize;
+                if regs.len() < need {
+                    regs.resize(need, 0);
+                }
+                let cb = nb + callee.const_base as usize;
+                regs[cb..cb + callee.consts.len()].copy_from_slice(&callee.consts);
+                let ca = &code.calls[args as usize];
+                for &(s, ds, n) in &ca.moves {
+                    let s = base + s as usize;
+                    regs.copy_within(s..s + n as usize, nb + ds as usize);
+                }
+                frames.push(Frame {
+                    pc: pc as u32,
+                    base: base as u32,
+                    func,
+                    ret_d: d,
+                    ret_n: ca.ret_n,
+                    mark: (mx.mem.allocs.len(), mx.mem.bytes.len()),
+                });
+                func = f;
+                base = nb;
+                pc = callee.entry as usize;
+            }
+            Op::Ret | Op::RetV { .. } => {
+                let Some(fr) = frames.pop() else {
+                    break Stop::Done;
+                };
+                if let Op::RetV { s, n } = op {
+                    let s = base + s as usize;
+                    let n = (n.min(fr.ret_n)) as usize;
+                    regs.copy_within(s..s + n, fr.base as usize + fr.ret_d as usize);
+                }
+                mx.mem.allocs.truncate(fr.mark.0);
+                mx.mem.bytes.truncate(fr.mark.1);
+                pc = fr.pc as usize;
+                base = fr.base as usize;
+                func = fr.func;
+            }
+            Op::Barrier { fences } => break Stop::Barrier(fences, pc - 1),
+            Op::Atomic { op, w, d, p, v, c } => {
+                let (pv, vv, cv) = (r!(p), r!(v), r!(c));
+                let old = mx.atomic(op, w, pv, vv, cv, pc - 1);
+                if op != AtomicOp::Store {
+                    r!(d) = old;
+                }
+            }
+            Op::ExtInst { e } => {
+                if let Err(m) = ext_inst(&mut mx, regs, base, e, pc - 1) {
+                    break Stop::Abort(m);
+                }
+            }
+            Op::AsyncCopy { a } => {
+                let s = code.asyncs[a as usize];
+                async_copy(&mut mx, async_seen, regs, base, s, pc - 1);
+            }
+            Op::Trap => break Stop::Abort("unreachable code reached".into()),
+            Op::Nop => {}
+        }
+    };
+    st.pc = pc as u32;
+    st.base = base as u32;
+    st.func = func;
+    lx.instructions.fetch_add(count, Ordering::Relaxed);
+    stop
+}
+
+/// async_work_group_copy: the first work-item to reach the n-th execution does the copy.
+fn async_copy<O: Observer>(
+    mx: &mut Mx<'_, '_, '_, '_, O>,
+    seen: &mut [u32],
+    regs: &mut [u64],
+    base: usize,
+    s: crate::ir::AsyncSpec,
+    pc: usize,
+) {
+    let k = s.counter as usize;
+    let r = |x: u32| regs[base + x as usize];
+    let n = r(s.n) & mask(s.n_w);
+    let stride = r(s.stride) & mask(s.stride_w);
+    let (dst, src) = (r(s.dst), r(s.src));
+    regs[base + s.d as usize] = k as u64 + 1;
+    let Some(count) = seen.get_mut(k) else {
+        return;
+    };
+    *count += 1;
+    if mx.gx.async_counts[k] >= *count {
+        return;
+    }
+    mx.gx.async_counts[k] = *count;
+    let e = s.elem as u64;
+    for i in 0..n.min(1 << 32) {
+        let (d, sv) = if s.to_local {
+            (dst.wrapping_add(i * e), src.wrapping_add(i * stride * e))
+        } else {
+            (dst.wrapping_add(i * stride * e), src.wrapping_add(i * e))
+        };
+        mx.copy(d, sv, e, pc);
+    }
+}
+
+fn ext_inst<O: Observer>(
+    mx: &mut Mx<'_, '_, '_, '_, O>,
+    regs: &mut [u64],
+    base: usize,
+    e: u32,
+    pc: usize,
+) -> Result<(), String> {
+    let spec = &mx.lx.code.exts[e as usize];
+    let arg = |k: usize| -> (&[u64], Elem) {
+        match spec.args.get(k) {
+            Some(a) => (
+                &regs[base + a.slot as usize..base + (a.slot + a.n) as usize],
+                a.elem,
+            ),
+            None => (&[], Elem::Int(32)),
+        }
+    };
+    match &spec.kind {
+        ExtKind::Pure { op, ptr } => {
+            let mut lanes = [[0u64; 16]; 4];
+            let mut la: [LaneArgs<'_>; 4] = [LaneArgs {
+                elem: Elem::Int(32),
+                lanes: &[],
+            }; 4];
+            let na = spec.args.len().min(4);
+            for (k, l) in lanes.iter_mut().enumerate().take(na) {
+                let (s, _) = arg(k);
+                let m = s.len().min(16);
+                l[..m].copy_from_slice(&s[..m]);
+            }
+            for k in 0..na {
+                let a = &spec.args[k];
+                la[k] = LaneArgs {
+                    elem: a.elem,
+                    lanes: &lanes[k][..(a.n as usize).min(16)],
+                };
+            }
+            let n = (spec.n as usize).min(16);
+            let mut out = [0u64; 16];
+            let mut out2 = [0u64; 16];
+            let r = clstd::eval(*op, spec.elem, &la[..na], &mut out[..n], &mut out2[..n])?;
+            regs[base + spec.d as usize..base + spec.d as usize + n].copy_from_slice(&out[..n]);
+            if let (Produced::ResultAndPointee, Some((ps, w, _))) = (r, ptr) {
+                let p = regs[base + *ps as usize];
+                for (i, v) in out2[..n].iter().enumerate() {
+                    mx.store(
+                        p.wrapping_add((i * *w as usize) as u64),
+                        *w as usize,
+                        *v,
+                        pc,
+                    );
+                }
+            }
+        }
+        ExtKind::VLoad {
+            n,
+            elem_bytes,
+            half,
+            aligned,
+        } => {
+            let off = arg(0).0.first().copied().unwrap_or(0);
+            let p = arg(1).0.first().copied().unwrap_or(0);
+            let eb = *elem_bytes as u64;
+            let nn = if *aligned && *n == 3 { 4 } else { *n } as u64;
+            let addr = p.wrapping_add(off.wrapping_mul(nn * eb));
+            for i in 0..*n as u64 {
+                let v = mx.load(addr.wrapping_add(i * eb), eb as usize, pc);
+                let v = if *half {
+                    let f = half::f16::from_bits(v as u16);
+                    match spec.elem {
+                        Elem::Float(64) => f.to_f64().to_bits(),
+                        _ => f.to_f32().to_bits() as u64,
+                    }
+                } else {
+                    v
+                };
+                regs[base + spec.d as usize + i as usize] = v;
+            }
+        }
+        ExtKind::VStore {
+            n,
+            elem_bytes,
+            half,
+            aligned,
+            rounding,
+        } => {
+            let (data, de) = arg(0);
+            let data: Vec<u64> = data.to_vec();
+            let off = arg(1).0.first().copied().unwrap_or(0);
+            let p = arg(2).0.first().copied().unwrap_or(0);
+            let eb = *elem_bytes as u64;
+            let nn = if *aligned && *n == 3 { 4 } else { *n } as u64;
+            let addr = p.wrapping_add(off.wrapping_mul(nn * eb));
+            for (i, v) in data.iter().enumerate().take(*n as usize) {
+                let v = if *half {
+                    if *rounding == Rounding::Rte {
+                        match de {
+                            Elem::Float(64) => {
+                                half::f16::from_f64(f64::from_bits(*v)).to_bits() as u64
+                            }
+                            _ => half::f16::from_f32(f32::from_bits(*v as u32)).to_bits() as u64,
+                        }
+                    } else {
+                        clstd::convert(*v, de, true, Elem::Float(16), true, false, *rounding)
+                    }
+                } else {
+                    *v
+                };
+                mx.store(addr.wrapping_add(i as u64 * eb), eb as usize, v, pc);
+            }
+        }
+        ExtKind::Printf => {
+            let fmt_p = arg(0).0.first().copied().unwrap_or(0);
+            let fmt = mx.peek_str(fmt_p);
+            let owned: Vec<(Vec<u64>, Elem)> = (1..spec.args.len())
+                .map(|k| {
+                    let (l, e) = arg(k);
+                    (l.to_vec(), e)
+                })
+                .collect();
+            let pargs: Vec<crate::printf::PArg<'_>> = owned
+                .iter()
+                .map(|(l, e)| crate::printf::PArg { elem: *e, lanes: l })
+                .collect();
+            let out = crate::printf::format(&fmt, &pargs, &mut |p| mx.peek_str(p));
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            let _ = lock.write_all(&out);
+            let _ = lock.flush();
+            if spec.n > 0 {
+                regs[base + spec.d as usize] = 0;
+            }
+        }
+        ExtKind::Nop => {}
+    }
+    Ok(())
 }

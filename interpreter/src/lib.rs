@@ -145,6 +145,10 @@ pub struct LaunchStats {
     pub instructions: u64,
 }
 
+mod alu;
+mod ir;
+mod lower;
+mod printf;
 mod program;
 pub use program::Program;
 

@@ -1,20 +1,45 @@
-//! Loading and lowering SPIR-V (owned by the interpreter work; this is the agreed API).
+//! Loading and lowering SPIR-V (see `lower.rs` for the translation itself).
 
-use crate::{InstId, KernelInfo, LoadError, SourceLoc};
+use std::sync::Arc;
+
+use crate::ir::Code;
+use crate::{Buffer, InstId, KernelInfo, LoadError, SourceLoc};
 
 /// A loaded, lowered SPIR-V module. Cheap to share (`Arc`) between launches and threads.
-#[derive(Debug)]
 pub struct Program {
     kernels: Vec<KernelInfo>,
+    pub(crate) code: Code,
+    locs: Vec<Option<SourceLoc>>,
+    /// Module `__constant` data, one buffer per variable (ids stable across launches).
+    pub(crate) const_bufs: Vec<Arc<Buffer>>,
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program")
+            .field("kernels", &self.kernels)
+            .field("ops", &self.code.ops.len())
+            .finish()
+    }
 }
 
 impl Program {
     /// Parses and translates a SPIR-V module (words in host order, magic number first).
     pub fn load(spirv: &[u8]) -> Result<Program, LoadError> {
-        let _ = spirv;
-        Err(LoadError::Unsupported {
-            what: "the interpreter is not built yet".into(),
-            function: None,
+        let l = crate::lower::load(spirv)?;
+        let mut const_bufs = vec![];
+        for v in &l.code.const_vars {
+            let b = Buffer::new(v.init.len())
+                .ok_or_else(|| LoadError::Malformed(format!("cannot allocate {}", v.name)))?;
+            b.write(0, &v.init)
+                .map_err(|e| LoadError::Malformed(e.to_string()))?;
+            const_bufs.push(b);
+        }
+        Ok(Program {
+            kernels: l.kernels,
+            code: l.code,
+            locs: l.locs,
+            const_bufs,
         })
     }
 
@@ -29,7 +54,20 @@ impl Program {
 
     /// Source location of an instruction, when the module carried line information.
     pub fn location(&self, inst: InstId) -> Option<SourceLoc> {
-        let _ = inst;
-        None
+        self.locs.get(inst.0 as usize).cloned().flatten()
+    }
+
+    /// Number of lowered executable instructions (for diagnostics and tests).
+    pub fn op_count(&self) -> usize {
+        self.code.ops.len()
+    }
+
+    /// Names of the module-scope `__constant` variables, in allocation order.
+    pub fn constant_names(&self) -> Vec<&str> {
+        self.code
+            .const_vars
+            .iter()
+            .map(|v| v.name.as_str())
+            .collect()
     }
 }

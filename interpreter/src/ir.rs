@@ -1,0 +1,575 @@
+//! The compact executable form a module is lowered to once at load time.
+//!
+//! Every SPIR-V result id becomes one or more consecutive 64-bit register slots of its
+//! function's frame (vectors, structs and arrays are flattened into their scalar leaves).
+//! Operands are frame-relative slot numbers; constants live in slots that are filled from a
+//! per-function template when a frame is entered, so the executor never distinguishes them.
+
+use crate::clstd::{Elem, Rounding};
+use crate::observer::Fences;
+
+/// Binary lane operations; `w` (element bits) travels next to it in the instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    IAdd,
+    ISub,
+    IMul,
+    UDiv,
+    SDiv,
+    UMod,
+    SRem,
+    SMod,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FRem,
+    FMod,
+    IEq,
+    INe,
+    UGt,
+    SGt,
+    UGe,
+    SGe,
+    ULt,
+    SLt,
+    ULe,
+    SLe,
+    FOEq,
+    FONe,
+    FOLt,
+    FOGt,
+    FOLe,
+    FOGe,
+    FUEq,
+    FUNe,
+    FULt,
+    FUGt,
+    FULe,
+    FUGe,
+    Ordered,
+    Unordered,
+}
+
+/// Unary lane operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum UnOp {
+    SNeg,
+    FNeg,
+    Not,
+    LNot,
+    IsNan,
+    IsInf,
+    IsFinite,
+    IsNormal,
+    SignBit,
+    BitCount,
+    BitReverse,
+}
+
+/// Atomic read-modify-write operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicOp {
+    Load,
+    Store,
+    Xchg,
+    CmpXchg,
+    Inc,
+    Dec,
+    Add,
+    Sub,
+    SMin,
+    UMin,
+    SMax,
+    UMax,
+    And,
+    Or,
+    Xor,
+}
+
+/// Values the executor provides per work-item (`BuiltIn` decorated `Input` variables).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Builtin {
+    GlobalId,
+    LocalId,
+    GroupId,
+    GlobalSize,
+    LocalSize,
+    EnqueuedLocalSize,
+    NumGroups,
+    GlobalOffset,
+    WorkDim,
+    GlobalLinearId,
+    LocalIndex,
+    SubgroupSize,
+    SubgroupMaxSize,
+    NumSubgroups,
+    SubgroupId,
+    SubgroupLocalId,
+}
+
+impl Builtin {
+    /// Number of lanes the variable holds (vectors of 3 or scalars).
+    pub(crate) fn lanes(self) -> u32 {
+        match self {
+            Builtin::GlobalId
+            | Builtin::LocalId
+            | Builtin::GroupId
+            | Builtin::GlobalSize
+            | Builtin::LocalSize
+            | Builtin::EnqueuedLocalSize
+            | Builtin::NumGroups
+            | Builtin::GlobalOffset => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// One executable instruction. Slots are frame-relative.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    Mov {
+        d: u32,
+        s: u32,
+    },
+    MovN {
+        d: u32,
+        s: u32,
+        n: u32,
+    },
+    Bin {
+        op: BinOp,
+        w: u8,
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    BinV {
+        op: BinOp,
+        w: u8,
+        n: u8,
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    /// `d[i] = a[i] op b[0]` (OpVectorTimesScalar).
+    BinS {
+        op: BinOp,
+        w: u8,
+        n: u8,
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Un {
+        op: UnOp,
+        w: u8,
+        n: u8,
+        d: u32,
+        a: u32,
+    },
+    /// OpAny / OpAll over `n` bool lanes.
+    Reduce {
+        all: bool,
+        n: u8,
+        d: u32,
+        a: u32,
+    },
+    /// `c` is one lane (`cvec == false`) or `n` lanes.
+    Select {
+        cvec: bool,
+        n: u32,
+        d: u32,
+        c: u32,
+        a: u32,
+        b: u32,
+    },
+    /// Integer width change without saturation, done inline (the hot OpSConvert/OpUConvert).
+    IConv {
+        signed: bool,
+        from: u8,
+        to: u8,
+        n: u8,
+        d: u32,
+        s: u32,
+    },
+    /// Anything else goes through `clstd::convert`; `cv` indexes `Code::convs`.
+    Conv {
+        cv: u32,
+        n: u8,
+        d: u32,
+        s: u32,
+    },
+    /// Reinterpret `s` (lanes of `fw` bits) as lanes of `tw` bits.
+    Bitcast {
+        fw: u8,
+        fnl: u8,
+        tw: u8,
+        tn: u8,
+        d: u32,
+        s: u32,
+    },
+    /// Masks a value to `w` bits (pointer to narrow integer).
+    Mask {
+        w: u8,
+        d: u32,
+        s: u32,
+    },
+    ExtractDyn {
+        n: u32,
+        stride: u32,
+        d: u32,
+        v: u32,
+        idx: u32,
+    },
+    InsertDyn {
+        n: u32,
+        stride: u32,
+        d: u32,
+        v: u32,
+        x: u32,
+        idx: u32,
+    },
+    Load {
+        w: u8,
+        d: u32,
+        p: u32,
+    },
+    /// `n` consecutive lanes of `w` bytes each.
+    LoadN {
+        w: u8,
+        n: u32,
+        d: u32,
+        p: u32,
+    },
+    /// Leaves per `Code::layouts[l]`.
+    LoadAgg {
+        l: u32,
+        d: u32,
+        p: u32,
+    },
+    Store {
+        w: u8,
+        p: u32,
+        v: u32,
+    },
+    StoreN {
+        w: u8,
+        n: u32,
+        p: u32,
+        v: u32,
+    },
+    StoreAgg {
+        l: u32,
+        p: u32,
+        v: u32,
+    },
+    /// `d = p + off`.
+    Gep {
+        d: u32,
+        p: u32,
+        off: i64,
+    },
+    /// `d = p + sext(idx, w) * scale + off`.
+    Gep1 {
+        w: u8,
+        d: u32,
+        p: u32,
+        idx: u32,
+        scale: i32,
+        off: i32,
+    },
+    /// General form, terms in `Code::geps[g]`.
+    GepN {
+        g: u32,
+        d: u32,
+        p: u32,
+    },
+    /// `d = (a - b) / elem` (OpPtrDiff).
+    PtrDiff {
+        elem: u32,
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Alloca {
+        size: u32,
+        align: u32,
+        d: u32,
+    },
+    /// memcpy of `size` bytes from `*s` to `*d`.
+    CopyMem {
+        d: u32,
+        s: u32,
+        size: u32,
+    },
+    /// `size` comes from a slot (OpCopyMemorySized with a non-constant size).
+    CopyMemDyn {
+        d: u32,
+        s: u32,
+        size: u32,
+        w: u8,
+    },
+    /// `comp == u8::MAX`: all lanes; else one component.
+    LoadBuiltin {
+        b: Builtin,
+        comp: u8,
+        d: u32,
+    },
+    /// Float dot product of `n` lanes.
+    Dot {
+        w: u8,
+        n: u8,
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Br {
+        t: u32,
+    },
+    BrIf {
+        c: u32,
+        t: u32,
+        f: u32,
+    },
+    Switch {
+        w: u8,
+        s: u32,
+        tab: u32,
+    },
+    Call {
+        f: u32,
+        d: u32,
+        args: u32,
+    },
+    Ret,
+    RetV {
+        s: u32,
+        n: u32,
+    },
+    Barrier {
+        fences: Fences,
+    },
+    Atomic {
+        op: AtomicOp,
+        w: u8,
+        d: u32,
+        p: u32,
+        v: u32,
+        c: u32,
+    },
+    ExtInst {
+        e: u32,
+    },
+    AsyncCopy {
+        a: u32,
+    },
+    /// Undefined behaviour reached (OpUnreachable): the work-item stops.
+    Trap,
+    Nop,
+}
+
+/// A `clstd::convert` call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ConvSpec {
+    pub from: Elem,
+    pub from_signed: bool,
+    pub to: Elem,
+    pub to_signed: bool,
+    pub sat: bool,
+    pub rounding: Rounding,
+}
+
+/// A scalar leaf of an aggregate in memory: byte offset and size, register lane = index.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Leaf {
+    pub off: u32,
+    pub size: u8,
+}
+
+/// One dynamic term of a GepN: `sext(slot, w) * scale`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GepTerm {
+    pub slot: u32,
+    pub w: u8,
+    pub scale: i64,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct GepSpec {
+    pub off: i64,
+    pub terms: Vec<GepTerm>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct SwitchTab {
+    pub default: u32,
+    pub cases: Vec<(u64, u32)>,
+}
+
+/// Argument copies of a call: `(caller slot, callee slot, lanes)`.
+#[derive(Clone, Debug)]
+pub(crate) struct CallArgs {
+    pub moves: Vec<(u32, u32, u32)>,
+    /// Lanes of the return value.
+    pub ret_n: u32,
+}
+
+/// Operand of an OpenCL.std instruction.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ExtArg {
+    pub slot: u32,
+    pub n: u32,
+    pub elem: Elem,
+}
+
+/// What kind of OpenCL.std instruction: pure ones go to `clstd::eval`.
+#[derive(Clone, Debug)]
+pub(crate) enum ExtKind {
+    /// `clstd::eval`; `ptr` is the slot of a trailing pointer operand that receives `out2`
+    /// (with its element width in bytes), when the instruction has one.
+    Pure {
+        op: u32,
+        ptr: Option<(u32, u8, Elem)>,
+    },
+    /// vloadn / vload_half(n) / vloada_halfn: `(offset, pointer)`; `half` converts from f16.
+    VLoad {
+        n: u32,
+        elem_bytes: u8,
+        half: bool,
+        aligned: bool,
+    },
+    /// vstoren / vstore_half(n)[_r] / vstorea_halfn: `(data, offset, pointer)`.
+    VStore {
+        n: u32,
+        elem_bytes: u8,
+        half: bool,
+        aligned: bool,
+        rounding: Rounding,
+    },
+    Printf,
+    Nop,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct ExtSpec {
+    pub kind: ExtKind,
+    pub d: u32,
+    /// Result lanes and element.
+    pub n: u32,
+    pub elem: Elem,
+    pub args: Vec<ExtArg>,
+}
+
+/// OpGroupAsyncCopy: copy `n` elements of `elem` bytes, with `stride` on the global side.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AsyncSpec {
+    pub d: u32,
+    pub dst: u32,
+    pub src: u32,
+    pub n: u32,
+    pub n_w: u8,
+    pub stride: u32,
+    pub stride_w: u8,
+    pub elem: u32,
+    /// True when the destination is the local side (so the stride applies to the source).
+    pub to_local: bool,
+    /// Index into the per-group async counters.
+    pub counter: u32,
+}
+
+/// A lowered function.
+#[derive(Clone, Debug)]
+pub(crate) struct Func {
+    pub name: String,
+    pub entry: u32,
+    pub frame: u32,
+    /// Constant lanes copied to `const_base..` on entry.
+    pub const_base: u32,
+    pub consts: Vec<u64>,
+    /// Slots of the parameters (`(slot, lanes)`).
+    pub params: Vec<(u32, u32)>,
+}
+
+/// How a kernel parameter is bound at launch.
+#[derive(Clone, Debug)]
+pub(crate) enum ParamKind {
+    /// Global or constant buffer pointer.
+    Buffer { constant: bool },
+    /// `__local` pointer: a per-group allocation of the size the launch gives.
+    Local,
+    /// By-value scalar/vector: register lanes decoded with this layout.
+    Value { layout: u32 },
+    /// By-value aggregate passed as a pointer to a private copy of the bytes.
+    ByVal { size: u32, align: u32 },
+    /// Samplers, events: lanes are filled with the raw bytes.
+    Opaque,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct KernelCode {
+    pub func: u32,
+    pub params: Vec<ParamKind>,
+    /// Module Workgroup variables this kernel uses (indices into `Code::local_vars`).
+    pub local_vars_used: Vec<bool>,
+}
+
+/// A module-scope variable with a launch-wide or per-group allocation.
+#[derive(Clone, Debug)]
+pub(crate) struct ModVar {
+    pub name: String,
+    pub size: u64,
+    pub elem_size: u32,
+    pub init: Vec<u8>,
+}
+
+/// Everything the executor needs.
+#[derive(Debug, Default)]
+pub(crate) struct Code {
+    pub ops: Vec<Op>,
+    /// InstId of each op (same index as `ops`).
+    pub inst_of: Vec<u32>,
+    pub funcs: Vec<Func>,
+    pub kernels: Vec<KernelCode>,
+    pub convs: Vec<ConvSpec>,
+    pub layouts: Vec<Vec<Leaf>>,
+    pub geps: Vec<GepSpec>,
+    pub switches: Vec<SwitchTab>,
+    pub calls: Vec<CallArgs>,
+    pub exts: Vec<ExtSpec>,
+    pub asyncs: Vec<AsyncSpec>,
+    /// Module `__constant` (UniformConstant / CrossWorkgroup) variables: launch table 1..
+    pub const_vars: Vec<ModVar>,
+    /// Module Workgroup variables: local slots 0..
+    pub local_vars: Vec<ModVar>,
+}
+
+/// Pointer encoding: `tag:2 | index:22 | offset:40`, offset biased by 2^39 so small negative
+/// offsets stay inside their allocation (and are reported as out of bounds, not as garbage).
+pub(crate) mod ptr {
+    pub const TAG_LAUNCH: u64 = 0;
+    pub const TAG_LOCAL: u64 = 1;
+    pub const TAG_PRIVATE: u64 = 2;
+    pub const OFF_BITS: u32 = 40;
+    pub const BIAS: u64 = 1 << 39;
+    pub const IDX_MASK: u64 = (1 << 22) - 1;
+
+    #[inline(always)]
+    pub fn enc(tag: u64, idx: u64, off: u64) -> u64 {
+        ((tag << 62) | (idx << OFF_BITS)).wrapping_add(BIAS.wrapping_add(off))
+    }
+    #[inline(always)]
+    pub fn dec(p: u64) -> (u64, usize, i64) {
+        (
+            p >> 62,
+            ((p >> OFF_BITS) & IDX_MASK) as usize,
+            (p & ((1u64 << OFF_BITS) - 1)) as i64 - BIAS as i64,
+        )
+    }
+}
