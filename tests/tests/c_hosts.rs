@@ -1,0 +1,188 @@
+//! The C host programs in `tests/c`, compiled at test time with `cc ... -lOpenCL` and run
+//! through the real ICD loader against ShadowCL. `hosts_pass_on_pocl` runs the same hosts
+//! against PoCL, to show that a failure on ShadowCL is ShadowCL's and not the host's.
+
+use shadowcl_tests::{c_host, run, spirv_of, Icd, Outcome, TIMEOUT};
+
+const VADD_CL: &str = "__kernel void vadd(__global const float *a, __global const float *b,\n\
+                       __global float *c, const float scale) {\n\
+                       size_t i = get_global_id(0);\n  c[i] = a[i] + scale * b[i];\n}\n";
+
+fn run_host(icd: &Icd, host: &str, args: &[&str], envs: &[(&str, &str)]) -> Outcome {
+    let mut cmd = icd.command(c_host(host));
+    cmd.args(args);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    run(cmd, TIMEOUT)
+}
+
+fn assert_pass(o: &Outcome, name: &str) {
+    o.assert_success();
+    assert!(
+        o.stdout.contains(&format!("{name}: PASS")),
+        "no PASS line\n{}",
+        o.describe()
+    );
+}
+
+fn findings(report: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(report)
+        .unwrap_or_else(|e| panic!("no JSON report at {}: {e}", report.display()));
+    let v: serde_json::Value = serde_json::from_str(&text).expect("report is JSON");
+    assert_eq!(v["tool"], "shadowcl", "report: {text}");
+    v["findings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("report has no findings array: {text}"))
+        .clone()
+}
+
+#[test]
+fn vadd_from_source_on_shadowcl_has_no_findings() {
+    let Some(icd) = Icd::shadowcl("vadd_from_source_on_shadowcl_has_no_findings") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let o = run_host(
+        &icd,
+        "vadd",
+        &["source"],
+        &[("SHADOWCL_REPORT", report.to_str().unwrap())],
+    );
+    assert_pass(&o, "vadd-source");
+    let f = findings(&report);
+    assert!(f.is_empty(), "false positives on vadd: {f:#?}");
+}
+
+#[test]
+fn vadd_from_spirv_on_shadowcl() {
+    let Some(icd) = Icd::shadowcl("vadd_from_spirv_on_shadowcl") else {
+        return;
+    };
+    let Some(spv) = spirv_of(VADD_CL, "vadd") else {
+        shadowcl_tests::skip(
+            "vadd_from_spirv_on_shadowcl",
+            "clang-15/llvm-spirv-15 missing",
+        );
+        return;
+    };
+    let o = run_host(&icd, "vadd", &["spirv", spv.to_str().unwrap()], &[]);
+    assert_pass(&o, "vadd-spirv");
+}
+
+#[test]
+fn buffers_on_shadowcl() {
+    let Some(icd) = Icd::shadowcl("buffers_on_shadowcl") else {
+        return;
+    };
+    assert_pass(&run_host(&icd, "buffers", &[], &[]), "buffers");
+}
+
+#[test]
+fn events_and_out_of_order_queue_on_shadowcl() {
+    let Some(icd) = Icd::shadowcl("events_and_out_of_order_queue_on_shadowcl") else {
+        return;
+    };
+    assert_pass(&run_host(&icd, "events", &[], &[]), "events");
+}
+
+#[test]
+fn kernel_info_on_shadowcl() {
+    let Some(icd) = Icd::shadowcl("kernel_info_on_shadowcl") else {
+        return;
+    };
+    assert_pass(&run_host(&icd, "kernel_info", &[], &[]), "kernel_info");
+}
+
+#[test]
+fn programs_build_compile_link_on_shadowcl() {
+    let Some(icd) = Icd::shadowcl("programs_build_compile_link_on_shadowcl") else {
+        return;
+    };
+    assert_pass(&run_host(&icd, "programs", &[], &[]), "programs");
+}
+
+#[test]
+fn api_abuse_returns_errors_and_never_crashes_on_shadowcl() {
+    let Some(icd) = Icd::shadowcl("api_abuse_returns_errors_and_never_crashes_on_shadowcl") else {
+        return;
+    };
+    assert_pass(&run_host(&icd, "api_abuse", &[], &[]), "api_abuse");
+}
+
+#[test]
+fn racy_reduction_reports_local_race_on_shadowcl() {
+    let Some(icd) = Icd::shadowcl("racy_reduction_reports_local_race_on_shadowcl") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let o = run_host(
+        &icd,
+        "racy_reduction",
+        &[],
+        &[("SHADOWCL_REPORT", report.to_str().unwrap())],
+    );
+    o.assert_success();
+    assert!(
+        o.stdout.contains("racy_reduction: sum ="),
+        "{}",
+        o.describe()
+    );
+    let f = findings(&report);
+    let race = f
+        .iter()
+        .find(|x| x["kind"] == "data-race" && x["memory"] == "local")
+        .unwrap_or_else(|| panic!("no local data race reported: {f:#?}\n{}", o.describe()));
+    assert_eq!(race["kernel"], "reduce", "{race:#}");
+    assert_eq!(race["buffer"], "scratch", "{race:#}");
+    let lines: Vec<_> = [&race["first"], &race["second"]]
+        .iter()
+        .map(|a| a["location"]["line"].as_u64())
+        .collect();
+    assert!(
+        lines.contains(&Some(8)),
+        "neither access is on line 8 (scratch[l] += scratch[l + k]): {race:#}"
+    );
+}
+
+/// The same hosts against PoCL: they must pass there (api_abuse without the checks PoCL
+/// does not do, vadd from SPIR-V may be unsupported: exit 77).
+#[test]
+fn hosts_pass_on_pocl() {
+    let Some(icd) = Icd::pocl("hosts_pass_on_pocl") else {
+        return;
+    };
+    let mut failed = Vec::new();
+    for (host, args, env, pass) in [
+        ("vadd", vec!["source"], vec![], "vadd-source"),
+        ("buffers", vec![], vec![], "buffers"),
+        ("events", vec![], vec![], "events"),
+        ("kernel_info", vec![], vec![], "kernel_info"),
+        ("programs", vec![], vec![], "programs"),
+        (
+            "api_abuse",
+            vec![],
+            vec![("ABUSE_LENIENT", "1")],
+            "api_abuse",
+        ),
+        ("racy_reduction", vec![], vec![], "racy_reduction: sum"),
+    ] {
+        let o = run_host(&icd, host, &args, &env);
+        if !(o.success() && o.stdout.contains(pass)) {
+            failed.push(o.describe());
+        }
+    }
+    if let Some(spv) = spirv_of(VADD_CL, "vadd-pocl") {
+        let o = run_host(&icd, "vadd", &["spirv", spv.to_str().unwrap()], &[]);
+        if !(o.success() || o.code() == Some(77)) {
+            failed.push(o.describe());
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "hosts failed on PoCL:\n{}",
+        failed.join("\n\n")
+    );
+}
