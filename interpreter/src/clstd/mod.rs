@@ -5,6 +5,22 @@
 //! (f16 in 16 bits, f32 in 32, f64 in 64), booleans as 0/1. A vector is a slice of lanes.
 //! The executor owns memory-touching instructions (vload*/vstore*, printf, prefetch); every
 //! other OpenCL.std instruction is evaluated here.
+//!
+//! Layout: [`fmt`] holds the IEEE formats and correctly rounded encoding, [`conv`] the
+//! conversions, `math` the float functions (one table from `CLOp` to an `f64` function;
+//! f16/f32 results are computed in f64 and rounded once), `int` the integer functions
+//! (one table, computed in i128/u128 and wrapped or saturated), `vector` the geometric,
+//! shuffle and select functions that are not lane-wise.
+
+pub mod conv;
+pub mod fmt;
+mod int;
+mod lanes;
+mod math;
+mod vector;
+
+pub use conv::implied_rounding;
+pub use lanes::clop_name;
 
 /// Element type of a lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,14 +76,16 @@ pub fn eval(
     out: &mut [u64],
     out2: &mut [u64],
 ) -> Result<Produced, String> {
-    let _ = (result, args, out, out2);
-    Err(format!("OpenCL.std instruction {op} is not implemented"))
+    lanes::dispatch(op, result, args, out, out2)
 }
 
 /// Converts one lane between element types (OpConvert*, OpUConvert, OpSConvert, OpFConvert,
 /// OpSatConvert*), with the signedness of each side, saturation and rounding as decorated.
 /// Float to integer without saturation follows OpenCL's rules for out-of-range values as
 /// x86 does (any value is acceptable; be deterministic).
+///
+/// `rounding` is used as given: for an undecorated float-to-integer conversion pass
+/// [`Rounding::Rtz`] (see [`implied_rounding`]), as SPIR-V and OpenCL C round toward zero there.
 pub fn convert(
     value: u64,
     from: Elem,
@@ -77,6 +95,5 @@ pub fn convert(
     saturate: bool,
     rounding: Rounding,
 ) -> u64 {
-    let _ = (from, from_signed, to, to_signed, saturate, rounding);
-    value
+    conv::convert(value, from, from_signed, to, to_signed, saturate, rounding)
 }
