@@ -1,1 +1,16 @@
 //! The OpenCL ICD: C ABI entry points, dispatch table and object model.
+//!
+//! Every handle is the address of an [`object::Obj`] whose first field is the dispatch table
+//! pointer (`cl_icd.h`); entry points are thin `extern "C"` shims that call a Rust function
+//! returning `Result<_, cl_int>` through [`entry::call`], which also stops panics at the ABI.
+
+#![allow(non_snake_case)] // entry points carry their OpenCL names
+
+pub mod consts;
+pub mod context;
+pub mod dispatch_gen;
+pub mod entry;
+pub mod info;
+pub mod object;
+pub mod platform;
+pub mod types;

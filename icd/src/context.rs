@@ -1,0 +1,248 @@
+//! Contexts.
+#![allow(clippy::missing_safety_doc)] // entry points: the OpenCL specification is the contract
+
+use crate::consts::*;
+use crate::entry::{call, call_ptr};
+use crate::info::{properties, slice, v, write_info, UserPtr};
+use crate::object::{self, ClObject, Ref};
+use crate::platform::{check_device, check_platform, device_id};
+use crate::types::*;
+use parking_lot::Mutex;
+use std::ffi::{c_char, c_void};
+
+pub type NotifyFn = unsafe extern "C" fn(*const c_char, *const c_void, usize, *mut c_void);
+pub type ContextDestructorFn = unsafe extern "C" fn(cl_context, *mut c_void);
+
+pub struct Context {
+    /// The property list as the application passed it, with its terminating 0 (empty: none).
+    pub properties: Vec<cl_context_properties>,
+    pub notify: Option<(NotifyFn, UserPtr)>,
+    pub destructors: Mutex<Vec<(ContextDestructorFn, UserPtr)>>,
+}
+
+impl ClObject for Context {
+    const TAG: u32 = 0x5C1_0003;
+    const INVALID: i32 = CL_INVALID_CONTEXT;
+    type Handle = cl_context;
+    fn destroyed(&self, handle: *mut c_void) {
+        let cbs = std::mem::take(&mut *self.destructors.lock());
+        for (f, user) in cbs.into_iter().rev() {
+            // SAFETY: an application callback registered for this context, called once.
+            unsafe { f(handle.cast(), user.0) };
+        }
+    }
+}
+
+impl Context {
+    /// Reports an error through the context's notification callback.
+    pub fn notify(&self, text: &str) {
+        if let Some((f, user)) = self.notify {
+            let mut s = text.as_bytes().to_vec();
+            s.push(0);
+            // SAFETY: the application's callback with a NUL-terminated string.
+            unsafe { f(s.as_ptr().cast(), std::ptr::null(), 0, user.0) };
+        }
+    }
+}
+
+pub fn get(c: cl_context) -> Result<Ref<Context>, cl_int> {
+    object::get::<Context, _>(c)
+}
+
+fn parse_properties(
+    props: *const cl_context_properties,
+) -> Result<Vec<cl_context_properties>, cl_int> {
+    let pairs = properties(props)?;
+    let mut seen = Vec::new();
+    for &(name, value) in &pairs {
+        if seen.contains(&name) {
+            return Err(CL_INVALID_PROPERTY);
+        }
+        seen.push(name);
+        match name as cl_uint {
+            CL_CONTEXT_PLATFORM => {
+                if value == 0 {
+                    return Err(CL_INVALID_PLATFORM);
+                }
+                check_platform(value as cl_platform_id)?;
+            }
+            CL_CONTEXT_INTEROP_USER_SYNC => {}
+            _ => return Err(CL_INVALID_PROPERTY),
+        }
+    }
+    let mut out: Vec<_> = pairs.iter().flat_map(|&(n, v)| [n, v]).collect();
+    if !props.is_null() {
+        out.push(0);
+    }
+    Ok(out)
+}
+
+fn create(
+    props: *const cl_context_properties,
+    pfn_notify: Option<NotifyFn>,
+    user_data: *mut c_void,
+) -> Result<cl_context, cl_int> {
+    if pfn_notify.is_none() && !user_data.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    let properties = parse_properties(props)?;
+    let ctx = object::create(Context {
+        properties,
+        notify: pfn_notify.map(|f| (f, UserPtr(user_data))),
+        destructors: Mutex::new(Vec::new()),
+    });
+    Ok(object::into_handle(ctx))
+}
+
+pub unsafe extern "C" fn clCreateContext(
+    properties: *const cl_context_properties,
+    num_devices: cl_uint,
+    devices: *const cl_device_id,
+    pfn_notify: Option<NotifyFn>,
+    user_data: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_context {
+    call_ptr("clCreateContext", errcode_ret, || {
+        if num_devices == 0 || devices.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        for &d in slice(devices, num_devices as usize, CL_INVALID_VALUE)? {
+            check_device(d)?;
+        }
+        create(properties, pfn_notify, user_data)
+    })
+}
+
+pub unsafe extern "C" fn clCreateContextFromType(
+    properties: *const cl_context_properties,
+    device_type: cl_device_type,
+    pfn_notify: Option<NotifyFn>,
+    user_data: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_context {
+    call_ptr("clCreateContextFromType", errcode_ret, || {
+        let known = CL_DEVICE_TYPE_CPU
+            | CL_DEVICE_TYPE_GPU
+            | CL_DEVICE_TYPE_ACCELERATOR
+            | CL_DEVICE_TYPE_CUSTOM
+            | CL_DEVICE_TYPE_DEFAULT;
+        if device_type != CL_DEVICE_TYPE_ALL && device_type & !known != 0 {
+            return Err(CL_INVALID_DEVICE_TYPE);
+        }
+        if device_type != CL_DEVICE_TYPE_ALL
+            && device_type & (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT) == 0
+        {
+            // Validate the rest first, so the error order matches other platforms.
+            parse_properties(properties)?;
+            return Err(CL_DEVICE_NOT_FOUND);
+        }
+        create(properties, pfn_notify, user_data)
+    })
+}
+
+pub unsafe extern "C" fn clRetainContext(context: cl_context) -> cl_int {
+    call("clRetainContext", || object::retain::<Context, _>(context))
+}
+
+pub unsafe extern "C" fn clReleaseContext(context: cl_context) -> cl_int {
+    call("clReleaseContext", || {
+        object::release::<Context, _>(context)
+    })
+}
+
+pub unsafe extern "C" fn clGetContextInfo(
+    context: cl_context,
+    param_name: cl_context_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    call("clGetContextInfo", || {
+        let c = get(context)?;
+        let answer = match param_name {
+            CL_CONTEXT_REFERENCE_COUNT => v(&object::ref_count(&c)),
+            CL_CONTEXT_NUM_DEVICES => v(&1u32),
+            CL_CONTEXT_DEVICES => v(&device_id()),
+            CL_CONTEXT_PROPERTIES => v(&c.properties),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        write_info(answer, param_value_size, param_value, param_value_size_ret)
+    })
+}
+
+pub unsafe extern "C" fn clSetContextDestructorCallback(
+    context: cl_context,
+    pfn_notify: Option<ContextDestructorFn>,
+    user_data: *mut c_void,
+) -> cl_int {
+    call("clSetContextDestructorCallback", || {
+        let c = get(context)?;
+        let f = pfn_notify.ok_or(CL_INVALID_VALUE)?;
+        c.destructors.lock().push((f, UserPtr(user_data)));
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::platform_id;
+
+    #[test]
+    fn properties_are_validated() {
+        let good = [CL_CONTEXT_PLATFORM as isize, platform_id() as isize, 0];
+        assert_eq!(parse_properties(good.as_ptr()).map(|p| p.len()), Ok(3));
+        let dup = [
+            CL_CONTEXT_PLATFORM as isize,
+            platform_id() as isize,
+            CL_CONTEXT_PLATFORM as isize,
+            platform_id() as isize,
+            0,
+        ];
+        assert_eq!(parse_properties(dup.as_ptr()), Err(CL_INVALID_PROPERTY));
+        let bad_platform = [CL_CONTEXT_PLATFORM as isize, 0x10, 0];
+        assert_eq!(
+            parse_properties(bad_platform.as_ptr()),
+            Err(CL_INVALID_PLATFORM)
+        );
+        let unknown = [0x7777isize, 1, 0];
+        assert_eq!(parse_properties(unknown.as_ptr()), Err(CL_INVALID_PROPERTY));
+    }
+
+    #[test]
+    fn context_handles_and_refcounts() {
+        let mut err = 0;
+        let d = device_id();
+        // SAFETY: valid arguments.
+        let c = unsafe {
+            clCreateContext(
+                std::ptr::null(),
+                1,
+                &d,
+                None,
+                std::ptr::null_mut(),
+                &mut err,
+            )
+        };
+        assert_eq!(err, CL_SUCCESS);
+        assert!(get(c).is_ok());
+        // SAFETY: c is a live context.
+        unsafe {
+            assert_eq!(clRetainContext(c), CL_SUCCESS);
+            let mut n = 0u32;
+            let r = clGetContextInfo(
+                c,
+                CL_CONTEXT_REFERENCE_COUNT,
+                4,
+                (&mut n as *mut u32).cast(),
+                std::ptr::null_mut(),
+            );
+            assert_eq!((r, n), (CL_SUCCESS, 2));
+            assert_eq!(clReleaseContext(c), CL_SUCCESS);
+            assert_eq!(clReleaseContext(c), CL_SUCCESS);
+            // Released: the handle is no longer one of ours.
+            assert_eq!(clReleaseContext(c), CL_INVALID_CONTEXT);
+            assert_eq!(clRetainContext(0x40usize as cl_context), CL_INVALID_CONTEXT);
+        }
+    }
+}

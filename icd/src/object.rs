@@ -1,0 +1,171 @@
+//! The object model: every handle is the address of an [`Obj`] inside an `Arc`; the first
+//! field is the dispatch table pointer the ICD loader reads, the second a type tag. A global
+//! registry of live addresses means a garbage handle is never dereferenced.
+
+use crate::dispatch_gen::{IcdDispatch, DISPATCH};
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Arc, LazyLock};
+
+/// A ShadowCL object type.
+pub trait ClObject: Send + Sync + Sized + 'static {
+    /// Type tag stored in the handle and the registry.
+    const TAG: u32;
+    /// Error for a handle that is not a live object of this type.
+    const INVALID: i32;
+    /// The C handle type.
+    type Handle;
+    /// Called once when the last reference goes, with the handle value (destructor callbacks).
+    fn destroyed(&self, _handle: *mut c_void) {}
+}
+
+/// The memory behind a handle.
+#[repr(C)]
+pub struct Obj<T: ClObject> {
+    dispatch: &'static IcdDispatch,
+    tag: u32,
+    pub inner: T,
+}
+
+impl<T: ClObject> std::ops::Deref for Obj<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+/// A counted reference to an object (what handles stand for).
+pub type Ref<T> = Arc<Obj<T>>;
+
+static LIVE: LazyLock<Mutex<HashMap<usize, u32>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+impl<T: ClObject> Obj<T> {
+    /// A static object (platform, device): lives forever, never registered.
+    pub const fn new_static(tag: u32, inner: T) -> Obj<T> {
+        Obj {
+            dispatch: &DISPATCH,
+            tag,
+            inner,
+        }
+    }
+}
+
+impl<T: ClObject> Drop for Obj<T> {
+    fn drop(&mut self) {
+        let addr = self as *const Obj<T> as usize;
+        LIVE.lock().remove(&addr);
+        self.inner.destroyed(addr as *mut c_void);
+    }
+}
+
+/// Creates an object and registers its address.
+pub fn create<T: ClObject>(inner: T) -> Ref<T> {
+    let a = Arc::new(Obj {
+        dispatch: &DISPATCH,
+        tag: T::TAG,
+        inner,
+    });
+    LIVE.lock().insert(Arc::as_ptr(&a) as usize, T::TAG);
+    a
+}
+
+/// The handle of an object (no reference count change).
+pub fn handle<T: ClObject>(r: &Ref<T>) -> T::Handle
+where
+    T::Handle: From<RawHandle>,
+{
+    RawHandle(Arc::as_ptr(r) as *mut c_void).into()
+}
+
+/// Hands a reference to the application: the handle now owns one count.
+pub fn into_handle<T: ClObject>(r: Ref<T>) -> T::Handle
+where
+    T::Handle: From<RawHandle>,
+{
+    RawHandle(Arc::into_raw(r) as *mut c_void).into()
+}
+
+/// An untyped handle value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawHandle(pub *mut c_void);
+
+macro_rules! handle_conv {
+    ($($h:ty),*) => {$(
+        impl From<RawHandle> for $h {
+            fn from(r: RawHandle) -> $h {
+                r.0.cast()
+            }
+        }
+    )*};
+}
+use crate::types::*;
+handle_conv!(
+    cl_context,
+    cl_command_queue,
+    cl_mem,
+    cl_program,
+    cl_kernel,
+    cl_event,
+    cl_sampler
+);
+
+/// Validates a handle and returns a new counted reference to its object.
+pub fn get<T: ClObject, H>(h: *mut H) -> Result<Ref<T>, i32> {
+    let addr = h as usize;
+    if addr == 0 {
+        return Err(T::INVALID);
+    }
+    let live = LIVE.lock();
+    match live.get(&addr) {
+        Some(&tag) if tag == T::TAG => {
+            let p = addr as *const Obj<T>;
+            // SAFETY: the registry says a live Arc<Obj<T>> has its data at this address (its
+            // entry is removed in Drop, under the same lock we hold), so its strong count is
+            // at least one and raising it keeps the object alive for the Ref we return.
+            unsafe {
+                Arc::increment_strong_count(p);
+                Ok(Arc::from_raw(p))
+            }
+        }
+        _ => Err(T::INVALID),
+    }
+}
+
+/// Type tag of a live handle, if it is one of ours.
+pub fn tag_of<H>(h: *mut H) -> Option<u32> {
+    LIVE.lock().get(&(h as usize)).copied()
+}
+
+/// `clRetain*`.
+pub fn retain<T: ClObject, H>(h: *mut H) -> Result<(), i32> {
+    let r = get::<T, H>(h)?;
+    std::mem::forget(r);
+    Ok(())
+}
+
+/// `clRelease*`.
+pub fn release<T: ClObject, H>(h: *mut H) -> Result<(), i32> {
+    let r = get::<T, H>(h)?;
+    // SAFETY: the handle was validated and holds the count the application got from
+    // `into_handle`/`retain`; `r` keeps the object alive until it is dropped below.
+    unsafe { Arc::decrement_strong_count(Arc::as_ptr(&r)) };
+    drop(r);
+    Ok(())
+}
+
+/// The reference count reported by `CL_*_REFERENCE_COUNT` (application and internal).
+pub fn ref_count<T: ClObject>(r: &Ref<T>) -> u32 {
+    // The query itself holds one reference.
+    (Arc::strong_count(r).saturating_sub(1)) as u32
+}
+
+/// Checks that `h` is the static object `s` (platform, device).
+pub fn is_static<T: ClObject, H>(h: *mut H, s: &'static Obj<T>) -> bool {
+    std::ptr::eq(h as *const Obj<T>, s as *const Obj<T>) && s.tag != 0
+}
+
+/// Address of a static object as a handle.
+pub fn static_handle<T: ClObject, H>(s: &'static Obj<T>) -> *mut H {
+    s as *const Obj<T> as *mut H
+}

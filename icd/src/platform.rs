@@ -1,0 +1,466 @@
+//! The platform and its one CPU device: discovery and queries.
+#![allow(clippy::missing_safety_doc)] // entry points: the OpenCL specification is the contract
+
+use crate::consts::*;
+use crate::entry::call;
+use crate::info::{name_version, out, v, write_info};
+use crate::object::{is_static, static_handle, ClObject, Obj};
+use crate::types::*;
+use std::ffi::{c_char, c_void};
+
+pub struct Platform;
+pub struct Device;
+
+impl ClObject for Platform {
+    const TAG: u32 = 0x5C1_0001;
+    const INVALID: i32 = CL_INVALID_PLATFORM;
+    type Handle = cl_platform_id;
+}
+impl ClObject for Device {
+    const TAG: u32 = 0x5C1_0002;
+    const INVALID: i32 = CL_INVALID_DEVICE;
+    type Handle = cl_device_id;
+}
+
+pub static PLATFORM: Obj<Platform> = Obj::new_static(Platform::TAG, Platform);
+pub static DEVICE: Obj<Device> = Obj::new_static(Device::TAG, Device);
+
+pub fn platform_id() -> cl_platform_id {
+    static_handle(&PLATFORM)
+}
+pub fn device_id() -> cl_device_id {
+    static_handle(&DEVICE)
+}
+
+/// Validates a platform handle (NULL selects ShadowCL's platform, as the spec allows).
+pub fn check_platform(p: cl_platform_id) -> Result<(), cl_int> {
+    if p.is_null() || is_static(p, &PLATFORM) {
+        Ok(())
+    } else {
+        Err(CL_INVALID_PLATFORM)
+    }
+}
+
+pub fn check_device(d: cl_device_id) -> Result<(), cl_int> {
+    if is_static(d, &DEVICE) {
+        Ok(())
+    } else {
+        Err(CL_INVALID_DEVICE)
+    }
+}
+
+pub const PLATFORM_NAME: &str = "ShadowCL";
+pub const PLATFORM_EXTENSIONS: &str = "cl_khr_icd cl_khr_il_program";
+pub const DEVICE_EXTENSIONS: &[&str] = &[
+    "cl_khr_byte_addressable_store",
+    "cl_khr_global_int32_base_atomics",
+    "cl_khr_global_int32_extended_atomics",
+    "cl_khr_local_int32_base_atomics",
+    "cl_khr_local_int32_extended_atomics",
+    "cl_khr_int64_base_atomics",
+    "cl_khr_int64_extended_atomics",
+    "cl_khr_fp64",
+    "cl_khr_il_program",
+];
+pub const MAX_WORK_GROUP_SIZE: usize = 1024;
+pub const GLOBAL_MEM_SIZE: u64 = 4 << 30;
+pub const MAX_ALLOC: u64 = 1 << 30;
+pub const LOCAL_MEM_SIZE: u64 = 64 << 10;
+pub const MAX_PARAMETER_SIZE: usize = 1024;
+pub const MAX_CONSTANT_BUFFER: u64 = 1 << 20;
+pub const MEM_BASE_ADDR_ALIGN_BITS: u32 = 1024;
+
+pub fn compute_units() -> u32 {
+    std::thread::available_parallelism()
+        .map(|n| n.get() as u32)
+        .unwrap_or(1)
+}
+
+fn platform_info(param: cl_platform_info) -> Result<Vec<u8>, cl_int> {
+    let ver = cl_make_version(3, 0, 0);
+    match param {
+        CL_PLATFORM_PROFILE => v("FULL_PROFILE"),
+        CL_PLATFORM_VERSION => v("OpenCL 3.0 ShadowCL 0.1.0"),
+        CL_PLATFORM_NAME => v(PLATFORM_NAME),
+        CL_PLATFORM_VENDOR => v("ShadowCL"),
+        CL_PLATFORM_EXTENSIONS => v(PLATFORM_EXTENSIONS),
+        CL_PLATFORM_ICD_SUFFIX_KHR => v("SCL"),
+        CL_PLATFORM_HOST_TIMER_RESOLUTION => v(&1u64),
+        CL_PLATFORM_NUMERIC_VERSION => v(&ver),
+        CL_PLATFORM_EXTENSIONS_WITH_VERSION => v(&vec![
+            name_version("cl_khr_icd", cl_make_version(1, 0, 0)),
+            name_version("cl_khr_il_program", cl_make_version(1, 0, 0)),
+        ]),
+        _ => Err(CL_INVALID_VALUE),
+    }
+}
+
+fn versions(list: &[(&str, cl_version)]) -> Vec<cl_name_version> {
+    list.iter().map(|(n, v)| name_version(n, *v)).collect()
+}
+
+fn device_info(param: cl_device_info) -> Result<Vec<u8>, cl_int> {
+    let v10 = cl_make_version(1, 0, 0);
+    let fp = CL_FP_DENORM
+        | CL_FP_INF_NAN
+        | CL_FP_ROUND_TO_NEAREST
+        | CL_FP_ROUND_TO_ZERO
+        | CL_FP_ROUND_TO_INF
+        | CL_FP_FMA;
+    let z = 0usize;
+    match param {
+        CL_DEVICE_TYPE => v(&CL_DEVICE_TYPE_CPU),
+        CL_DEVICE_VENDOR_ID => v(&0x10006u32),
+        CL_DEVICE_MAX_COMPUTE_UNITS => v(&compute_units()),
+        CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => v(&3u32),
+        CL_DEVICE_MAX_WORK_ITEM_SIZES => v(&[MAX_WORK_GROUP_SIZE; 3]),
+        CL_DEVICE_MAX_WORK_GROUP_SIZE => v(&MAX_WORK_GROUP_SIZE),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR | CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR => v(&16u32),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT | CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT => v(&8u32),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT | CL_DEVICE_NATIVE_VECTOR_WIDTH_INT => v(&4u32),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG => v(&2u32),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => v(&4u32),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => v(&2u32),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => v(&0u32),
+        CL_DEVICE_MAX_CLOCK_FREQUENCY => v(&1000u32),
+        CL_DEVICE_ADDRESS_BITS => v(&64u32),
+        CL_DEVICE_MAX_READ_IMAGE_ARGS
+        | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
+        | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
+        | CL_DEVICE_MAX_SAMPLERS
+        | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
+        | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => v(&0u32),
+        CL_DEVICE_MAX_MEM_ALLOC_SIZE => v(&MAX_ALLOC),
+        CL_DEVICE_IMAGE2D_MAX_WIDTH
+        | CL_DEVICE_IMAGE2D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_WIDTH
+        | CL_DEVICE_IMAGE3D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_DEPTH
+        | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
+        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => v(&z),
+        CL_DEVICE_IMAGE_SUPPORT => v(&CL_FALSE),
+        CL_DEVICE_MAX_PARAMETER_SIZE => v(&MAX_PARAMETER_SIZE),
+        CL_DEVICE_MEM_BASE_ADDR_ALIGN => v(&MEM_BASE_ADDR_ALIGN_BITS),
+        CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => v(&128u32),
+        CL_DEVICE_SINGLE_FP_CONFIG => v(&(fp | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)),
+        CL_DEVICE_DOUBLE_FP_CONFIG => v(&fp),
+        CL_DEVICE_HALF_FP_CONFIG => v(&0u64),
+        CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => v(&CL_READ_WRITE_CACHE),
+        CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => v(&64u32),
+        CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => v(&(1u64 << 20)),
+        CL_DEVICE_GLOBAL_MEM_SIZE => v(&GLOBAL_MEM_SIZE),
+        CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => v(&MAX_CONSTANT_BUFFER),
+        CL_DEVICE_MAX_CONSTANT_ARGS => v(&8u32),
+        CL_DEVICE_LOCAL_MEM_TYPE => v(&CL_LOCAL),
+        CL_DEVICE_LOCAL_MEM_SIZE => v(&LOCAL_MEM_SIZE),
+        CL_DEVICE_ERROR_CORRECTION_SUPPORT => v(&CL_FALSE),
+        CL_DEVICE_HOST_UNIFIED_MEMORY => v(&CL_TRUE),
+        CL_DEVICE_PROFILING_TIMER_RESOLUTION => v(&1usize),
+        CL_DEVICE_ENDIAN_LITTLE => v(&CL_TRUE),
+        CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => {
+            v(&CL_TRUE)
+        }
+        CL_DEVICE_EXECUTION_CAPABILITIES => v(&CL_EXEC_KERNEL),
+        CL_DEVICE_QUEUE_PROPERTIES => {
+            v(&(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE))
+        }
+        CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => v(&0u64),
+        CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE
+        | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE
+        | CL_DEVICE_MAX_ON_DEVICE_QUEUES
+        | CL_DEVICE_MAX_ON_DEVICE_EVENTS
+        | CL_DEVICE_MAX_PIPE_ARGS
+        | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
+        | CL_DEVICE_PIPE_MAX_PACKET_SIZE
+        | CL_DEVICE_MAX_NUM_SUB_GROUPS => v(&0u32),
+        CL_DEVICE_NAME => v("ShadowCL CPU (shadow-memory interpreter)"),
+        CL_DEVICE_VENDOR => v("ShadowCL"),
+        CL_DRIVER_VERSION => v("0.1.0"),
+        CL_DEVICE_PROFILE => v("FULL_PROFILE"),
+        CL_DEVICE_VERSION => v("OpenCL 3.0 ShadowCL"),
+        CL_DEVICE_OPENCL_C_VERSION => v("OpenCL C 1.2 ShadowCL"),
+        CL_DEVICE_EXTENSIONS => v(&DEVICE_EXTENSIONS.join(" ")),
+        CL_DEVICE_PLATFORM => v(&platform_id()),
+        CL_DEVICE_PARENT_DEVICE => v(&std::ptr::null_mut::<_cl_device_id>()),
+        CL_DEVICE_PARTITION_MAX_SUB_DEVICES => v(&0u32),
+        CL_DEVICE_PARTITION_PROPERTIES | CL_DEVICE_PARTITION_TYPE => v(&0isize),
+        CL_DEVICE_PARTITION_AFFINITY_DOMAIN => v(&0u64),
+        CL_DEVICE_REFERENCE_COUNT => v(&1u32),
+        CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => v(&CL_TRUE),
+        CL_DEVICE_PRINTF_BUFFER_SIZE => v(&(1usize << 20)),
+        CL_DEVICE_BUILT_IN_KERNELS => v(""),
+        CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => v(&Vec::<cl_name_version>::new()),
+        CL_DEVICE_IL_VERSION => v("SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2"),
+        CL_DEVICE_ILS_WITH_VERSION => v(&versions(&[
+            ("SPIR-V", cl_make_version(1, 0, 0)),
+            ("SPIR-V", cl_make_version(1, 1, 0)),
+            ("SPIR-V", cl_make_version(1, 2, 0)),
+        ])),
+        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
+            v(&z)
+        }
+        CL_DEVICE_SVM_CAPABILITIES => v(&0u64),
+        CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => v(&0u32),
+        CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => v(&CL_FALSE),
+        CL_DEVICE_NUMERIC_VERSION => v(&cl_make_version(3, 0, 0)),
+        CL_DEVICE_OPENCL_C_ALL_VERSIONS => v(&versions(&[
+            ("OpenCL C", v10),
+            ("OpenCL C", cl_make_version(1, 1, 0)),
+            ("OpenCL C", cl_make_version(1, 2, 0)),
+            ("OpenCL C", cl_make_version(3, 0, 0)),
+        ])),
+        CL_DEVICE_OPENCL_C_FEATURES => v(&versions(&[
+            ("__opencl_c_int64", cl_make_version(3, 0, 0)),
+            ("__opencl_c_fp64", cl_make_version(3, 0, 0)),
+        ])),
+        CL_DEVICE_EXTENSIONS_WITH_VERSION => v(&DEVICE_EXTENSIONS
+            .iter()
+            .map(|e| name_version(e, v10))
+            .collect::<Vec<_>>()),
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
+            v(&(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP))
+        }
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => v(&(CL_DEVICE_ATOMIC_ORDER_RELAXED
+            | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)),
+        CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
+        | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
+        | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
+        | CL_DEVICE_PIPE_SUPPORT => v(&CL_FALSE),
+        CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => v(&0u64),
+        CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => v(&1usize),
+        CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => v("v0000-01-01-00"),
+        _ => Err(CL_INVALID_VALUE),
+    }
+}
+
+/// Exported: the ICD loader's entry (`cl_khr_icd`).
+#[no_mangle]
+pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
+    num_entries: cl_uint,
+    platforms: *mut cl_platform_id,
+    num_platforms: *mut cl_uint,
+) -> cl_int {
+    call("clIcdGetPlatformIDsKHR", || {
+        get_platform_ids(num_entries, platforms, num_platforms)
+    })
+}
+
+fn get_platform_ids(
+    num_entries: cl_uint,
+    platforms: *mut cl_platform_id,
+    num_platforms: *mut cl_uint,
+) -> Result<(), cl_int> {
+    if (num_entries == 0 && !platforms.is_null())
+        || (platforms.is_null() && num_platforms.is_null())
+    {
+        return Err(CL_INVALID_VALUE);
+    }
+    out(platforms, platform_id());
+    out(num_platforms, 1);
+    Ok(())
+}
+
+pub unsafe extern "C" fn clGetPlatformIDs(
+    num_entries: cl_uint,
+    platforms: *mut cl_platform_id,
+    num_platforms: *mut cl_uint,
+) -> cl_int {
+    call("clGetPlatformIDs", || {
+        get_platform_ids(num_entries, platforms, num_platforms)
+    })
+}
+
+/// Exported (the loader asks every platform for its name and suffix before dispatching).
+#[no_mangle]
+pub unsafe extern "C" fn clGetPlatformInfo(
+    platform: cl_platform_id,
+    param_name: cl_platform_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    call("clGetPlatformInfo", || {
+        check_platform(platform)?;
+        write_info(
+            platform_info(param_name),
+            param_value_size,
+            param_value,
+            param_value_size_ret,
+        )
+    })
+}
+
+pub unsafe extern "C" fn clGetDeviceIDs(
+    platform: cl_platform_id,
+    device_type: cl_device_type,
+    num_entries: cl_uint,
+    devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
+    call("clGetDeviceIDs", || {
+        check_platform(platform)?;
+        let known = CL_DEVICE_TYPE_CPU
+            | CL_DEVICE_TYPE_GPU
+            | CL_DEVICE_TYPE_ACCELERATOR
+            | CL_DEVICE_TYPE_CUSTOM
+            | CL_DEVICE_TYPE_DEFAULT;
+        if device_type != CL_DEVICE_TYPE_ALL && device_type & !known != 0 {
+            return Err(CL_INVALID_DEVICE_TYPE);
+        }
+        if (num_entries == 0 && !devices.is_null()) || (devices.is_null() && num_devices.is_null())
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        if device_type & (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT) == 0 {
+            out(num_devices, 0);
+            return Err(CL_DEVICE_NOT_FOUND);
+        }
+        out(devices, device_id());
+        out(num_devices, 1);
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clGetDeviceInfo(
+    device: cl_device_id,
+    param_name: cl_device_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    call("clGetDeviceInfo", || {
+        check_device(device)?;
+        write_info(
+            device_info(param_name),
+            param_value_size,
+            param_value,
+            param_value_size_ret,
+        )
+    })
+}
+
+pub unsafe extern "C" fn clRetainDevice(device: cl_device_id) -> cl_int {
+    call("clRetainDevice", || check_device(device))
+}
+
+pub unsafe extern "C" fn clReleaseDevice(device: cl_device_id) -> cl_int {
+    call("clReleaseDevice", || check_device(device))
+}
+
+pub unsafe extern "C" fn clUnloadCompiler() -> cl_int {
+    CL_SUCCESS
+}
+
+pub unsafe extern "C" fn clUnloadPlatformCompiler(platform: cl_platform_id) -> cl_int {
+    call("clUnloadPlatformCompiler", || check_platform(platform))
+}
+
+/// Nanoseconds since the first use of ShadowCL's clock (host and device share it).
+pub fn now_ns() -> u64 {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let e = EPOCH.get_or_init(std::time::Instant::now);
+    e.elapsed().as_nanos() as u64 + 1
+}
+
+pub unsafe extern "C" fn clGetHostTimer(
+    device: cl_device_id,
+    host_timestamp: *mut cl_ulong,
+) -> cl_int {
+    call("clGetHostTimer", || {
+        check_device(device)?;
+        if host_timestamp.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        out(host_timestamp, now_ns());
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clGetDeviceAndHostTimer(
+    device: cl_device_id,
+    device_timestamp: *mut cl_ulong,
+    host_timestamp: *mut cl_ulong,
+) -> cl_int {
+    call("clGetDeviceAndHostTimer", || {
+        check_device(device)?;
+        if host_timestamp.is_null() || device_timestamp.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let t = now_ns();
+        out(device_timestamp, t);
+        out(host_timestamp, t);
+        Ok(())
+    })
+}
+
+fn extension_address(name: Option<String>) -> *mut c_void {
+    match name.as_deref() {
+        Some("clIcdGetPlatformIDsKHR") => clIcdGetPlatformIDsKHR as *mut c_void,
+        Some("clGetPlatformInfo") => clGetPlatformInfo as *mut c_void,
+        _ => std::ptr::null_mut(),
+    }
+}
+
+/// Exported: the loader looks up `clIcdGetPlatformIDsKHR` through it.
+#[no_mangle]
+pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char) -> *mut c_void {
+    let mut p = std::ptr::null_mut();
+    call("clGetExtensionFunctionAddress", || {
+        p = extension_address(crate::info::cstr(func_name));
+        Ok(())
+    });
+    p
+}
+
+/// Exported, as `clGetExtensionFunctionAddress` for one platform.
+#[no_mangle]
+pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
+    platform: cl_platform_id,
+    func_name: *const c_char,
+) -> *mut c_void {
+    let mut p = std::ptr::null_mut();
+    call("clGetExtensionFunctionAddressForPlatform", || {
+        check_platform(platform)?;
+        p = extension_address(crate::info::cstr(func_name));
+        Ok(())
+    });
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platform_and_device_handles_validate() {
+        assert!(check_platform(platform_id()).is_ok());
+        assert!(check_platform(std::ptr::null_mut()).is_ok());
+        assert_eq!(check_device(std::ptr::null_mut()), Err(CL_INVALID_DEVICE));
+        let garbage = 0x1234usize as cl_device_id;
+        assert_eq!(check_device(garbage), Err(CL_INVALID_DEVICE));
+        assert_eq!(check_platform(device_id().cast()), Err(CL_INVALID_PLATFORM));
+        assert!(check_device(device_id()).is_ok());
+    }
+
+    #[test]
+    fn every_answer_has_the_right_shape() {
+        assert_eq!(
+            device_info(CL_DEVICE_MAX_WORK_ITEM_SIZES).map(|b| b.len()),
+            Ok(24)
+        );
+        assert_eq!(device_info(CL_DEVICE_IMAGE_SUPPORT), Ok(vec![0, 0, 0, 0]));
+        assert_eq!(device_info(CL_DEVICE_TYPE).map(|b| b.len()), Ok(8));
+        assert_eq!(device_info(0xdead), Err(CL_INVALID_VALUE));
+        assert_eq!(
+            platform_info(CL_PLATFORM_ICD_SUFFIX_KHR),
+            Ok(b"SCL\0".to_vec())
+        );
+        assert_eq!(
+            device_info(CL_DEVICE_OPENCL_C_ALL_VERSIONS).map(|b| b.len()),
+            Ok(4 * 68)
+        );
+    }
+}
