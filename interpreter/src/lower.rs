@@ -2296,8 +2296,23 @@ fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
         _ => fx.sc(rty)?,
     };
     let d = if n > 0 { fx.dst(inst)? } else { 0 };
+    use spirv::CLOp as C;
+    // rspirv does not know the OpenCL.std grammar and parses trailing literals (vloadn's n,
+    // vstore_half_r's rounding mode) as ids: only the leading operands are values.
+    let n_ids = match num {
+        x if x == C::vloadn as u32
+            || x == C::vload_half as u32
+            || x == C::vload_halfn as u32
+            || x == C::vloada_halfn as u32
+            || x == C::prefetch as u32 =>
+        {
+            2
+        }
+        x if (C::vstoren as u32..=C::vstorea_halfn_r as u32).contains(&x) => 3,
+        _ => usize::MAX,
+    };
     let mut args = vec![];
-    for k in 2..inst.operands.len() {
+    for k in 2..inst.operands.len().min(n_ids.saturating_add(2)) {
         let Ok(id) = id_at(inst, k) else {
             continue;
         };
@@ -2326,8 +2341,10 @@ fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
             _ => Err(malformed("pointer operand expected")),
         }
     };
-    let lit_n = |k: usize| lit_at(inst, k).ok().map(|v| v as u32);
-    use spirv::CLOp as C;
+    let lit_n = |k: usize| match inst.operands.get(k) {
+        Some(Operand::IdRef(v)) => Some(*v),
+        _ => lit_at(inst, k).ok().map(|v| v as u32),
+    };
     let kind = match num {
         x if x == C::vloadn as u32 => ExtKind::VLoad {
             n,

@@ -7,36 +7,50 @@ use std::sync::{Arc, Mutex};
 use shadowcl_interpreter::*;
 
 /// Compiles OpenCL C 1.2 source to SPIR-V with the given optimisation flag (`-O0`, `-O2`).
+/// Retries without `-g` when llvm-spirv-15 cannot translate the debug info of optimised code.
 pub fn compile(src: &str, opt: &str) -> Vec<u8> {
+    compile_with(src, opt, true).unwrap_or_else(|_| match compile_with(src, opt, false) {
+        Ok(v) => v,
+        Err(e) => panic!("{e}"),
+    })
+}
+
+fn compile_with(src: &str, opt: &str, debug: bool) -> Result<Vec<u8>, String> {
     let dir = tempfile::tempdir().expect("temp dir");
     let cl = dir.path().join("k.cl");
     let bc = dir.path().join("k.bc");
     let spv = dir.path().join("k.spv");
     std::fs::write(&cl, src).expect("write source");
-    let out = Command::new("clang-15")
-        .args(["-c", "-target", "spir64", "-cl-std=CL1.2", opt, "-g"])
+    let mut c = Command::new("clang-15");
+    c.args(["-c", "-target", "spir64", "-cl-std=CL1.2", opt]);
+    if debug {
+        c.arg("-g");
+    }
+    let out = c
         .args(["-Xclang", "-cl-kernel-arg-info", "-emit-llvm", "-o"])
         .arg(&bc)
         .arg(&cl)
         .output()
         .expect("clang-15 runs");
-    assert!(
-        out.status.success(),
-        "clang failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    if !out.status.success() {
+        return Err(format!(
+            "clang failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
     let out = Command::new("llvm-spirv-15")
         .arg(&bc)
         .arg("-o")
         .arg(&spv)
         .output()
         .expect("llvm-spirv-15 runs");
-    assert!(
-        out.status.success(),
-        "llvm-spirv failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::read(&spv).expect("read spv")
+    if !out.status.success() {
+        return Err(format!(
+            "llvm-spirv failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(std::fs::read(&spv).expect("read spv"))
 }
 
 pub fn program(src: &str, opt: &str) -> Program {
