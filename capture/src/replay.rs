@@ -192,13 +192,15 @@ impl Replayer {
                             "arg {i} (`{}`): contents not recorded; replayed with zeros",
                             a.name
                         )),
-                        None => return Err(CaptureError::bad(
-                            &rd.dir,
-                            format!(
+                        None => {
+                            return Err(CaptureError::bad(
+                                &rd.dir,
+                                format!(
                                 "field `args[{i}].contents`: not recorded (record data mode `{}`)",
                                 r.data
                             ),
-                        )),
+                            ))
+                        }
                     }
                     ArgValue::Buffer {
                         buffer: buf,

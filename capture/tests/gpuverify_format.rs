@@ -16,7 +16,9 @@ fn validate_log(json_path: &Path) -> Result<usize, String> {
     let base = json_path.parent().unwrap();
     let text = std::fs::read_to_string(json_path).map_err(|e| e.to_string())?;
     let v: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
-    let arr = v.as_array().ok_or("top level must be an array of kernel instantiations")?;
+    let arr = v
+        .as_array()
+        .ok_or("top level must be an array of kernel instantiations")?;
     const KEYS: &[&str] = &[
         "language",
         "endianness",
@@ -29,20 +31,21 @@ fn validate_log(json_path: &Path) -> Result<usize, String> {
         "kernel_arguments",
         "host_api_calls",
     ];
-    let positive_dims = |e: &serde_json::Map<String, Value>, k: &str| -> Result<Option<Vec<u64>>, String> {
-        let Some(x) = e.get(k) else { return Ok(None) };
-        let a = x.as_array().ok_or(format!("{k} must be an array"))?;
-        if a.is_empty() || a.len() > 3 {
-            return Err(format!("{k} must have 1 to 3 dimensions"));
-        }
-        a.iter()
-            .map(|n| match n.as_u64() {
-                Some(n) if n > 0 => Ok(n),
-                _ => Err(format!("{k} must hold numbers > 0, found {n}")),
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some)
-    };
+    let positive_dims =
+        |e: &serde_json::Map<String, Value>, k: &str| -> Result<Option<Vec<u64>>, String> {
+            let Some(x) = e.get(k) else { return Ok(None) };
+            let a = x.as_array().ok_or(format!("{k} must be an array"))?;
+            if a.is_empty() || a.len() > 3 {
+                return Err(format!("{k} must have 1 to 3 dimensions"));
+            }
+            a.iter()
+                .map(|n| match n.as_u64() {
+                    Some(n) if n > 0 => Ok(n),
+                    _ => Err(format!("{k} must hold numbers > 0, found {n}")),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some)
+        };
     for (i, e) in arr.iter().enumerate() {
         let e = e.as_object().ok_or(format!("entry {i} is not an object"))?;
         for k in e.keys() {
@@ -63,7 +66,9 @@ fn validate_log(json_path: &Path) -> Result<usize, String> {
             .and_then(Value::as_str)
             .ok_or(format!("entry {i}: kernel_file (string) is required"))?;
         if !base.join(kf).is_file() {
-            return Err(format!("entry {i}: kernel_file {kf} does not exist next to the JSON"));
+            return Err(format!(
+                "entry {i}: kernel_file {kf} does not exist next to the JSON"
+            ));
         }
         e.get("entry_point")
             .and_then(Value::as_str)
@@ -72,7 +77,9 @@ fn validate_log(json_path: &Path) -> Result<usize, String> {
             .ok_or(format!("entry {i}: global_size is required"))?;
         if let Some(local) = positive_dims(e, "local_size")? {
             if local.len() != global.len() {
-                return Err(format!("entry {i}: local and global size dimensions differ"));
+                return Err(format!(
+                    "entry {i}: local and global size dimensions differ"
+                ));
             }
             if local.iter().zip(&global).any(|(l, g)| g % l != 0) {
                 return Err(format!("entry {i}: local size does not divide global size"));
@@ -80,16 +87,25 @@ fn validate_log(json_path: &Path) -> Result<usize, String> {
         }
         if let Some(off) = positive_dims(e, "global_offset")? {
             if off.len() != global.len() {
-                return Err(format!("entry {i}: offset and global size dimensions differ"));
+                return Err(format!(
+                    "entry {i}: offset and global size dimensions differ"
+                ));
             }
         }
         if let Some(f) = e.get("compiler_flags") {
-            f.as_str().ok_or(format!("entry {i}: compiler_flags must be a string"))?;
+            f.as_str()
+                .ok_or(format!("entry {i}: compiler_flags must be a string"))?;
         }
-        let Some(args) = e.get("kernel_arguments") else { continue };
-        let args = args.as_array().ok_or(format!("entry {i}: kernel_arguments must be an array"))?;
+        let Some(args) = e.get("kernel_arguments") else {
+            continue;
+        };
+        let args = args
+            .as_array()
+            .ok_or(format!("entry {i}: kernel_arguments must be an array"))?;
         for (j, a) in args.iter().enumerate() {
-            let a = a.as_object().ok_or(format!("entry {i} arg {j}: not an object"))?;
+            let a = a
+                .as_object()
+                .ok_or(format!("entry {i} arg {j}: not an object"))?;
             let ty = a
                 .get("type")
                 .and_then(Value::as_str)
@@ -106,7 +122,9 @@ fn validate_log(json_path: &Path) -> Result<usize, String> {
                 }
             }
             if let Some(v) = a.get("value") {
-                let s = v.as_str().ok_or(format!("entry {i} arg {j}: value must be a string"))?;
+                let s = v
+                    .as_str()
+                    .ok_or(format!("entry {i} arg {j}: value must be a string"))?;
                 let hex = s
                     .strip_prefix("0x")
                     .ok_or(format!("entry {i} arg {j}: value {s} must start with 0x"))?;
@@ -126,13 +144,17 @@ fn validate_log(json_path: &Path) -> Result<usize, String> {
                 }
             }
             if let Some(f) = a.get("flags") {
-                let f = f.as_array().ok_or(format!("entry {i} arg {j}: flags must be an array"))?;
+                let f = f
+                    .as_array()
+                    .ok_or(format!("entry {i} arg {j}: flags must be an array"))?;
                 if !f.iter().all(Value::is_string) {
                     return Err(format!("entry {i} arg {j}: flags must be strings"));
                 }
             }
             if let Some(d) = a.get("data") {
-                let d = d.as_str().ok_or(format!("entry {i} arg {j}: data must be a string"))?;
+                let d = d
+                    .as_str()
+                    .ok_or(format!("entry {i} arg {j}: data must be a string"))?;
                 let len = std::fs::metadata(base.join(d))
                     .map_err(|_| format!("entry {i} arg {j}: data file {d} missing"))?
                     .len();
@@ -184,9 +206,7 @@ fn record_with_null_and_offset(rec: &shadowcl_capture::Recorder) -> std::path::P
     ];
     let launch = LaunchInput {
         program: ProgramInput {
-            source: Some(
-                "__kernel void k(__global float* maybe, ulong n, __constant float* c) {}",
-            ),
+            source: Some("__kernel void k(__global float* maybe, ulong n, __constant float* c) {}"),
             spirv: None,
             build_options: "-D N=4 -cl-fast-relaxed-math",
         },
@@ -209,7 +229,7 @@ fn log_json_follows_every_documented_rule() {
     record_saxpy(&rec, None, None); // scalar, global, constant, local; NULL local size
     record_saxpy(&rec, None, Some([4, 1, 1]));
     record_with_null_and_offset(&rec); // NULL buffer, 64-bit scalar, 2-D offset, no data
-    // SPIR-V-only programs cannot be given to GPUVerify: left out of the log.
+                                       // SPIR-V-only programs cannot be given to GPUVerify: left out of the log.
     let spv = spirv(SAXPY);
     let args: [ArgInput; 0] = [];
     let il_only = LaunchInput {
@@ -236,7 +256,10 @@ fn log_json_follows_every_documented_rule() {
     assert_eq!(e0["kernel_file"], "launch-0000/program.cl");
     assert_eq!(e0["entry_point"], "saxpy");
     assert_eq!(e0["global_size"], serde_json::json!([16]));
-    assert!(e0.get("local_size").is_none(), "NULL local size must be omitted");
+    assert!(
+        e0.get("local_size").is_none(),
+        "NULL local size must be omitted"
+    );
     assert!(e0.get("global_offset").is_none());
     assert_eq!(e0["compiler_flags"], "-cl-std=CL1.2");
     assert_eq!(e0["endianness"], "little");
@@ -287,7 +310,10 @@ fn validator_rejects_what_gpuverify_rejects() {
     for (i, b) in bad.iter().enumerate() {
         let p = tmp.path().join(format!("bad{i}.json"));
         std::fs::write(&p, b).unwrap();
-        assert!(validate_log(&p).is_err(), "case {i} should be rejected: {b}");
+        assert!(
+            validate_log(&p).is_err(),
+            "case {i} should be rejected: {b}"
+        );
     }
     let p = tmp.path().join("good.json");
     std::fs::write(

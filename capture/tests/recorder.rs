@@ -44,7 +44,10 @@ fn round_trip_of_every_field() {
             assert_eq!(*size, 64);
             assert_eq!(
                 flag_names,
-                &vec!["CL_MEM_READ_ONLY".to_string(), "CL_MEM_COPY_HOST_PTR".into()]
+                &vec![
+                    "CL_MEM_READ_ONLY".to_string(),
+                    "CL_MEM_COPY_HOST_PTR".into()
+                ]
             );
             assert_eq!(*group, 0);
             assert_eq!(contents.as_deref(), Some("arg-0.bin"));
