@@ -17,6 +17,8 @@ pub mod fmt;
 mod int;
 mod lanes;
 mod math;
+#[cfg(test)]
+mod tests;
 mod vector;
 
 pub use conv::implied_rounding;

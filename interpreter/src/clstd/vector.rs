@@ -37,11 +37,11 @@ fn euclid_len(v: &[f64]) -> f64 {
 }
 
 fn normalized(v: &[f64]) -> Vec<f64> {
-    if v.iter().all(|&x| x == 0.0) || v.iter().any(|x| x.is_nan()) {
-        return v
-            .iter()
-            .map(|&x| if x.is_nan() { f64::NAN } else { x })
-            .collect();
+    if v.iter().any(|x| x.is_nan()) {
+        return vec![f64::NAN; v.len()];
+    }
+    if v.iter().all(|&x| x == 0.0) {
+        return v.to_vec();
     }
     let v: Vec<f64> = if v.iter().any(|x| x.is_infinite()) {
         v.iter()
