@@ -1,1 +1,133 @@
 //! Shadow memory and checkers (see DESIGN.md, "The race detector").
+//!
+//! The platform library makes one [`Session`] per process and, for each kernel launch, a
+//! [`LaunchChecker`] (an [`shadowcl_interpreter::Observer`]) that it hands to `Device::run`.
+//! Findings accumulate in the session; [`Session::report`] renders them as JSON, SARIF or text.
+
+pub mod mar;
+pub mod report;
+mod session;
+mod shadow;
+
+pub use report::{Finding, FindingKind, LaunchSummary, RaceKind, Report, Scope, Side};
+pub use session::{GroupState, LaunchChecker, Locations, Session, LAUNCH_CAP};
+
+use std::path::PathBuf;
+
+/// Which checkers run (`SHADOWCL_CHECKS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checks {
+    pub races: bool,
+    /// Same-value races (seed 002): off by default.
+    pub benign: bool,
+    pub divergence: bool,
+    pub bounds: bool,
+    pub uninit: bool,
+}
+
+impl Default for Checks {
+    fn default() -> Checks {
+        Checks {
+            races: true,
+            benign: false,
+            divergence: true,
+            bounds: true,
+            uninit: true,
+        }
+    }
+}
+
+impl Checks {
+    pub const NAMES: [&'static str; 5] = ["races", "benign", "divergence", "bounds", "uninit"];
+
+    pub fn none() -> Checks {
+        Checks {
+            races: false,
+            benign: false,
+            divergence: false,
+            bounds: false,
+            uninit: false,
+        }
+    }
+
+    fn flag(&mut self, name: &str) -> Option<&mut bool> {
+        match name {
+            "races" => Some(&mut self.races),
+            "benign" => Some(&mut self.benign),
+            "divergence" => Some(&mut self.divergence),
+            "bounds" => Some(&mut self.bounds),
+            "uninit" => Some(&mut self.uninit),
+            _ => None,
+        }
+    }
+
+    /// The names of the enabled checkers, comma separated (the inverse of `parse`).
+    pub fn list(&self) -> String {
+        let mut c = *self;
+        let on: Vec<&str> = Self::NAMES
+            .into_iter()
+            .filter(|n| c.flag(n).is_some_and(|b| *b))
+            .collect();
+        if on.is_empty() {
+            "none".into()
+        } else {
+            on.join(",")
+        }
+    }
+}
+
+impl std::str::FromStr for Checks {
+    type Err = String;
+    /// `none`, or a comma list of checker names (exactly those are enabled).
+    fn from_str(s: &str) -> Result<Checks, String> {
+        let s = s.trim();
+        let mut c = Checks::none();
+        if s == "none" {
+            return Ok(c);
+        }
+        for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match c.flag(name) {
+                Some(b) => *b = true,
+                None => {
+                    return Err(format!(
+                        "unknown check `{name}` (expected none or a comma list of {})",
+                        Self::NAMES.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(c)
+    }
+}
+
+/// The checker configuration read from the environment (DESIGN.md, "Contracts").
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    pub checks: Checks,
+    /// `SHADOWCL_REPORT`: JSON report path.
+    pub report: Option<PathBuf>,
+    /// `SHADOWCL_SARIF`: SARIF 2.1.0 path.
+    pub sarif: Option<PathBuf>,
+}
+
+impl Config {
+    pub fn from_env() -> Result<Config, String> {
+        Config::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// As [`Config::from_env`] from any key/value source. A bad `SHADOWCL_CHECKS` is an error
+    /// (the caller reports it and may fall back to `Config::default()`).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+        let path = |k: &str| get(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+        Ok(Config {
+            checks: match get("SHADOWCL_CHECKS") {
+                Some(v) if !v.trim().is_empty() => {
+                    v.parse().map_err(|e| format!("SHADOWCL_CHECKS={v}: {e}"))?
+                }
+                _ => Checks::default(),
+            },
+            report: path("SHADOWCL_REPORT"),
+            sarif: path("SHADOWCL_SARIF"),
+        })
+    }
+}

@@ -1,0 +1,393 @@
+//! Memory access records (MARs), one packed `u64` per byte of device memory.
+//!
+//! After KLEE-CL (seed 000 §5) with three extensions: atomic flags, an "initialised" bit, and a
+//! per-group barrier *epoch* stored in the record, so a barrier is O(1) (no sweep): a record
+//! last touched by the same group in an older epoch is ordered before the current access.
+//!
+//! Layout (bit 0 = least significant):
+//!
+//! | bits   | field | meaning |
+//! |--------|-------|---------|
+//! | 0..30  | item  | last accessing work-item, session-unique id (0 = none since reset) |
+//! | 30..43 | site  | interned instruction of that access (0 = unknown) |
+//! | 43..51 | epoch | that item's group barrier epoch at the access (wraps at 256) |
+//! | 51..53 | last  | kind of that access (0 none, 1 read, 2 write, 3 atomic) |
+//! | 53..56 | E     | read / written / atomic by items of the last group in its current epoch |
+//! | 56     | many  | read or atomic by two or more items in that epoch (KLEE-CL's many-read) |
+//! | 57..60 | H     | read / written / atomic by the last group since the last full sync |
+//! | 60..63 | O     | read / written / atomic by *other* groups or launches (KLEE-CL's wg-many-read, generalised) |
+//! | 63     | init  | written at least once (by host or kernel) |
+//!
+//! Work-item ids are allocated per launch in one contiguous range, each group a contiguous
+//! sub-range, so "same group" and "other launch" are range tests on the item id.
+
+/// What the current access does; also the bit order of the E, H and O flag triples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    Read = 0,
+    Write = 1,
+    Atomic = 2,
+}
+
+impl Op {
+    fn bit(self) -> u64 {
+        1 << self as u64
+    }
+    fn from_last(v: u64) -> Option<Op> {
+        match v {
+            1 => Some(Op::Read),
+            2 => Some(Op::Write),
+            3 => Some(Op::Atomic),
+            _ => None,
+        }
+    }
+    fn to_last(self) -> u64 {
+        self as u64 + 1
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Atomic => "atomic",
+        }
+    }
+}
+
+pub const ITEM_BITS: u32 = 30;
+pub const MAX_ITEM: u64 = (1 << ITEM_BITS) - 1;
+pub const SITE_BITS: u32 = 13;
+pub const MAX_SITE: u32 = (1 << SITE_BITS) - 1;
+
+const SITE_SHIFT: u32 = 30;
+const EPOCH_SHIFT: u32 = 43;
+const LAST_SHIFT: u32 = 51;
+const E_SHIFT: u32 = 53;
+const MANY_BIT: u64 = 1 << 56;
+const H_SHIFT: u32 = 57;
+const O_SHIFT: u32 = 60;
+pub const INIT_BIT: u64 = 1 << 63;
+const TRIPLE: u64 = 0b111;
+
+/// A record with every byte marked initialised (buffers created from host data).
+pub const INITIALISED: u64 = INIT_BIT;
+
+/// Who is accessing, precomputed once per work-item.
+#[derive(Clone, Copy, Debug)]
+pub struct Me {
+    pub item: u32,
+    /// This work-item's group: items `group_lo..group_hi`.
+    pub group_lo: u32,
+    pub group_hi: u32,
+    /// This launch: items `launch_lo..launch_hi`.
+    pub launch_lo: u32,
+    pub launch_hi: u32,
+}
+
+/// How the previous accessor relates to the current one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    IntraGroup,
+    InterGroup,
+    InterKernel,
+}
+
+impl Scope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::IntraGroup => "intra-group",
+            Scope::InterGroup => "inter-group",
+            Scope::InterKernel => "inter-kernel",
+        }
+    }
+}
+
+/// The earlier access a conflict is with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Party {
+    pub op: Op,
+    /// The earlier work-item and instruction when known; `None` when the conflict comes from a
+    /// summary flag (the record keeps only the last accessor's identity).
+    pub who: Option<(u32, u16)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    pub first: Party,
+    pub scope: Scope,
+}
+
+/// Decoded view of a record.
+#[derive(Clone, Copy, Debug)]
+struct Rec(u64);
+
+impl Rec {
+    fn item(self) -> u32 {
+        (self.0 & MAX_ITEM) as u32
+    }
+    fn site(self) -> u16 {
+        ((self.0 >> SITE_SHIFT) & MAX_SITE as u64) as u16
+    }
+    fn epoch(self) -> u8 {
+        (self.0 >> EPOCH_SHIFT) as u8
+    }
+    fn last(self) -> Option<Op> {
+        Op::from_last((self.0 >> LAST_SHIFT) & 0b11)
+    }
+    fn e(self) -> u64 {
+        (self.0 >> E_SHIFT) & TRIPLE
+    }
+    fn h(self) -> u64 {
+        (self.0 >> H_SHIFT) & TRIPLE
+    }
+    fn o(self) -> u64 {
+        (self.0 >> O_SHIFT) & TRIPLE
+    }
+    fn many(self) -> bool {
+        self.0 & MANY_BIT != 0
+    }
+}
+
+/// The fields of a record before packing.
+struct Fields {
+    item: u32,
+    site: u16,
+    epoch: u8,
+    last: Op,
+    e: u64,
+    many: bool,
+    h: u64,
+    o: u64,
+    init: bool,
+}
+
+impl Fields {
+    fn pack(self) -> u64 {
+        (self.item as u64 & MAX_ITEM)
+            | ((self.site as u64 & MAX_SITE as u64) << SITE_SHIFT)
+            | ((self.epoch as u64) << EPOCH_SHIFT)
+            | (self.last.to_last() << LAST_SHIFT)
+            | ((self.e & TRIPLE) << E_SHIFT)
+            | if self.many { MANY_BIT } else { 0 }
+            | ((self.h & TRIPLE) << H_SHIFT)
+            | ((self.o & TRIPLE) << O_SHIFT)
+            | if self.init { INIT_BIT } else { 0 }
+    }
+}
+
+/// Whether `op` conflicts with an earlier access of kind `earlier` by another work-item:
+/// everything except read/read and atomic/atomic.
+fn conflicts(op: Op, earlier: Op) -> bool {
+    !matches!(
+        (op, earlier),
+        (Op::Read, Op::Read) | (Op::Atomic, Op::Atomic)
+    )
+}
+
+/// The most telling earlier kind in a flag triple that conflicts with `op` (writes first).
+fn conflicting(op: Op, flags: u64) -> Option<Op> {
+    [Op::Write, Op::Read, Op::Atomic]
+        .into_iter()
+        .find(|k| flags & k.bit() != 0 && conflicts(op, *k))
+}
+
+/// Result of one byte's check-and-update.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub new: u64,
+    pub conflict: Option<Conflict>,
+    /// A plain read of a byte nobody wrote since the buffer (or group) was created.
+    pub uninit: bool,
+}
+
+/// Checks an access of `op` by `me` (site `site`, group epoch `epoch`) against record `old`
+/// and computes the updated record. Pure, so the caller can retry it in a compare-exchange loop.
+pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
+    let r = Rec(old);
+    let o_item = r.item();
+    let init = old & INIT_BIT != 0;
+    let uninit = op == Op::Read && !init;
+    let new_init = init || op != Op::Read;
+    let mine = op.bit();
+
+    if o_item == 0 {
+        let new = Fields {
+            item: me.item,
+            site,
+            epoch,
+            last: op,
+            e: mine,
+            many: false,
+            h: mine,
+            o: 0,
+            init: new_init,
+        };
+        return Step {
+            new: new.pack(),
+            conflict: None,
+            uninit,
+        };
+    }
+    let same_group = (me.group_lo..me.group_hi).contains(&o_item);
+    let same_launch = (me.launch_lo..me.launch_hi).contains(&o_item);
+    let scope = match (same_group, same_launch) {
+        (true, _) => Scope::IntraGroup,
+        (false, true) => Scope::InterGroup,
+        (false, false) => Scope::InterKernel,
+    };
+    let last = r.last();
+    let direct = |c: bool| {
+        last.filter(|l| c && conflicts(op, *l)).map(|l| Party {
+            op: l,
+            who: Some((o_item, r.site())),
+        })
+    };
+    let unknown = |flags: u64| conflicting(op, flags).map(|k| Party { op: k, who: None });
+
+    let (conflict, e, many, h, o) = if same_group {
+        let current = r.epoch() == epoch;
+        // Intra-group: only accesses since this group's last barrier count.
+        let intra = if !current {
+            None
+        } else if o_item != me.item {
+            direct(true)
+        } else if r.many() && op == Op::Write {
+            // Others read (or atomically touched) the byte since the barrier; we do not know who.
+            unknown(r.e() & (Op::Read.bit() | Op::Atomic.bit()))
+        } else {
+            None
+        };
+        let others = unknown(r.o()).map(|p| Conflict {
+            first: p,
+            scope: Scope::InterGroup,
+        });
+        let conflict = intra.map(|p| Conflict { first: p, scope }).or(others);
+        let (e, many) = if current {
+            let shared_read = op != Op::Write
+                && o_item != me.item
+                && r.e() & (Op::Read.bit() | Op::Atomic.bit()) != 0;
+            (r.e() | mine, r.many() || shared_read)
+        } else {
+            (mine, false)
+        };
+        (conflict, e, many, r.h() | mine, r.o())
+    } else {
+        // Another group or launch: barriers never order these, so all its accesses count.
+        let conflict = direct(true)
+            .map(|p| Conflict { first: p, scope })
+            .or_else(|| unknown(r.h()).map(|p| Conflict { first: p, scope }))
+            .or_else(|| {
+                unknown(r.o()).map(|p| Conflict {
+                    first: p,
+                    scope: Scope::InterGroup,
+                })
+            });
+        (conflict, mine, false, mine, r.o() | r.h())
+    };
+    Step {
+        new: Fields {
+            item: me.item,
+            site,
+            epoch,
+            last: op,
+            e,
+            many,
+            h,
+            o,
+            init: new_init,
+        }
+        .pack(),
+        conflict,
+        uninit,
+    }
+}
+
+/// The record after a full synchronisation (kernel end on an in-order queue): only "initialised"
+/// survives.
+pub fn reset(old: u64) -> u64 {
+    old & INIT_BIT
+}
+
+/// Marks a record initialised (host wrote the byte).
+pub fn initialise(old: u64) -> u64 {
+    old | INIT_BIT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn me(item: u32, group: u32) -> Me {
+        // Groups of 4 items, launch items 1..=16.
+        Me {
+            item,
+            group_lo: 1 + group * 4,
+            group_hi: 5 + group * 4,
+            launch_lo: 1,
+            launch_hi: 17,
+        }
+    }
+
+    #[test]
+    fn pack_round_trips_every_field() {
+        let v = Fields {
+            item: MAX_ITEM as u32,
+            site: MAX_SITE as u16,
+            epoch: 200,
+            last: Op::Atomic,
+            e: 0b101,
+            many: true,
+            h: 0b010,
+            o: 0b110,
+            init: true,
+        }
+        .pack();
+        let r = Rec(v);
+        assert_eq!(r.item() as u64, MAX_ITEM);
+        assert_eq!(r.site() as u32, MAX_SITE);
+        assert_eq!(r.epoch(), 200);
+        assert_eq!(r.last(), Some(Op::Atomic));
+        assert_eq!((r.e(), r.many(), r.h(), r.o()), (0b101, true, 0b010, 0b110));
+        assert_eq!(reset(v), INIT_BIT);
+    }
+
+    #[test]
+    fn read_after_write_by_other_item_conflicts_and_same_item_does_not() {
+        let w = step(INITIALISED, &me(1, 0), 7, 0, Op::Write);
+        assert!(w.conflict.is_none());
+        let own = step(w.new, &me(1, 0), 8, 0, Op::Read);
+        assert!(own.conflict.is_none());
+        let other = step(w.new, &me(2, 0), 8, 0, Op::Read);
+        let c = other.conflict.unwrap();
+        assert_eq!(c.first.op, Op::Write);
+        assert_eq!(c.first.who, Some((1, 7)));
+        assert_eq!(c.scope, Scope::IntraGroup);
+        // A later epoch (barrier in between) orders them.
+        assert!(step(w.new, &me(2, 0), 8, 1, Op::Read).conflict.is_none());
+        // Another group is never ordered by that barrier.
+        let g = step(w.new, &me(5, 1), 8, 1, Op::Read).conflict.unwrap();
+        assert_eq!(g.scope, Scope::InterGroup);
+    }
+
+    #[test]
+    fn many_readers_then_write_by_one_of_them_conflicts_with_unknown_reader() {
+        let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Read).new;
+        let b = step(a, &me(2, 0), 1, 0, Op::Read);
+        assert!(b.conflict.is_none());
+        let w = step(b.new, &me(2, 0), 2, 0, Op::Write).conflict.unwrap();
+        assert_eq!(
+            w.first,
+            Party {
+                op: Op::Read,
+                who: None
+            }
+        );
+    }
+
+    #[test]
+    fn uninitialised_read_only_for_plain_reads_of_unwritten_bytes() {
+        assert!(step(0, &me(1, 0), 1, 0, Op::Read).uninit);
+        let w = step(0, &me(1, 0), 1, 0, Op::Write).new;
+        assert!(!step(w, &me(1, 0), 1, 0, Op::Read).uninit);
+        assert!(!step(0, &me(1, 0), 1, 0, Op::Atomic).uninit);
+    }
+}

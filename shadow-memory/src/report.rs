@@ -1,0 +1,407 @@
+//! The report model and its renderers: JSON (DESIGN.md "Contracts"), SARIF 2.1.0, text.
+
+use serde_json::{json, Value};
+use shadowcl_interpreter::{AddressSpace, SourceLoc};
+use std::fmt::Write as _;
+
+pub use crate::mar::Scope;
+
+/// What went wrong; the `kind` field of a JSON finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FindingKind {
+    DataRace,
+    BenignRace,
+    BarrierDivergence,
+    OutOfBounds,
+    UninitializedRead,
+    UseAfterRelease,
+    ScheduleDependentOutput,
+}
+
+impl FindingKind {
+    pub const ALL: [FindingKind; 7] = [
+        FindingKind::DataRace,
+        FindingKind::BenignRace,
+        FindingKind::BarrierDivergence,
+        FindingKind::OutOfBounds,
+        FindingKind::UninitializedRead,
+        FindingKind::UseAfterRelease,
+        FindingKind::ScheduleDependentOutput,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::DataRace => "data-race",
+            FindingKind::BenignRace => "benign-race",
+            FindingKind::BarrierDivergence => "barrier-divergence",
+            FindingKind::OutOfBounds => "out-of-bounds",
+            FindingKind::UninitializedRead => "uninitialized-read",
+            FindingKind::UseAfterRelease => "use-after-release",
+            FindingKind::ScheduleDependentOutput => "schedule-dependent-output",
+        }
+    }
+
+    /// One-line description, used for SARIF rules.
+    fn description(self) -> &'static str {
+        match self {
+            FindingKind::DataRace => "Two work-items access the same byte without synchronisation, at least one writing",
+            FindingKind::BenignRace => "Unsynchronised write of the value already in memory (harmless on most hardware)",
+            FindingKind::BarrierDivergence => "Work-items of a work-group reach different barriers, or a barrier a different number of times",
+            FindingKind::OutOfBounds => "Access outside its buffer, or through an invalid pointer",
+            FindingKind::UninitializedRead => "Read of memory that was never written",
+            FindingKind::UseAfterRelease => "A kernel uses a buffer that was released",
+            FindingKind::ScheduleDependentOutput => "Output bytes differ between work-group / work-item schedules",
+        }
+    }
+
+    fn level(self) -> &'static str {
+        match self {
+            FindingKind::BenignRace => "note",
+            FindingKind::UninitializedRead | FindingKind::ScheduleDependentOutput => "warning",
+            _ => "error",
+        }
+    }
+}
+
+/// Which two kinds of access race (races only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RaceKind {
+    ReadWrite,
+    WriteWrite,
+    AtomicPlain,
+}
+
+impl RaceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            RaceKind::ReadWrite => "read-write",
+            RaceKind::WriteWrite => "write-write",
+            RaceKind::AtomicPlain => "atomic-plain",
+        }
+    }
+}
+
+pub fn space_name(s: AddressSpace) -> &'static str {
+    match s {
+        AddressSpace::Global => "global",
+        AddressSpace::Constant => "constant",
+        AddressSpace::Local => "local",
+        AddressSpace::Private => "private",
+    }
+}
+
+/// One side of a finding: an access (or barrier / exit) by one work-item.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Side {
+    /// `read`, `write`, `atomic`, `barrier`, `exit`.
+    pub access: String,
+    /// Work-item ids; `None` when the record kept only a summary of earlier accesses.
+    pub global_id: Option<[u64; 3]>,
+    pub local_id: Option<[u32; 3]>,
+    pub group_id: Option<[u32; 3]>,
+    pub location: Option<SourceLoc>,
+    /// Launch and kernel of this access (differs from the finding's for inter-kernel races).
+    pub launch: u64,
+    pub kernel: String,
+}
+
+impl Side {
+    fn to_json(&self) -> Value {
+        json!({
+            "access": self.access,
+            "global_id": self.global_id,
+            "local_id": self.local_id,
+            "group_id": self.group_id,
+            "location": self.location.as_ref().map(loc_json),
+            "source": self.location.as_ref().and_then(source_line),
+            "launch": self.launch,
+            "kernel": self.kernel,
+        })
+    }
+
+    fn describe(&self) -> String {
+        let who = match (self.global_id, self.local_id, self.group_id) {
+            (Some(g), Some(l), Some(w)) => format!(
+                "work-item global {} local {} group {}",
+                ids(&g),
+                ids(&l),
+                ids(&w)
+            ),
+            _ => "an unidentified work-item".to_string(),
+        };
+        format!(
+            "{} by {who} (kernel {}, launch {})",
+            self.access, self.kernel, self.launch
+        )
+    }
+}
+
+fn ids<T: std::fmt::Display>(v: &[T; 3]) -> String {
+    format!("({},{},{})", v[0], v[1], v[2])
+}
+
+fn loc_json(l: &SourceLoc) -> Value {
+    json!({ "file": &*l.file, "line": l.line, "column": l.column })
+}
+
+/// The source line at `l`, when the file can be read.
+pub fn source_line(l: &SourceLoc) -> Option<String> {
+    let text = std::fs::read_to_string(&*l.file).ok()?;
+    let line = text.lines().nth((l.line as usize).checked_sub(1)?)?;
+    Some(line.trim_end().to_string())
+}
+
+/// One finding, deduplicated: `count` says how many times it happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub race: Option<RaceKind>,
+    pub scope: Option<Scope>,
+    pub memory: Option<AddressSpace>,
+    pub launch: u64,
+    pub kernel: String,
+    /// Kernel argument name, `__local` variable name, or `buffer#<id>`.
+    pub buffer: Option<String>,
+    /// Byte offset in the allocation (negative for accesses before its start).
+    pub offset: Option<i64>,
+    /// Element index (offset / element size, relative to the argument's view).
+    pub index: Option<i64>,
+    pub first: Option<Side>,
+    pub second: Option<Side>,
+    pub count: u64,
+    /// Extra explanation (divergence, bounds, use-after-release).
+    pub message: String,
+}
+
+impl Finding {
+    /// What makes two findings "the same pair" for deduplication.
+    pub(crate) fn dedup_key(&self) -> String {
+        let side = |s: &Option<Side>| {
+            s.as_ref()
+                .map(|s| {
+                    format!(
+                        "{}@{}:{:?}",
+                        s.access,
+                        s.kernel,
+                        s.location.as_ref().map(|l| (&*l.file, l.line, l.column))
+                    )
+                })
+                .unwrap_or_default()
+        };
+        format!(
+            "{:?}|{:?}|{:?}|{:?}|{}|{:?}|{}|{}|{}",
+            self.kind,
+            self.race,
+            self.scope,
+            self.memory,
+            self.kernel,
+            self.buffer,
+            side(&self.first),
+            side(&self.second),
+            // Without locations, the message tells findings apart (e.g. different barriers).
+            if self
+                .first
+                .as_ref()
+                .and_then(|s| s.location.as_ref())
+                .is_none()
+            {
+                self.message.as_str()
+            } else {
+                ""
+            }
+        )
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "kind": self.kind.name(),
+            "race": self.race.map(RaceKind::name),
+            "scope": self.scope.map(Scope::name),
+            "memory": self.memory.map(space_name),
+            "launch": self.launch,
+            "kernel": self.kernel,
+            "buffer": self.buffer,
+            "offset": self.offset,
+            "index": self.index,
+            "first": self.first.as_ref().map(Side::to_json),
+            "second": self.second.as_ref().map(Side::to_json),
+            "count": self.count,
+            "message": self.message,
+        })
+    }
+
+    /// One-line summary used as the SARIF message and the text headline.
+    pub fn headline(&self) -> String {
+        let mut s = self.kind.name().to_string();
+        if let Some(r) = self.race {
+            let _ = write!(s, " ({}", r.name());
+            if let Some(sc) = self.scope {
+                let _ = write!(s, ", {}", sc.name());
+            }
+            s.push(')');
+        }
+        if let Some(m) = self.memory {
+            let _ = write!(s, " on {} memory", space_name(m));
+        }
+        if let Some(b) = &self.buffer {
+            let _ = write!(s, " `{b}`");
+        }
+        if let Some(o) = self.offset {
+            let _ = write!(s, " at byte {o}");
+            if let Some(i) = self.index {
+                let _ = write!(s, " (element {i})");
+            }
+        }
+        let _ = write!(s, " in kernel {} (launch {})", self.kernel, self.launch);
+        if !self.message.is_empty() {
+            let _ = write!(s, ": {}", self.message);
+        }
+        s
+    }
+}
+
+/// Facts about one launch, for the `launches` array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchSummary {
+    pub id: u64,
+    pub kernel: String,
+    pub global_size: [u64; 3],
+    pub local_size: [u64; 3],
+    pub global_offset: [u64; 3],
+    pub schedule: String,
+}
+
+/// Everything found so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub launches: Vec<LaunchSummary>,
+    pub findings: Vec<Finding>,
+    /// Distinct findings not recorded because a launch hit its cap.
+    pub dropped: u64,
+}
+
+const TOOL: &str = "shadowcl";
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+impl Report {
+    pub fn is_clean(&self) -> bool {
+        self.findings.is_empty() && self.dropped == 0
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "tool": TOOL,
+            "version": VERSION,
+            "launches": self.launches.iter().map(|l| json!({
+                "id": l.id,
+                "kernel": l.kernel,
+                "global_size": l.global_size,
+                "local_size": l.local_size,
+                "global_offset": l.global_offset,
+                "schedule": l.schedule,
+            })).collect::<Vec<_>>(),
+            "findings": self.findings.iter().map(Finding::to_json).collect::<Vec<_>>(),
+            "dropped": self.dropped,
+        })
+    }
+
+    pub fn to_sarif(&self) -> Value {
+        let rules: Vec<Value> = FindingKind::ALL
+            .iter()
+            .map(|k| {
+                json!({
+                    "id": k.name(),
+                    "name": k.name(),
+                    "shortDescription": { "text": k.description() },
+                    "defaultConfiguration": { "level": k.level() },
+                })
+            })
+            .collect();
+        let phys = |l: &SourceLoc| {
+            json!({ "physicalLocation": {
+                "artifactLocation": { "uri": &*l.file },
+                "region": { "startLine": l.line.max(1), "startColumn": l.column.max(1) },
+            }})
+        };
+        let results: Vec<Value> = self
+            .findings
+            .iter()
+            .map(|f| {
+                let mut r = json!({
+                    "ruleId": f.kind.name(),
+                    "level": f.kind.level(),
+                    "message": { "text": format!("{} ({} times)", f.headline(), f.count) },
+                    "occurrenceCount": f.count,
+                });
+                let second = f.second.as_ref().and_then(|s| s.location.as_ref());
+                let first = f.first.as_ref().and_then(|s| s.location.as_ref());
+                // The primary location is the access that completed the finding.
+                if let Some(l) = second.or(first) {
+                    r["locations"] = json!([phys(l)]);
+                }
+                if let (Some(_), Some(l)) = (second, first) {
+                    let mut rel = phys(l);
+                    rel["id"] = json!(0);
+                    rel["message"] = json!({
+                        "text": f.first.as_ref().map(Side::describe).unwrap_or_default()
+                    });
+                    r["relatedLocations"] = json!([rel]);
+                }
+                r
+            })
+            .collect();
+        json!({
+            "version": "2.1.0",
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "runs": [{
+                "tool": { "driver": {
+                    "name": TOOL,
+                    "version": VERSION,
+                    "informationUri": "https://github.com/shadowcl/shadowcl",
+                    "rules": rules,
+                }},
+                "results": results,
+            }],
+        })
+    }
+
+    /// Human text for stderr: every finding with both accesses and their source lines.
+    pub fn render_text(&self) -> String {
+        render_findings(&self.findings, self.dropped)
+    }
+}
+
+/// Text for a slice of findings (also used to print new findings after each launch).
+pub fn render_findings(findings: &[Finding], dropped: u64) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let times = if f.count == 1 {
+            String::new()
+        } else {
+            format!(" ({} times)", f.count)
+        };
+        let _ = writeln!(out, "shadowcl: {}{times}", f.headline());
+        for (label, side) in [("first", &f.first), ("second", &f.second)] {
+            let Some(s) = side else { continue };
+            let _ = writeln!(out, "  {label}: {}", s.describe());
+            match &s.location {
+                Some(l) => {
+                    let _ = writeln!(out, "    at {}:{}:{}", l.file, l.line, l.column);
+                    if let Some(src) = source_line(l) {
+                        let _ = writeln!(out, "    | {}", src.trim());
+                    }
+                }
+                None => {
+                    let _ = writeln!(out, "    at an unknown location");
+                }
+            }
+        }
+    }
+    if dropped > 0 {
+        let _ = writeln!(
+            out,
+            "shadowcl: {dropped} more distinct findings were dropped (per-launch cap)"
+        );
+    }
+    out
+}

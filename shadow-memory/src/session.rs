@@ -1,0 +1,969 @@
+//! The process-wide [`Session`] and the per-launch [`LaunchChecker`] (the executor's observer).
+
+use crate::mar::{self, Me, Op, Party, Scope};
+use crate::report::{self, Finding, FindingKind, LaunchSummary, RaceKind, Report, Side};
+use crate::shadow::Shadow;
+use crate::{Checks, Config};
+use parking_lot::{Mutex, RwLock};
+use shadowcl_interpreter::{
+    Access, AccessKind, AddressSpace, AllocId, ArgBinding, BarrierArrival, Fault, Fences,
+    GroupInfo, InstId, LaunchInfo, LocalAlloc, Observer, Program, Release, SourceLoc, WorkItem,
+};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Maps instructions to source lines: implemented by `Program`; tests use a closure.
+pub trait Locations: Sync {
+    fn location(&self, inst: InstId) -> Option<SourceLoc>;
+}
+
+impl Locations for Program {
+    fn location(&self, inst: InstId) -> Option<SourceLoc> {
+        Program::location(self, inst)
+    }
+}
+
+impl<F: Fn(InstId) -> Option<SourceLoc> + Sync> Locations for F {
+    fn location(&self, inst: InstId) -> Option<SourceLoc> {
+        self(inst)
+    }
+}
+
+/// Distinct new findings one launch may add; the rest are counted in `Report::dropped`.
+pub const LAUNCH_CAP: usize = 100;
+
+/// Launch shape, enough to turn a session item id back into work-item ids.
+#[derive(Clone, Debug)]
+struct Geometry {
+    global_offset: [u64; 3],
+    global_size: [u64; 3],
+    local_size: [u64; 3],
+    num_groups: [u64; 3],
+    /// Item ids reserved per group (the full local size; a partial group uses fewer).
+    group_items: u64,
+}
+
+impl Geometry {
+    fn from_info(info: &LaunchInfo<'_>) -> Geometry {
+        let local_size = info.local_size.map(|x| x.max(1));
+        Geometry {
+            global_offset: info.global_offset,
+            global_size: info.global_size,
+            local_size,
+            num_groups: info.num_groups.map(|x| x.max(1)),
+            group_items: local_size.iter().product(),
+        }
+    }
+
+    fn total_items(&self) -> u64 {
+        self.num_groups
+            .iter()
+            .product::<u64>()
+            .saturating_mul(self.group_items)
+    }
+
+    /// (global, local, group) ids of the item at `rel` items from the launch's first id.
+    fn ids(&self, rel: u64) -> ([u64; 3], [u32; 3], [u32; 3]) {
+        let (gl, ll) = (rel / self.group_items, rel % self.group_items);
+        let group = unlinear(gl, self.num_groups);
+        // A trailing partial group (non-uniform NDRange) linearises over its own size.
+        let sizes: [u64; 3] = std::array::from_fn(|d| {
+            let start = group[d] * self.local_size[d];
+            self.local_size[d]
+                .min(self.global_size[d].saturating_sub(start))
+                .max(1)
+        });
+        let local = unlinear(ll, sizes);
+        let global = std::array::from_fn(|d| {
+            self.global_offset[d] + group[d] * self.local_size[d] + local[d]
+        });
+        (global, local.map(|x| x as u32), group.map(|x| x as u32))
+    }
+}
+
+fn unlinear(mut v: u64, dims: [u64; 3]) -> [u64; 3] {
+    let mut out = [0; 3];
+    for d in 0..3 {
+        out[d] = v % dims[d];
+        v /= dims[d];
+    }
+    out
+}
+
+/// A launch of the current synchronisation window (its items may still be in records).
+struct WindowLaunch {
+    id: u64,
+    kernel: Arc<str>,
+    lo: u64,
+    hi: u64,
+    geometry: Geometry,
+}
+
+/// An interned instruction (MARs hold 13-bit site numbers, not instruction ids).
+struct Site {
+    launch: u64,
+    kernel: Arc<str>,
+    location: Option<SourceLoc>,
+}
+
+struct State {
+    /// Next free item id of the window (0 means "no item" in a record).
+    next_item: u64,
+    window: Vec<WindowLaunch>,
+    /// Index 0 is the "unknown site" placeholder.
+    sites: Vec<Option<Site>>,
+    launches: Vec<LaunchSummary>,
+    findings: Vec<Finding>,
+    index: HashMap<String, usize>,
+    dropped: u64,
+    printed: usize,
+}
+
+/// One per process: the global-memory shadows (kept across launches, so races between launches
+/// that may run concurrently are found) and the findings.
+pub struct Session {
+    config: Config,
+    shadows: RwLock<HashMap<AllocId, Arc<Shadow>>>,
+    state: Mutex<State>,
+}
+
+impl Session {
+    pub fn new(config: Config) -> Session {
+        Session {
+            config,
+            shadows: RwLock::new(HashMap::new()),
+            state: Mutex::new(State {
+                next_item: 1,
+                window: Vec::new(),
+                sites: vec![None],
+                launches: Vec::new(),
+                findings: Vec::new(),
+                index: HashMap::new(),
+                dropped: 0,
+                printed: 0,
+            }),
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn checks(&self) -> Checks {
+        self.config.checks
+    }
+
+    /// A buffer was created. `initialised`: its bytes came from the host
+    /// (`CL_MEM_COPY_HOST_PTR` / `CL_MEM_USE_HOST_PTR`), so reading them is not an uninit read.
+    pub fn buffer_created(&self, id: AllocId, len: u64, initialised: bool) {
+        self.shadows
+            .write()
+            .insert(id, Arc::new(Shadow::new(len, initialised)));
+    }
+
+    /// The host wrote bytes of a buffer (write, fill, copy, unmap of a write mapping).
+    pub fn buffer_written_by_host(&self, id: AllocId, offset: u64, len: u64) {
+        if let Some(s) = self.shadows.read().get(&id) {
+            s.initialise(offset, len);
+        }
+    }
+
+    /// The buffer is gone; its shadow is freed.
+    pub fn buffer_released(&self, id: AllocId) {
+        self.shadows.write().remove(&id);
+    }
+
+    /// The platform found a launch that uses a released buffer (bound to argument `arg`).
+    pub fn use_after_release(&self, launch: u64, kernel: &str, arg: &str) {
+        self.add_finding(Finding {
+            kind: FindingKind::UseAfterRelease,
+            race: None,
+            scope: None,
+            memory: Some(AddressSpace::Global),
+            launch,
+            kernel: kernel.to_string(),
+            buffer: Some(arg.to_string()),
+            offset: None,
+            index: None,
+            first: None,
+            second: None,
+            count: 1,
+            message: format!("argument `{arg}` names a released buffer"),
+        });
+    }
+
+    /// Every earlier command has completed (clFinish, a wait on all events, an in-order launch):
+    /// forget all access records except "initialised". Call only while no launch runs.
+    pub fn synchronize(&self) {
+        let mut st = self.state.lock();
+        Self::reset_locked(&mut st, &self.shadows);
+    }
+
+    fn reset_locked(st: &mut State, shadows: &RwLock<HashMap<AllocId, Arc<Shadow>>>) {
+        for s in shadows.read().values() {
+            s.reset();
+        }
+        st.next_item = 1;
+        st.window.clear();
+        st.sites.truncate(1);
+    }
+
+    /// Starts checking one launch. `concurrent`: the launch may overlap earlier ones (out-of-order
+    /// queue, other queues without events between them); when false, everything before it is
+    /// complete and its records are reset. `schedule` goes into the report (`Schedule::describe`).
+    pub fn launch<'a>(
+        &'a self,
+        program: &'a dyn Locations,
+        launch_id: u64,
+        schedule: &str,
+        concurrent: bool,
+    ) -> LaunchChecker<'a> {
+        if !concurrent {
+            self.synchronize();
+        }
+        LaunchChecker {
+            session: self,
+            program,
+            id: launch_id,
+            schedule: schedule.to_string(),
+            checks: self.config.checks,
+            st: OnceLock::new(),
+            sites: Mutex::new(HashMap::new()),
+            raw: Mutex::new(RawSet::default()),
+            finished: AtomicBool::new(false),
+        }
+    }
+
+    /// Adds a finding made elsewhere (e.g. schedule-dependent output from the amplifier).
+    pub fn add_finding(&self, f: Finding) {
+        let mut st = self.state.lock();
+        let mut new = 0;
+        Self::merge_locked(&mut st, f, &mut new);
+    }
+
+    fn merge_locked(st: &mut State, f: Finding, new: &mut usize) {
+        let key = f.dedup_key();
+        if let Some(&i) = st.index.get(&key) {
+            st.findings[i].count += f.count;
+        } else if *new >= LAUNCH_CAP {
+            st.dropped += 1;
+        } else {
+            *new += 1;
+            st.index.insert(key, st.findings.len());
+            st.findings.push(f);
+        }
+    }
+
+    pub fn report(&self) -> Report {
+        let st = self.state.lock();
+        Report {
+            launches: st.launches.clone(),
+            findings: st.findings.clone(),
+            dropped: st.dropped,
+        }
+    }
+
+    /// Bytes of global-memory shadow allocated (8 per byte of each touched 4 KiB page).
+    pub fn shadow_bytes(&self) -> usize {
+        self.shadows
+            .read()
+            .values()
+            .map(|s| s.allocated_bytes())
+            .sum()
+    }
+
+    /// Text for findings not printed before (the platform prints it to stderr after a launch).
+    pub fn take_new_text(&self) -> String {
+        let mut st = self.state.lock();
+        let from = st.printed;
+        st.printed = st.findings.len();
+        report::render_findings(&st.findings[from..], 0)
+    }
+
+    /// Writes `SHADOWCL_REPORT` (JSON) and `SHADOWCL_SARIF` when configured.
+    pub fn write_files(&self) -> std::io::Result<()> {
+        let r = self.report();
+        let outputs = [
+            (self.config.report.as_ref(), r.to_json()),
+            (self.config.sarif.as_ref(), r.to_sarif()),
+        ];
+        for (path, value) in outputs {
+            let Some(path) = path else { continue };
+            // Write then rename, so a reader never sees half a report.
+            let tmp = path.with_extension("shadowcl-tmp");
+            let text = serde_json::to_string_pretty(&value).map_err(std::io::Error::other)?;
+            std::fs::write(&tmp, text + "\n")?;
+            std::fs::rename(&tmp, path)?;
+        }
+        Ok(())
+    }
+
+    /// The shadow of `id`; buffers the platform did not announce get one of `len` bytes,
+    /// assumed initialised (no false uninitialised reads). A known shadow is kept even when
+    /// shorter than `len`: its size is the buffer's, and the executor checks bounds.
+    fn shadow_for(&self, id: AllocId, len: u64) -> Arc<Shadow> {
+        if let Some(s) = self.shadows.read().get(&id) {
+            return s.clone();
+        }
+        self.shadows
+            .write()
+            .entry(id)
+            .or_insert_with(|| Arc::new(Shadow::new(len, true)))
+            .clone()
+    }
+}
+
+/// One side of a raw finding, resolved to ids and locations when the launch ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum RawSide {
+    /// From a record: a session item id and a site.
+    Recorded { item: u32, site: u16, op: Op },
+    /// From a summary flag: the kind is known, the work-item is not.
+    Unknown { op: Op },
+    /// An event of this launch.
+    Here {
+        inst: Option<InstId>,
+        access: &'static str,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct RawKey {
+    kind: FindingKind,
+    race: Option<RaceKind>,
+    scope: Option<Scope>,
+    memory: Option<AddressSpace>,
+    alloc: Option<AllocId>,
+    /// The parts of the first side that identify the pair (site or barrier instruction).
+    first: Option<(&'static str, u16, Option<InstId>)>,
+    second: Option<(&'static str, Option<InstId>)>,
+}
+
+#[derive(Clone, Debug)]
+struct Raw {
+    key: RawKey,
+    offset: Option<i64>,
+    first: Option<(RawSide, Option<WorkItem>)>,
+    second: Option<(RawSide, Option<WorkItem>)>,
+    count: u64,
+    message: String,
+}
+
+#[derive(Default)]
+struct RawSet {
+    list: Vec<Raw>,
+    index: HashMap<RawKey, usize>,
+}
+
+impl RawSet {
+    fn add(&mut self, r: Raw) {
+        match self.index.get(&r.key) {
+            Some(&i) => self.list[i].count += r.count,
+            None => {
+                self.index.insert(r.key.clone(), self.list.len());
+                self.list.push(r);
+            }
+        }
+    }
+}
+
+fn side_key(s: &RawSide) -> (&'static str, u16, Option<InstId>) {
+    match *s {
+        RawSide::Recorded { site, op, .. } => (op.name(), site, None),
+        RawSide::Unknown { op } => (op.name(), 0, None),
+        RawSide::Here { inst, access, .. } => (access, 0, inst),
+    }
+}
+
+/// Launch facts fixed at `launch_start`.
+struct LaunchState {
+    kernel: Arc<str>,
+    lo: u64,
+    hi: u64,
+    geometry: Geometry,
+    args: Vec<ArgBinding>,
+    local_allocs: Vec<LocalAlloc>,
+    shadows: Vec<(AllocId, Arc<Shadow>)>,
+}
+
+/// Checks one launch; pass it to `Device::run` as the observer. Findings go into the session
+/// at `launch_end` (or when dropped, if the executor stopped early).
+pub struct LaunchChecker<'a> {
+    session: &'a Session,
+    program: &'a dyn Locations,
+    id: u64,
+    schedule: String,
+    checks: Checks,
+    st: OnceLock<LaunchState>,
+    sites: Mutex<HashMap<InstId, u16>>,
+    raw: Mutex<RawSet>,
+    finished: AtomicBool,
+}
+
+/// Per-work-group state (lives on the worker thread running the group).
+pub struct GroupState {
+    lo: u64,
+    hi: u64,
+    launch_lo: u64,
+    launch_hi: u64,
+    epoch_global: u8,
+    epoch_local: u8,
+    local: Vec<Vec<u64>>,
+    arrivals: Vec<(WorkItem, InstId, Fences)>,
+    last_finished: Option<WorkItem>,
+    sites: HashMap<InstId, u16>,
+    shadows: Vec<(AllocId, Arc<Shadow>)>,
+    raw: RawSet,
+}
+
+fn op_of(k: AccessKind) -> Op {
+    match k {
+        AccessKind::Read => Op::Read,
+        AccessKind::Write => Op::Write,
+        AccessKind::Atomic => Op::Atomic,
+    }
+}
+
+fn race_kind(second: Op, first: Op) -> RaceKind {
+    match (second, first) {
+        (Op::Atomic, _) | (_, Op::Atomic) => RaceKind::AtomicPlain,
+        (Op::Write, Op::Write) => RaceKind::WriteWrite,
+        _ => RaceKind::ReadWrite,
+    }
+}
+
+/// Item ids are u32 in records; ids past the 30-bit space wrap (only launches of more than
+/// a billion work-items, where two far-apart items may then look alike).
+fn clamp_item(v: u64) -> u32 {
+    if v <= mar::MAX_ITEM {
+        v as u32
+    } else {
+        (1 + (v - 1) % mar::MAX_ITEM) as u32
+    }
+}
+
+impl GroupState {
+    fn me(&self, item: &WorkItem) -> Me {
+        // Range ends may be MAX_ITEM + 1, which still fits a u32.
+        let end = |v: u64| v.min(u32::MAX as u64) as u32;
+        Me {
+            item: clamp_item(self.lo + item.local_linear as u64),
+            group_lo: end(self.lo),
+            group_hi: end(self.hi),
+            launch_lo: end(self.launch_lo),
+            launch_hi: end(self.launch_hi),
+        }
+    }
+}
+
+impl LaunchChecker<'_> {
+    fn state(&self) -> Option<&LaunchState> {
+        self.st.get()
+    }
+
+    fn site(&self, g: &mut GroupState, inst: InstId) -> u16 {
+        if let Some(&s) = g.sites.get(&inst) {
+            return s;
+        }
+        let s = *self.sites.lock().entry(inst).or_insert_with(|| {
+            let mut st = self.session.state.lock();
+            if st.sites.len() > mar::MAX_SITE as usize {
+                return 0;
+            }
+            let kernel = self
+                .st
+                .get()
+                .map(|l| l.kernel.clone())
+                .unwrap_or_else(|| Arc::from(""));
+            st.sites.push(Some(Site {
+                launch: self.id,
+                kernel,
+                location: self.program.location(inst),
+            }));
+            (st.sites.len() - 1) as u16
+        });
+        g.sites.insert(inst, s);
+        s
+    }
+
+    fn here(
+        item: &WorkItem,
+        inst: Option<InstId>,
+        access: &'static str,
+    ) -> (RawSide, Option<WorkItem>) {
+        (RawSide::Here { inst, access }, Some(*item))
+    }
+
+    /// Ends the launch: resolves this launch's findings into the session. Idempotent.
+    pub fn finish(&self) -> usize {
+        if self.finished.swap(true, Ordering::AcqRel) {
+            return 0;
+        }
+        let mut raws = std::mem::take(&mut *self.raw.lock()).list;
+        raws.sort_by(|a, b| a.key.cmp(&b.key));
+        let Some(ls) = self.state() else { return 0 };
+        let mut st = self.session.state.lock();
+        let findings: Vec<Finding> = raws.iter().map(|r| self.resolve(&st, ls, r)).collect();
+        let mut new = 0;
+        for f in findings {
+            Session::merge_locked(&mut st, f, &mut new);
+        }
+        new
+    }
+
+    fn resolve(&self, st: &State, ls: &LaunchState, r: &Raw) -> Finding {
+        let side = |s: &(RawSide, Option<WorkItem>)| -> Side {
+            match s {
+                (RawSide::Recorded { item, site, op }, _) => {
+                    let item = *item as u64;
+                    let w = st.window.iter().find(|w| (w.lo..w.hi).contains(&item));
+                    let ids = w.map(|w| w.geometry.ids(item - w.lo));
+                    let site = st.sites.get(*site as usize).and_then(Option::as_ref);
+                    Side {
+                        access: op.name().into(),
+                        global_id: ids.map(|i| i.0),
+                        local_id: ids.map(|i| i.1),
+                        group_id: ids.map(|i| i.2),
+                        location: site.and_then(|s| s.location.clone()),
+                        launch: w
+                            .map(|w| w.id)
+                            .or(site.map(|s| s.launch))
+                            .unwrap_or(self.id),
+                        kernel: w
+                            .map(|w| w.kernel.to_string())
+                            .or(site.map(|s| s.kernel.to_string()))
+                            .unwrap_or_else(|| ls.kernel.to_string()),
+                    }
+                }
+                (RawSide::Unknown { op }, _) => Side {
+                    access: op.name().into(),
+                    global_id: None,
+                    local_id: None,
+                    group_id: None,
+                    location: None,
+                    launch: self.id,
+                    kernel: ls.kernel.to_string(),
+                },
+                (RawSide::Here { inst, access, .. }, item) => Side {
+                    access: (*access).into(),
+                    global_id: item.map(|i| i.global),
+                    local_id: item.map(|i| i.local),
+                    group_id: item.map(|i| i.group),
+                    location: inst.and_then(|i| self.program.location(i)),
+                    launch: self.id,
+                    kernel: ls.kernel.to_string(),
+                },
+            }
+        };
+        let (buffer, index) = match (r.key.alloc, r.offset) {
+            (Some(a), Some(off)) => name_and_index(ls, a, off),
+            (Some(a), None) => (Some(name_and_index(ls, a, 0).0.unwrap_or_default()), None),
+            _ => (None, None),
+        };
+        Finding {
+            kind: r.key.kind,
+            race: r.key.race,
+            scope: r.key.scope,
+            memory: r.key.memory,
+            launch: self.id,
+            kernel: ls.kernel.to_string(),
+            buffer,
+            offset: r.offset,
+            index,
+            first: r.first.as_ref().map(side),
+            second: r.second.as_ref().map(side),
+            count: r.count,
+            message: r.message.clone(),
+        }
+    }
+
+    fn shadow(&self, g: &mut GroupState, alloc: AllocId, end: u64) -> Arc<Shadow> {
+        if let Some((_, s)) = g.shadows.iter().find(|(a, _)| *a == alloc) {
+            return s.clone();
+        }
+        let s = self.session.shadow_for(alloc, end);
+        g.shadows.push((alloc, s.clone()));
+        s
+    }
+}
+
+/// Argument (or `__local` variable) name and element index of byte `off` of `alloc`.
+fn name_and_index(ls: &LaunchState, alloc: AllocId, off: i64) -> (Option<String>, Option<i64>) {
+    if let Some(slot) = alloc.local_slot() {
+        return match ls.local_allocs.get(slot as usize) {
+            Some(l) => (
+                Some(l.name.clone()),
+                Some(off.div_euclid(l.elem_size.max(1) as i64)),
+            ),
+            None => (Some(format!("local#{slot}")), None),
+        };
+    }
+    let inside = |a: &&ArgBinding| {
+        (a.view_offset as i64..(a.view_offset + a.view_size) as i64).contains(&off)
+    };
+    let bound: Vec<&ArgBinding> = ls.args.iter().filter(|a| a.alloc == Some(alloc)).collect();
+    match bound
+        .iter()
+        .copied()
+        .find(inside)
+        .or(bound.first().copied())
+    {
+        Some(a) => (
+            Some(a.name.clone()),
+            Some((off - a.view_offset as i64).div_euclid(a.elem_size.max(1) as i64)),
+        ),
+        None => (Some(format!("buffer#{}", alloc.0)), None),
+    }
+}
+
+impl Drop for LaunchChecker<'_> {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+impl Observer for LaunchChecker<'_> {
+    type Group = GroupState;
+
+    fn launch_start(&self, info: &LaunchInfo<'_>) {
+        let geometry = Geometry::from_info(info);
+        let total = geometry.total_items();
+        let kernel: Arc<str> = Arc::from(info.kernel);
+        let (lo, hi) = {
+            let mut st = self.session.state.lock();
+            if st.next_item.saturating_add(total) > mar::MAX_ITEM + 1 && st.next_item > 1 {
+                // Item ids of this window are used up: forget earlier launches (their
+                // inter-kernel races can no longer be seen).
+                tracing::warn!(
+                    "shadowcl: race records reset (too many work-items since last sync)"
+                );
+                Session::reset_locked(&mut st, &self.session.shadows);
+            }
+            let lo = st.next_item;
+            let hi = lo.saturating_add(total);
+            st.next_item = hi;
+            st.window.push(WindowLaunch {
+                id: self.id,
+                kernel: kernel.clone(),
+                lo,
+                hi,
+                geometry: geometry.clone(),
+            });
+            st.launches.push(LaunchSummary {
+                id: self.id,
+                kernel: info.kernel.to_string(),
+                global_size: info.global_size,
+                local_size: info.local_size,
+                global_offset: info.global_offset,
+                schedule: self.schedule.clone(),
+            });
+            (lo, hi)
+        };
+        let shadows = info
+            .args
+            .iter()
+            .filter(|a| a.space == AddressSpace::Global)
+            .filter_map(|a| {
+                let id = a.alloc?;
+                Some((id, self.session.shadow_for(id, a.view_offset + a.view_size)))
+            })
+            .collect();
+        let _ = self.st.set(LaunchState {
+            kernel,
+            lo,
+            hi,
+            geometry,
+            args: info.args.to_vec(),
+            local_allocs: info.local_allocs.to_vec(),
+            shadows,
+        });
+    }
+
+    fn group_start(&self, g: &GroupInfo) -> GroupState {
+        let (lo, launch_lo, launch_hi, group_items, local, shadows) = match self.state() {
+            Some(ls) => (
+                ls.lo + g.group_linear * ls.geometry.group_items,
+                ls.lo,
+                ls.hi,
+                ls.geometry.group_items,
+                ls.local_allocs
+                    .iter()
+                    .map(|l| vec![0; l.size as usize])
+                    .collect(),
+                ls.shadows.clone(),
+            ),
+            None => (
+                1,
+                1,
+                1 + g.items as u64,
+                g.items as u64,
+                Vec::new(),
+                Vec::new(),
+            ),
+        };
+        GroupState {
+            lo,
+            hi: lo + (g.items as u64).min(group_items.max(1)),
+            launch_lo,
+            launch_hi,
+            epoch_global: 0,
+            epoch_local: 0,
+            local,
+            arrivals: Vec::new(),
+            last_finished: None,
+            sites: HashMap::new(),
+            shadows,
+            raw: RawSet::default(),
+        }
+    }
+
+    fn access(&self, g: &mut GroupState, a: &Access<'_>) {
+        let (want_races, want_uninit) =
+            (self.checks.races || self.checks.benign, self.checks.uninit);
+        if !(want_races || want_uninit) {
+            return;
+        }
+        let op = op_of(a.kind);
+        let me = g.me(a.item);
+        let site = self.site(g, a.inst);
+        let mut conflict: Option<(u64, mar::Conflict)> = None;
+        let mut uninit: Option<u64> = None;
+        let mut note = |i: u64, s: mar::Step| {
+            if conflict.is_none() {
+                conflict = s.conflict.map(|c| (i, c));
+            }
+            if s.uninit && uninit.is_none() {
+                uninit = Some(i);
+            }
+        };
+        match a.space {
+            AddressSpace::Local => {
+                let epoch = g.epoch_local;
+                let Some(slot) = a.alloc.local_slot() else {
+                    return;
+                };
+                let Some(mem) = g.local.get_mut(slot as usize) else {
+                    return;
+                };
+                for i in 0..a.size as u64 {
+                    let Some(rec) = mem.get_mut((a.offset + i) as usize) else {
+                        break;
+                    };
+                    let s = mar::step(*rec, &me, site, epoch, op);
+                    *rec = s.new;
+                    note(a.offset + i, s);
+                }
+            }
+            AddressSpace::Global => {
+                let epoch = g.epoch_global;
+                let shadow = self.shadow(g, a.alloc, a.offset + a.size as u64);
+                for i in 0..a.size as u64 {
+                    let Some(cell) = shadow.cell(a.offset + i) else {
+                        break;
+                    };
+                    let mut old = cell.load(Ordering::Relaxed);
+                    // Work-groups run on several threads: retry until our update lands.
+                    let s = loop {
+                        let s = mar::step(old, &me, site, epoch, op);
+                        match cell.compare_exchange_weak(
+                            old,
+                            s.new,
+                            Ordering::AcqRel,
+                            Ordering::Relaxed,
+                        ) {
+                            Ok(_) => break s,
+                            Err(now) => old = now,
+                        }
+                    };
+                    note(a.offset + i, s);
+                }
+            }
+            // Constant memory is read-only (no races) and private memory is not reported.
+            AddressSpace::Constant | AddressSpace::Private => return,
+        }
+        let second = Self::here(a.item, Some(a.inst), op.name());
+        if let Some((off, c)) = conflict {
+            let benign = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
+            let (kind, wanted) = if benign {
+                (FindingKind::BenignRace, self.checks.benign)
+            } else {
+                (FindingKind::DataRace, self.checks.races)
+            };
+            if wanted {
+                let first = match c.first {
+                    Party {
+                        op,
+                        who: Some((item, site)),
+                    } => RawSide::Recorded { item, site, op },
+                    Party { op, who: None } => RawSide::Unknown { op },
+                };
+                g.raw.add(Raw {
+                    key: RawKey {
+                        kind,
+                        race: Some(race_kind(op, c.first.op)),
+                        scope: Some(c.scope),
+                        memory: Some(a.space),
+                        alloc: Some(a.alloc),
+                        first: Some(side_key(&first)),
+                        second: Some((op.name(), Some(a.inst))),
+                    },
+                    offset: Some(off as i64),
+                    first: Some((first, None)),
+                    second: Some(second),
+                    count: 1,
+                    message: String::new(),
+                });
+            }
+        }
+        if let (Some(off), true) = (uninit, want_uninit) {
+            g.raw.add(Raw {
+                key: RawKey {
+                    kind: FindingKind::UninitializedRead,
+                    race: None,
+                    scope: None,
+                    memory: Some(a.space),
+                    alloc: Some(a.alloc),
+                    first: None,
+                    second: Some((op.name(), Some(a.inst))),
+                },
+                offset: Some(off as i64),
+                first: None,
+                second: Some(second),
+                count: 1,
+                message: "read of memory never written since it was created".into(),
+            });
+        }
+    }
+
+    fn barrier(&self, g: &mut GroupState, arrival: &BarrierArrival<'_>) {
+        g.arrivals
+            .push((*arrival.item, arrival.inst, arrival.fences));
+    }
+
+    fn barrier_release(&self, g: &mut GroupState, why: Release) {
+        let arrivals = std::mem::take(&mut g.arrivals);
+        // A barrier orders only the memory its fences name.
+        let (local, global) = arrivals.iter().fold((false, false), |(l, gl), (_, _, f)| {
+            (l || f.local, gl || f.global)
+        });
+        g.epoch_local = g.epoch_local.wrapping_add(local as u8);
+        g.epoch_global = g.epoch_global.wrapping_add(global as u8);
+        if !self.checks.divergence {
+            return;
+        }
+        let Some(&(first_item, first_inst, _)) = arrivals.first() else {
+            return;
+        };
+        let (second, message) = match why {
+            Release::AllArrived => match arrivals.iter().find(|(_, i, _)| *i != first_inst) {
+                Some((item, inst, _)) => (
+                    Some(Self::here(item, Some(*inst), "barrier")),
+                    "work-items of one work-group wait at different barriers",
+                ),
+                None => return,
+            },
+            Release::SomeFinished => (
+                g.last_finished
+                    .as_ref()
+                    .map(|item| Self::here(item, None, "exit")),
+                "some work-items finished while others wait at a barrier",
+            ),
+        };
+        g.raw.add(Raw {
+            key: RawKey {
+                kind: FindingKind::BarrierDivergence,
+                race: None,
+                scope: None,
+                memory: None,
+                alloc: None,
+                first: Some(("barrier", 0, Some(first_inst))),
+                second: second.as_ref().map(|(s, _)| {
+                    let (a, _, i) = side_key(s);
+                    (a, i)
+                }),
+            },
+            offset: None,
+            first: Some(Self::here(&first_item, Some(first_inst), "barrier")),
+            second,
+            count: 1,
+            message: message.into(),
+        });
+    }
+
+    fn item_end(&self, g: &mut GroupState, item: &WorkItem) {
+        g.last_finished = Some(*item);
+    }
+
+    fn fault(&self, g: &mut GroupState, f: &Fault<'_>) {
+        if !self.checks.bounds {
+            return;
+        }
+        let (memory, alloc, offset, kind, item, inst, message) = match *f {
+            Fault::OutOfBounds {
+                space,
+                alloc,
+                offset,
+                size,
+                alloc_size,
+                kind,
+                item,
+                inst,
+            } => (
+                Some(space),
+                Some(alloc),
+                Some(offset),
+                kind,
+                item,
+                inst,
+                format!("{size}-byte access at offset {offset} of a {alloc_size}-byte allocation"),
+            ),
+            Fault::InvalidPointer {
+                pointer,
+                size,
+                kind,
+                item,
+                inst,
+            } => (
+                None,
+                None,
+                None,
+                kind,
+                item,
+                inst,
+                format!("{size}-byte access through invalid pointer {pointer:#x}"),
+            ),
+        };
+        let access = op_of(kind).name();
+        g.raw.add(Raw {
+            key: RawKey {
+                kind: FindingKind::OutOfBounds,
+                race: None,
+                scope: None,
+                memory,
+                alloc,
+                first: None,
+                second: Some((access, Some(inst))),
+            },
+            offset,
+            first: None,
+            second: Some(Self::here(item, Some(inst), access)),
+            count: 1,
+            message,
+        });
+    }
+
+    fn group_end(&self, g: GroupState) {
+        if g.raw.list.is_empty() {
+            return;
+        }
+        let mut all = self.raw.lock();
+        for r in g.raw.list {
+            all.add(r);
+        }
+    }
+
+    fn launch_end(&self) {
+        self.finish();
+    }
+}

@@ -1,0 +1,102 @@
+//! Global-memory shadow of one buffer: MARs in lazily allocated pages of atomics.
+
+use crate::mar;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+/// Bytes of device memory per shadow page (the page itself is 8x that).
+const PAGE: u64 = 4096;
+
+pub(crate) struct Shadow {
+    len: u64,
+    /// Record a fresh page starts with: `INITIALISED` for buffers created from host data.
+    fresh: u64,
+    pages: Box<[OnceLock<Box<[AtomicU64]>>]>,
+}
+
+impl Shadow {
+    pub fn new(len: u64, initialised: bool) -> Shadow {
+        let n = len.div_ceil(PAGE) as usize;
+        Shadow {
+            len,
+            fresh: if initialised { mar::INITIALISED } else { 0 },
+            pages: (0..n).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The record of byte `offset`, allocating its page on first touch.
+    pub fn cell(&self, offset: u64) -> Option<&AtomicU64> {
+        if offset >= self.len {
+            return None;
+        }
+        let index = offset / PAGE;
+        let page = self.pages.get(index as usize)?;
+        let fresh = self.fresh;
+        // The last page covers only the buffer's tail.
+        let n = PAGE.min(self.len - index * PAGE);
+        let p = page.get_or_init(|| (0..n).map(|_| AtomicU64::new(fresh)).collect());
+        p.get((offset % PAGE) as usize)
+    }
+
+    /// Applies `f` to every record of an allocated page (untouched pages hold `fresh`).
+    fn for_each_touched(&self, f: impl Fn(u64) -> u64) {
+        for page in self.pages.iter().filter_map(OnceLock::get) {
+            for c in page.iter() {
+                // Not a compare-exchange loop: resets happen while no launch runs on the buffer.
+                c.store(f(c.load(Ordering::Relaxed)), Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Full synchronisation: forget every access, keep "initialised".
+    pub fn reset(&self) {
+        self.for_each_touched(mar::reset);
+    }
+
+    /// The host wrote `offset..offset+len`.
+    pub fn initialise(&self, offset: u64, len: u64) {
+        let end = offset.saturating_add(len).min(self.len);
+        for o in offset..end {
+            if self.fresh == mar::INITIALISED && self.pages[(o / PAGE) as usize].get().is_none() {
+                continue; // untouched page of an initialised buffer: already initialised
+            }
+            if let Some(c) = self.cell(o) {
+                c.fetch_or(mar::INIT_BIT, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Bytes of shadow currently allocated (for tests and statistics).
+    pub fn allocated_bytes(&self) -> usize {
+        self.pages
+            .iter()
+            .filter_map(OnceLock::get)
+            .map(|p| p.len() * 8)
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_are_allocated_on_first_touch_and_reset_keeps_init() {
+        let s = Shadow::new(3 * PAGE, false);
+        assert_eq!(s.allocated_bytes(), 0);
+        s.cell(PAGE + 5).unwrap().store(u64::MAX, Ordering::Relaxed);
+        assert_eq!(s.allocated_bytes(), PAGE as usize * 8);
+        let small = Shadow::new(10, true);
+        small.cell(9).unwrap();
+        assert_eq!(small.allocated_bytes(), 80);
+        assert!(s.cell(3 * PAGE).is_none());
+        s.reset();
+        assert_eq!(
+            s.cell(PAGE + 5).unwrap().load(Ordering::Relaxed),
+            mar::INIT_BIT
+        );
+        s.initialise(0, 2);
+        assert_eq!(s.cell(1).unwrap().load(Ordering::Relaxed), mar::INIT_BIT);
+        assert_eq!(s.cell(2).unwrap().load(Ordering::Relaxed), 0);
+    }
+}
