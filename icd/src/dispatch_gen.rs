@@ -839,18 +839,18 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clRetainContext: crate::context::clRetainContext,
     clReleaseContext: crate::context::clReleaseContext,
     clGetContextInfo: crate::context::clGetContextInfo,
-    clCreateCommandQueue: clCreateCommandQueue,
-    clRetainCommandQueue: clRetainCommandQueue,
-    clReleaseCommandQueue: clReleaseCommandQueue,
-    clGetCommandQueueInfo: clGetCommandQueueInfo,
-    clSetCommandQueueProperty: clSetCommandQueueProperty,
-    clCreateBuffer: clCreateBuffer,
+    clCreateCommandQueue: crate::queue::clCreateCommandQueue,
+    clRetainCommandQueue: crate::queue::clRetainCommandQueue,
+    clReleaseCommandQueue: crate::queue::clReleaseCommandQueue,
+    clGetCommandQueueInfo: crate::queue::clGetCommandQueueInfo,
+    clSetCommandQueueProperty: crate::queue::clSetCommandQueueProperty,
+    clCreateBuffer: crate::mem::clCreateBuffer,
     clCreateImage2D: clCreateImage2D,
     clCreateImage3D: clCreateImage3D,
-    clRetainMemObject: clRetainMemObject,
-    clReleaseMemObject: clReleaseMemObject,
-    clGetSupportedImageFormats: clGetSupportedImageFormats,
-    clGetMemObjectInfo: clGetMemObjectInfo,
+    clRetainMemObject: crate::mem::clRetainMemObject,
+    clReleaseMemObject: crate::mem::clReleaseMemObject,
+    clGetSupportedImageFormats: crate::mem::clGetSupportedImageFormats,
+    clGetMemObjectInfo: crate::mem::clGetMemObjectInfo,
     clGetImageInfo: clGetImageInfo,
     clCreateSampler: clCreateSampler,
     clRetainSampler: clRetainSampler,
@@ -871,30 +871,30 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clSetKernelArg: clSetKernelArg,
     clGetKernelInfo: clGetKernelInfo,
     clGetKernelWorkGroupInfo: clGetKernelWorkGroupInfo,
-    clWaitForEvents: clWaitForEvents,
-    clGetEventInfo: clGetEventInfo,
-    clRetainEvent: clRetainEvent,
-    clReleaseEvent: clReleaseEvent,
-    clGetEventProfilingInfo: clGetEventProfilingInfo,
-    clFlush: clFlush,
-    clFinish: clFinish,
-    clEnqueueReadBuffer: clEnqueueReadBuffer,
-    clEnqueueWriteBuffer: clEnqueueWriteBuffer,
-    clEnqueueCopyBuffer: clEnqueueCopyBuffer,
+    clWaitForEvents: crate::queue::clWaitForEvents,
+    clGetEventInfo: crate::queue::clGetEventInfo,
+    clRetainEvent: crate::queue::clRetainEvent,
+    clReleaseEvent: crate::queue::clReleaseEvent,
+    clGetEventProfilingInfo: crate::queue::clGetEventProfilingInfo,
+    clFlush: crate::queue::clFlush,
+    clFinish: crate::queue::clFinish,
+    clEnqueueReadBuffer: crate::mem::clEnqueueReadBuffer,
+    clEnqueueWriteBuffer: crate::mem::clEnqueueWriteBuffer,
+    clEnqueueCopyBuffer: crate::mem::clEnqueueCopyBuffer,
     clEnqueueReadImage: clEnqueueReadImage,
     clEnqueueWriteImage: clEnqueueWriteImage,
     clEnqueueCopyImage: clEnqueueCopyImage,
     clEnqueueCopyImageToBuffer: clEnqueueCopyImageToBuffer,
     clEnqueueCopyBufferToImage: clEnqueueCopyBufferToImage,
-    clEnqueueMapBuffer: clEnqueueMapBuffer,
+    clEnqueueMapBuffer: crate::mem::clEnqueueMapBuffer,
     clEnqueueMapImage: clEnqueueMapImage,
-    clEnqueueUnmapMemObject: clEnqueueUnmapMemObject,
+    clEnqueueUnmapMemObject: crate::mem::clEnqueueUnmapMemObject,
     clEnqueueNDRangeKernel: clEnqueueNDRangeKernel,
     clEnqueueTask: clEnqueueTask,
     clEnqueueNativeKernel: clEnqueueNativeKernel,
-    clEnqueueMarker: clEnqueueMarker,
-    clEnqueueWaitForEvents: clEnqueueWaitForEvents,
-    clEnqueueBarrier: clEnqueueBarrier,
+    clEnqueueMarker: crate::queue::clEnqueueMarker,
+    clEnqueueWaitForEvents: crate::queue::clEnqueueWaitForEvents,
+    clEnqueueBarrier: crate::queue::clEnqueueBarrier,
     clGetExtensionFunctionAddress: crate::platform::clGetExtensionFunctionAddress,
     clCreateFromGLBuffer: clCreateFromGLBuffer,
     clCreateFromGLTexture2D: clCreateFromGLTexture2D,
@@ -911,14 +911,14 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clCreateFromD3D10Texture3DKHR: clCreateFromD3D10Texture3DKHR,
     clEnqueueAcquireD3D10ObjectsKHR: clEnqueueAcquireD3D10ObjectsKHR,
     clEnqueueReleaseD3D10ObjectsKHR: clEnqueueReleaseD3D10ObjectsKHR,
-    clSetEventCallback: clSetEventCallback,
-    clCreateSubBuffer: clCreateSubBuffer,
-    clSetMemObjectDestructorCallback: clSetMemObjectDestructorCallback,
-    clCreateUserEvent: clCreateUserEvent,
-    clSetUserEventStatus: clSetUserEventStatus,
-    clEnqueueReadBufferRect: clEnqueueReadBufferRect,
-    clEnqueueWriteBufferRect: clEnqueueWriteBufferRect,
-    clEnqueueCopyBufferRect: clEnqueueCopyBufferRect,
+    clSetEventCallback: crate::queue::clSetEventCallback,
+    clCreateSubBuffer: crate::mem::clCreateSubBuffer,
+    clSetMemObjectDestructorCallback: crate::mem::clSetMemObjectDestructorCallback,
+    clCreateUserEvent: crate::queue::clCreateUserEvent,
+    clSetUserEventStatus: crate::queue::clSetUserEventStatus,
+    clEnqueueReadBufferRect: crate::mem::clEnqueueReadBufferRect,
+    clEnqueueWriteBufferRect: crate::mem::clEnqueueWriteBufferRect,
+    clEnqueueCopyBufferRect: crate::mem::clEnqueueCopyBufferRect,
     clCreateSubDevicesEXT: clCreateSubDevicesEXT,
     clRetainDeviceEXT: clRetainDeviceEXT,
     clReleaseDeviceEXT: clReleaseDeviceEXT,
@@ -932,11 +932,11 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clLinkProgram: clLinkProgram,
     clUnloadPlatformCompiler: crate::platform::clUnloadPlatformCompiler,
     clGetKernelArgInfo: clGetKernelArgInfo,
-    clEnqueueFillBuffer: clEnqueueFillBuffer,
+    clEnqueueFillBuffer: crate::mem::clEnqueueFillBuffer,
     clEnqueueFillImage: clEnqueueFillImage,
-    clEnqueueMigrateMemObjects: clEnqueueMigrateMemObjects,
-    clEnqueueMarkerWithWaitList: clEnqueueMarkerWithWaitList,
-    clEnqueueBarrierWithWaitList: clEnqueueBarrierWithWaitList,
+    clEnqueueMigrateMemObjects: crate::mem::clEnqueueMigrateMemObjects,
+    clEnqueueMarkerWithWaitList: crate::queue::clEnqueueMarkerWithWaitList,
+    clEnqueueBarrierWithWaitList: crate::queue::clEnqueueBarrierWithWaitList,
     clGetExtensionFunctionAddressForPlatform:
         crate::platform::clGetExtensionFunctionAddressForPlatform,
     clCreateFromGLTexture: clCreateFromGLTexture,
@@ -954,7 +954,7 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clEnqueueAcquireEGLObjectsKHR: clEnqueueAcquireEGLObjectsKHR,
     clEnqueueReleaseEGLObjectsKHR: clEnqueueReleaseEGLObjectsKHR,
     clCreateEventFromEGLSyncKHR: clCreateEventFromEGLSyncKHR,
-    clCreateCommandQueueWithProperties: clCreateCommandQueueWithProperties,
+    clCreateCommandQueueWithProperties: crate::queue::clCreateCommandQueueWithProperties,
     clCreatePipe: clCreatePipe,
     clGetPipeInfo: clGetPipeInfo,
     clSVMAlloc: clSVMAlloc,
@@ -977,62 +977,10 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clSetDefaultDeviceCommandQueue: clSetDefaultDeviceCommandQueue,
     clSetProgramReleaseCallback: clSetProgramReleaseCallback,
     clSetProgramSpecializationConstant: clSetProgramSpecializationConstant,
-    clCreateBufferWithProperties: clCreateBufferWithProperties,
+    clCreateBufferWithProperties: crate::mem::clCreateBufferWithProperties,
     clCreateImageWithProperties: clCreateImageWithProperties,
     clSetContextDestructorCallback: crate::context::clSetContextDestructorCallback,
 };
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateCommandQueue(
-    _context: cl_context,
-    _device: cl_device_id,
-    _properties: cl_command_queue_properties,
-    _errcode_ret: *mut cl_int,
-) -> cl_command_queue {
-    crate::entry::unsupported_ptr("clCreateCommandQueue", _errcode_ret, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clRetainCommandQueue(_command_queue: cl_command_queue) -> cl_int {
-    crate::entry::unsupported("clRetainCommandQueue", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clReleaseCommandQueue(_command_queue: cl_command_queue) -> cl_int {
-    crate::entry::unsupported("clReleaseCommandQueue", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clGetCommandQueueInfo(
-    _command_queue: cl_command_queue,
-    _param_name: cl_command_queue_info,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
-) -> cl_int {
-    crate::entry::unsupported("clGetCommandQueueInfo", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clSetCommandQueueProperty(
-    _command_queue: cl_command_queue,
-    _properties: cl_command_queue_properties,
-    _enable: cl_bool,
-    _old_properties: *mut cl_command_queue_properties,
-) -> cl_int {
-    crate::entry::unsupported("clSetCommandQueueProperty", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateBuffer(
-    _context: cl_context,
-    _flags: cl_mem_flags,
-    _size: usize,
-    _host_ptr: *mut c_void,
-    _errcode_ret: *mut cl_int,
-) -> cl_mem {
-    crate::entry::unsupported_ptr("clCreateBuffer", _errcode_ret, CL_INVALID_OPERATION)
-}
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
 unsafe extern "C" fn clCreateImage2D(
@@ -1062,39 +1010,6 @@ unsafe extern "C" fn clCreateImage3D(
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
     crate::entry::unsupported_ptr("clCreateImage3D", _errcode_ret, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clRetainMemObject(_memobj: cl_mem) -> cl_int {
-    crate::entry::unsupported("clRetainMemObject", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clReleaseMemObject(_memobj: cl_mem) -> cl_int {
-    crate::entry::unsupported("clReleaseMemObject", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clGetSupportedImageFormats(
-    _context: cl_context,
-    _flags: cl_mem_flags,
-    _image_type: cl_mem_object_type,
-    _num_entries: cl_uint,
-    _image_formats: *mut cl_image_format,
-    _num_image_formats: *mut cl_uint,
-) -> cl_int {
-    crate::entry::unsupported("clGetSupportedImageFormats", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clGetMemObjectInfo(
-    _memobj: cl_mem,
-    _param_name: cl_mem_info,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
-) -> cl_int {
-    crate::entry::unsupported("clGetMemObjectInfo", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_MEM_OBJECT`.
@@ -1280,98 +1195,6 @@ unsafe extern "C" fn clGetKernelWorkGroupInfo(
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clWaitForEvents(_num_events: cl_uint, _event_list: *const cl_event) -> cl_int {
-    crate::entry::unsupported("clWaitForEvents", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clGetEventInfo(
-    _event: cl_event,
-    _param_name: cl_event_info,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
-) -> cl_int {
-    crate::entry::unsupported("clGetEventInfo", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clRetainEvent(_event: cl_event) -> cl_int {
-    crate::entry::unsupported("clRetainEvent", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clReleaseEvent(_event: cl_event) -> cl_int {
-    crate::entry::unsupported("clReleaseEvent", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clGetEventProfilingInfo(
-    _event: cl_event,
-    _param_name: cl_profiling_info,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
-) -> cl_int {
-    crate::entry::unsupported("clGetEventProfilingInfo", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clFlush(_command_queue: cl_command_queue) -> cl_int {
-    crate::entry::unsupported("clFlush", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clFinish(_command_queue: cl_command_queue) -> cl_int {
-    crate::entry::unsupported("clFinish", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueReadBuffer(
-    _command_queue: cl_command_queue,
-    _buffer: cl_mem,
-    _blocking_read: cl_bool,
-    _offset: usize,
-    _cb: usize,
-    _ptr: *mut c_void,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueReadBuffer", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueWriteBuffer(
-    _command_queue: cl_command_queue,
-    _buffer: cl_mem,
-    _blocking_write: cl_bool,
-    _offset: usize,
-    _cb: usize,
-    _ptr: *const c_void,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueWriteBuffer", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueCopyBuffer(
-    _command_queue: cl_command_queue,
-    _src_buffer: cl_mem,
-    _dst_buffer: cl_mem,
-    _src_offset: usize,
-    _dst_offset: usize,
-    _cb: usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueCopyBuffer", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
 unsafe extern "C" fn clEnqueueReadImage(
     _command_queue: cl_command_queue,
     _image: cl_mem,
@@ -1451,22 +1274,6 @@ unsafe extern "C" fn clEnqueueCopyBufferToImage(
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueMapBuffer(
-    _command_queue: cl_command_queue,
-    _buffer: cl_mem,
-    _blocking_map: cl_bool,
-    _map_flags: cl_map_flags,
-    _offset: usize,
-    _cb: usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-    _errcode_ret: *mut cl_int,
-) -> *mut c_void {
-    crate::entry::unsupported_ptr("clEnqueueMapBuffer", _errcode_ret, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
 unsafe extern "C" fn clEnqueueMapImage(
     _command_queue: cl_command_queue,
     _image: cl_mem,
@@ -1482,18 +1289,6 @@ unsafe extern "C" fn clEnqueueMapImage(
     _errcode_ret: *mut cl_int,
 ) -> *mut c_void {
     crate::entry::unsupported_ptr("clEnqueueMapImage", _errcode_ret, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueUnmapMemObject(
-    _command_queue: cl_command_queue,
-    _memobj: cl_mem,
-    _mapped_ptr: *mut c_void,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueUnmapMemObject", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1536,28 +1331,6 @@ unsafe extern "C" fn clEnqueueNativeKernel(
     _event: *mut cl_event,
 ) -> cl_int {
     crate::entry::unsupported("clEnqueueNativeKernel", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueMarker(
-    _command_queue: cl_command_queue,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueMarker", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueWaitForEvents(
-    _command_queue: cl_command_queue,
-    _num_events: cl_uint,
-    _event_list: *const cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueWaitForEvents", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueBarrier(_command_queue: cl_command_queue) -> cl_int {
-    crate::entry::unsupported("clEnqueueBarrier", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -1744,105 +1517,6 @@ unsafe extern "C" fn clEnqueueReleaseD3D10ObjectsKHR(
     crate::entry::unsupported("clEnqueueReleaseD3D10ObjectsKHR", CL_INVALID_OPERATION)
 }
 
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clSetEventCallback(
-    _a0: cl_event,
-    _a1: cl_int,
-    _a2: Option<unsafe extern "C" fn(cl_event, cl_int, *mut c_void)>,
-    _a3: *mut c_void,
-) -> cl_int {
-    crate::entry::unsupported("clSetEventCallback", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateSubBuffer(
-    _a0: cl_mem,
-    _a1: cl_mem_flags,
-    _a2: cl_buffer_create_type,
-    _a3: *const c_void,
-    _a4: *mut cl_int,
-) -> cl_mem {
-    crate::entry::unsupported_ptr("clCreateSubBuffer", _a4, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clSetMemObjectDestructorCallback(
-    _a0: cl_mem,
-    _a1: Option<unsafe extern "C" fn(cl_mem, *mut c_void)>,
-    _a2: *mut c_void,
-) -> cl_int {
-    crate::entry::unsupported("clSetMemObjectDestructorCallback", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateUserEvent(_a0: cl_context, _a1: *mut cl_int) -> cl_event {
-    crate::entry::unsupported_ptr("clCreateUserEvent", _a1, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clSetUserEventStatus(_a0: cl_event, _a1: cl_int) -> cl_int {
-    crate::entry::unsupported("clSetUserEventStatus", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueReadBufferRect(
-    _command_queue: cl_command_queue,
-    _buffer: cl_mem,
-    _blocking_read: cl_bool,
-    _buffer_origin: *const usize,
-    _host_origin: *const usize,
-    _region: *const usize,
-    _buffer_row_pitch: usize,
-    _buffer_slice_pitch: usize,
-    _host_row_pitch: usize,
-    _host_slice_pitch: usize,
-    _ptr: *mut c_void,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueReadBufferRect", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueWriteBufferRect(
-    _command_queue: cl_command_queue,
-    _buffer: cl_mem,
-    _blocking_read: cl_bool,
-    _buffer_origin: *const usize,
-    _host_origin: *const usize,
-    _region: *const usize,
-    _buffer_row_pitch: usize,
-    _buffer_slice_pitch: usize,
-    _host_row_pitch: usize,
-    _host_slice_pitch: usize,
-    _ptr: *const c_void,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueWriteBufferRect", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueCopyBufferRect(
-    _command_queue: cl_command_queue,
-    _src_buffer: cl_mem,
-    _dst_buffer: cl_mem,
-    _src_origin: *const usize,
-    _dst_origin: *const usize,
-    _region: *const usize,
-    _src_row_pitch: usize,
-    _src_slice_pitch: usize,
-    _dst_row_pitch: usize,
-    _dst_slice_pitch: usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueCopyBufferRect", CL_INVALID_OPERATION)
-}
-
 /// Unsupported by ShadowCL: returns `CL_INVALID_VALUE`.
 unsafe extern "C" fn clCreateSubDevicesEXT(
     _in_device: cl_device_id,
@@ -1958,21 +1632,6 @@ unsafe extern "C" fn clGetKernelArgInfo(
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueFillBuffer(
-    _command_queue: cl_command_queue,
-    _buffer: cl_mem,
-    _pattern: *const c_void,
-    _pattern_size: usize,
-    _offset: usize,
-    _cb: usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueFillBuffer", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
 unsafe extern "C" fn clEnqueueFillImage(
     _command_queue: cl_command_queue,
     _image: cl_mem,
@@ -1984,39 +1643,6 @@ unsafe extern "C" fn clEnqueueFillImage(
     _event: *mut cl_event,
 ) -> cl_int {
     crate::entry::unsupported("clEnqueueFillImage", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueMigrateMemObjects(
-    _command_queue: cl_command_queue,
-    _num_mem_objects: cl_uint,
-    _mem_objects: *const cl_mem,
-    _flags: cl_mem_migration_flags,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueMigrateMemObjects", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueMarkerWithWaitList(
-    _command_queue: cl_command_queue,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueMarkerWithWaitList", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueBarrierWithWaitList(
-    _command_queue: cl_command_queue,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueBarrierWithWaitList", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -2213,20 +1839,6 @@ unsafe extern "C" fn clCreateEventFromEGLSyncKHR(
         "clCreateEventFromEGLSyncKHR",
         _errcode_ret,
         CL_INVALID_CONTEXT,
-    )
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateCommandQueueWithProperties(
-    _a0: cl_context,
-    _a1: cl_device_id,
-    _a2: *const cl_queue_properties,
-    _a3: *mut cl_int,
-) -> cl_command_queue {
-    crate::entry::unsupported_ptr(
-        "clCreateCommandQueueWithProperties",
-        _a3,
-        CL_INVALID_OPERATION,
     )
 }
 
@@ -2452,22 +2064,6 @@ unsafe extern "C" fn clSetProgramSpecializationConstant(
     _spec_value: *const c_void,
 ) -> cl_int {
     crate::entry::unsupported("clSetProgramSpecializationConstant", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateBufferWithProperties(
-    _context: cl_context,
-    _properties: *const cl_mem_properties,
-    _flags: cl_mem_flags,
-    _size: usize,
-    _host_ptr: *mut c_void,
-    _errcode_ret: *mut cl_int,
-) -> cl_mem {
-    crate::entry::unsupported_ptr(
-        "clCreateBufferWithProperties",
-        _errcode_ret,
-        CL_INVALID_OPERATION,
-    )
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.

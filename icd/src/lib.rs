@@ -11,6 +11,8 @@ pub mod context;
 pub mod dispatch_gen;
 pub mod entry;
 pub mod info;
+pub mod mem;
 pub mod object;
 pub mod platform;
+pub mod queue;
 pub mod types;

@@ -1,0 +1,690 @@
+//! Command queues and events. Each queue has one executor thread fed through a channel;
+//! commands run in submission order (which is a valid schedule for out-of-order queues too),
+//! each after the events of its wait list, across queues as well.
+#![allow(clippy::missing_safety_doc)] // entry points: the OpenCL specification is the contract
+
+use crate::consts::*;
+use crate::context::{self, Context};
+use crate::entry::{call, call_ptr};
+use crate::info::{out, properties, slice, v, write_info, UserPtr};
+use crate::object::{self, ClObject, Ref};
+use crate::platform::{check_device, device_id, now_ns};
+use crate::types::*;
+use crossbeam_channel::{unbounded, Sender};
+use parking_lot::{Condvar, Mutex};
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+pub type EventCallback = unsafe extern "C" fn(cl_event, cl_int, *mut c_void);
+
+struct EventState {
+    status: cl_int,
+    callbacks: Vec<(cl_int, EventCallback, UserPtr)>,
+    /// queued, submit, start, end (ns).
+    times: [u64; 4],
+}
+
+pub struct Event {
+    pub context: Ref<Context>,
+    /// Handle of the queue the command was enqueued on (0 for user events).
+    pub queue_handle: usize,
+    pub command_type: cl_command_type,
+    pub profiling: bool,
+    state: Mutex<EventState>,
+    cond: Condvar,
+}
+
+impl ClObject for Event {
+    const TAG: u32 = 0x5C1_0008;
+    const INVALID: i32 = CL_INVALID_EVENT;
+    type Handle = cl_event;
+}
+
+impl Event {
+    fn new(
+        context: Ref<Context>,
+        queue_handle: usize,
+        command_type: cl_command_type,
+        profiling: bool,
+        status: cl_int,
+    ) -> Ref<Event> {
+        let t = now_ns();
+        object::create(Event {
+            context,
+            queue_handle,
+            command_type,
+            profiling,
+            state: Mutex::new(EventState {
+                status,
+                callbacks: Vec::new(),
+                times: [t, 0, 0, 0],
+            }),
+            cond: Condvar::new(),
+        })
+    }
+
+    pub fn status(&self) -> cl_int {
+        self.state.lock().status
+    }
+
+    /// Blocks until the command completed (or failed); returns the final status.
+    pub fn wait(&self) -> cl_int {
+        let mut st = self.state.lock();
+        while st.status > CL_COMPLETE as cl_int {
+            self.cond.wait(&mut st);
+        }
+        st.status
+    }
+}
+
+/// Moves an event to `status` (only ever downwards), firing the callbacks that became due.
+pub fn set_status(ev: &Ref<Event>, status: cl_int) {
+    let due: Vec<_> = {
+        let mut st = ev.state.lock();
+        if status >= st.status || st.status <= CL_COMPLETE as cl_int {
+            return;
+        }
+        let t = now_ns();
+        let prev = st.status;
+        st.status = status;
+        for (i, level) in [CL_SUBMITTED, CL_RUNNING, CL_COMPLETE].iter().enumerate() {
+            let level = *level as cl_int;
+            if prev > level && status <= level {
+                st.times[i + 1] = t;
+            }
+        }
+        let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut st.callbacks)
+            .into_iter()
+            .partition(|(when, _, _)| status <= *when);
+        st.callbacks = keep;
+        ev.cond.notify_all();
+        due
+    };
+    let h: cl_event = object::handle(ev);
+    for (when, f, user) in due {
+        let s = if status < 0 { status } else { when };
+        // SAFETY: the application's callback, with the event handle (kept alive by `ev`).
+        unsafe { f(h, s, user.0) };
+    }
+}
+
+pub fn get_event(e: cl_event) -> Result<Ref<Event>, cl_int> {
+    object::get::<Event, _>(e)
+}
+
+/// Validates an event wait list for a command of `ctx` (None: `clWaitForEvents`).
+pub fn wait_list(
+    ctx: Option<&Ref<Context>>,
+    num: cl_uint,
+    list: *const cl_event,
+) -> Result<Vec<Ref<Event>>, cl_int> {
+    if (num == 0) != list.is_null() {
+        return Err(CL_INVALID_EVENT_WAIT_LIST);
+    }
+    let mut out = Vec::new();
+    for &e in slice(list, num as usize, CL_INVALID_EVENT_WAIT_LIST)? {
+        let ev = get_event(e).map_err(|_| CL_INVALID_EVENT_WAIT_LIST)?;
+        if let Some(c) = ctx {
+            if !std::sync::Arc::ptr_eq(c, &ev.context) {
+                return Err(CL_INVALID_CONTEXT);
+            }
+        }
+        out.push(ev);
+    }
+    Ok(out)
+}
+
+/// The work of a command; runs on the queue's executor thread.
+pub type Work = Box<dyn FnOnce() -> Result<(), cl_int> + Send>;
+
+struct Command {
+    event: Ref<Event>,
+    waits: Vec<Ref<Event>>,
+    work: Work,
+}
+
+pub struct Queue {
+    pub context: Ref<Context>,
+    pub properties: cl_command_queue_properties,
+    pub properties_array: Vec<cl_queue_properties>,
+    tx: Sender<Command>,
+    last: Mutex<Option<Ref<Event>>>,
+}
+
+impl ClObject for Queue {
+    const TAG: u32 = 0x5C1_0004;
+    const INVALID: i32 = CL_INVALID_COMMAND_QUEUE;
+    type Handle = cl_command_queue;
+}
+
+fn executor(rx: crossbeam_channel::Receiver<Command>) {
+    for cmd in rx {
+        let failed = cmd.waits.iter().any(|w| w.wait() < 0);
+        drop(cmd.waits);
+        if failed {
+            set_status(&cmd.event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+            continue;
+        }
+        set_status(&cmd.event, CL_RUNNING as cl_int);
+        let status = match catch_unwind(AssertUnwindSafe(cmd.work)) {
+            Ok(Ok(())) => CL_COMPLETE as cl_int,
+            Ok(Err(e)) => e,
+            Err(_) => {
+                tracing::error!("internal error while running a command");
+                CL_OUT_OF_RESOURCES
+            }
+        };
+        set_status(&cmd.event, status);
+    }
+}
+
+pub fn get_queue(q: cl_command_queue) -> Result<Ref<Queue>, cl_int> {
+    object::get::<Queue, _>(q)
+}
+
+/// Submits a command. `event_out` receives a new event handle when not NULL; `blocking`
+/// waits for completion and reports a failed wait list as
+/// `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST`.
+pub fn enqueue(
+    q: &Ref<Queue>,
+    command_type: cl_command_type,
+    waits: Vec<Ref<Event>>,
+    event_out: *mut cl_event,
+    blocking: bool,
+    work: Work,
+) -> Result<(), cl_int> {
+    let profiling = q.properties & CL_QUEUE_PROFILING_ENABLE != 0;
+    let qh: cl_command_queue = object::handle(q);
+    let ev = Event::new(
+        q.context.clone(),
+        qh as usize,
+        command_type,
+        profiling,
+        CL_QUEUED as cl_int,
+    );
+    set_status(&ev, CL_SUBMITTED as cl_int);
+    *q.last.lock() = Some(ev.clone());
+    q.tx.send(Command {
+        event: ev.clone(),
+        waits,
+        work,
+    })
+    .map_err(|_| CL_OUT_OF_RESOURCES)?;
+    if blocking {
+        let s = ev.wait();
+        if s < 0 {
+            out(event_out, object::into_handle(ev));
+            return Err(if s == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST {
+                s
+            } else {
+                CL_OUT_OF_RESOURCES
+            });
+        }
+    }
+    if !event_out.is_null() {
+        out(event_out, object::into_handle(ev));
+    }
+    Ok(())
+}
+
+/// Waits for every command submitted to `q` so far.
+pub fn finish(q: &Queue) {
+    let last = q.last.lock().clone();
+    if let Some(e) = last {
+        e.wait();
+    }
+}
+
+const QUEUE_PROPS: cl_command_queue_properties =
+    CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+
+fn create_queue(
+    context: cl_context,
+    device: cl_device_id,
+    props: cl_command_queue_properties,
+    array: Vec<cl_queue_properties>,
+) -> Result<cl_command_queue, cl_int> {
+    let ctx = context::get(context)?;
+    check_device(device)?;
+    if props & !(QUEUE_PROPS | CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT) != 0 {
+        return Err(CL_INVALID_VALUE);
+    }
+    if props & (CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT) != 0 {
+        return Err(CL_INVALID_QUEUE_PROPERTIES);
+    }
+    let (tx, rx) = unbounded();
+    std::thread::Builder::new()
+        .name("shadowcl-queue".into())
+        .spawn(move || executor(rx))
+        .map_err(|_| CL_OUT_OF_HOST_MEMORY)?;
+    let q = object::create(Queue {
+        context: ctx,
+        properties: props,
+        properties_array: array,
+        tx,
+        last: Mutex::new(None),
+    });
+    Ok(object::into_handle(q))
+}
+
+pub unsafe extern "C" fn clCreateCommandQueue(
+    context: cl_context,
+    device: cl_device_id,
+    properties: cl_command_queue_properties,
+    errcode_ret: *mut cl_int,
+) -> cl_command_queue {
+    call_ptr("clCreateCommandQueue", errcode_ret, || {
+        create_queue(context, device, properties, Vec::new())
+    })
+}
+
+pub unsafe extern "C" fn clCreateCommandQueueWithProperties(
+    context: cl_context,
+    device: cl_device_id,
+    props: *const cl_queue_properties,
+    errcode_ret: *mut cl_int,
+) -> cl_command_queue {
+    call_ptr("clCreateCommandQueueWithProperties", errcode_ret, || {
+        let pairs = properties(props)?;
+        let mut bits = 0;
+        for &(name, value) in &pairs {
+            match name as cl_uint {
+                CL_QUEUE_PROPERTIES => bits = value,
+                CL_QUEUE_SIZE => return Err(CL_INVALID_QUEUE_PROPERTIES),
+                _ => return Err(CL_INVALID_VALUE),
+            }
+        }
+        let mut array: Vec<_> = pairs.iter().flat_map(|&(n, v)| [n, v]).collect();
+        if !props.is_null() {
+            array.push(0);
+        }
+        create_queue(context, device, bits, array)
+    })
+}
+
+pub unsafe extern "C" fn clSetCommandQueueProperty(
+    command_queue: cl_command_queue,
+    _properties: cl_command_queue_properties,
+    _enable: cl_bool,
+    _old_properties: *mut cl_command_queue_properties,
+) -> cl_int {
+    call("clSetCommandQueueProperty", || {
+        get_queue(command_queue)?;
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+pub unsafe extern "C" fn clRetainCommandQueue(q: cl_command_queue) -> cl_int {
+    call("clRetainCommandQueue", || object::retain::<Queue, _>(q))
+}
+
+pub unsafe extern "C" fn clReleaseCommandQueue(q: cl_command_queue) -> cl_int {
+    call("clReleaseCommandQueue", || {
+        // Implicit flush: commands already run; the executor drains its channel.
+        object::release::<Queue, _>(q)
+    })
+}
+
+pub unsafe extern "C" fn clGetCommandQueueInfo(
+    q: cl_command_queue,
+    param_name: cl_command_queue_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    call("clGetCommandQueueInfo", || {
+        let q = get_queue(q)?;
+        let answer = match param_name {
+            CL_QUEUE_CONTEXT => v(&object::handle::<Context>(&q.context)),
+            CL_QUEUE_DEVICE => v(&device_id()),
+            CL_QUEUE_REFERENCE_COUNT => v(&object::ref_count(&q)),
+            CL_QUEUE_PROPERTIES => v(&q.properties),
+            CL_QUEUE_PROPERTIES_ARRAY => v(&q.properties_array),
+            CL_QUEUE_SIZE => Err(CL_INVALID_COMMAND_QUEUE),
+            CL_QUEUE_DEVICE_DEFAULT => v(&std::ptr::null_mut::<_cl_command_queue>()),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        write_info(answer, param_value_size, param_value, param_value_size_ret)
+    })
+}
+
+pub unsafe extern "C" fn clFlush(q: cl_command_queue) -> cl_int {
+    call("clFlush", || get_queue(q).map(drop))
+}
+
+pub unsafe extern "C" fn clFinish(q: cl_command_queue) -> cl_int {
+    call("clFinish", || {
+        finish(&get_queue(q)?.inner);
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clWaitForEvents(
+    num_events: cl_uint,
+    event_list: *const cl_event,
+) -> cl_int {
+    call("clWaitForEvents", || {
+        if num_events == 0 || event_list.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let evs = wait_list(None, num_events, event_list).map_err(|_| CL_INVALID_EVENT)?;
+        if evs
+            .iter()
+            .any(|e| !std::sync::Arc::ptr_eq(&e.context, &evs[0].context))
+        {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        let mut failed = false;
+        for e in &evs {
+            failed |= e.wait() < 0;
+        }
+        if failed {
+            Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        } else {
+            Ok(())
+        }
+    })
+}
+
+fn marker(
+    q: cl_command_queue,
+    ty: cl_command_type,
+    num: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> Result<(), cl_int> {
+    let q = get_queue(q)?;
+    let waits = wait_list(Some(&q.context), num, list)?;
+    // Commands run in submission order, so completing after everything before it and after
+    // its wait list is exactly what markers and barriers promise.
+    enqueue(&q, ty, waits, event, false, Box::new(|| Ok(())))
+}
+
+pub unsafe extern "C" fn clEnqueueMarker(q: cl_command_queue, event: *mut cl_event) -> cl_int {
+    call("clEnqueueMarker", || {
+        if event.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        marker(q, CL_COMMAND_MARKER, 0, std::ptr::null(), event)
+    })
+}
+
+pub unsafe extern "C" fn clEnqueueMarkerWithWaitList(
+    q: cl_command_queue,
+    num: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    call("clEnqueueMarkerWithWaitList", || {
+        marker(q, CL_COMMAND_MARKER, num, list, event)
+    })
+}
+
+pub unsafe extern "C" fn clEnqueueBarrierWithWaitList(
+    q: cl_command_queue,
+    num: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    call("clEnqueueBarrierWithWaitList", || {
+        marker(q, CL_COMMAND_BARRIER, num, list, event)
+    })
+}
+
+pub unsafe extern "C" fn clEnqueueBarrier(q: cl_command_queue) -> cl_int {
+    call("clEnqueueBarrier", || {
+        marker(
+            q,
+            CL_COMMAND_BARRIER,
+            0,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+        )
+    })
+}
+
+pub unsafe extern "C" fn clEnqueueWaitForEvents(
+    q: cl_command_queue,
+    num: cl_uint,
+    list: *const cl_event,
+) -> cl_int {
+    call("clEnqueueWaitForEvents", || {
+        if num == 0 || list.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        marker(q, CL_COMMAND_BARRIER, num, list, std::ptr::null_mut())
+    })
+}
+
+pub unsafe extern "C" fn clCreateUserEvent(
+    context: cl_context,
+    errcode_ret: *mut cl_int,
+) -> cl_event {
+    call_ptr("clCreateUserEvent", errcode_ret, || {
+        let ctx = context::get(context)?;
+        let ev = Event::new(ctx, 0, CL_COMMAND_USER, false, CL_SUBMITTED as cl_int);
+        Ok(object::into_handle(ev))
+    })
+}
+
+pub unsafe extern "C" fn clSetUserEventStatus(event: cl_event, execution_status: cl_int) -> cl_int {
+    call("clSetUserEventStatus", || {
+        let ev = get_event(event)?;
+        if ev.command_type != CL_COMMAND_USER {
+            return Err(CL_INVALID_EVENT);
+        }
+        if execution_status > CL_COMPLETE as cl_int {
+            return Err(CL_INVALID_VALUE);
+        }
+        if ev.status() <= CL_COMPLETE as cl_int {
+            return Err(CL_INVALID_OPERATION);
+        }
+        set_status(&ev, execution_status);
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clSetEventCallback(
+    event: cl_event,
+    command_exec_callback_type: cl_int,
+    pfn_notify: Option<EventCallback>,
+    user_data: *mut c_void,
+) -> cl_int {
+    call("clSetEventCallback", || {
+        let ev = get_event(event)?;
+        let f = pfn_notify.ok_or(CL_INVALID_VALUE)?;
+        let when = command_exec_callback_type;
+        if ![CL_SUBMITTED, CL_RUNNING, CL_COMPLETE].contains(&(when as cl_uint)) {
+            return Err(CL_INVALID_VALUE);
+        }
+        let now = {
+            let mut st = ev.state.lock();
+            if st.status <= when {
+                Some(st.status)
+            } else {
+                st.callbacks.push((when, f, UserPtr(user_data)));
+                None
+            }
+        };
+        if let Some(s) = now {
+            let s = if s < 0 { s } else { when };
+            // SAFETY: the application's callback with its own event handle.
+            unsafe { f(event, s, user_data) };
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clRetainEvent(e: cl_event) -> cl_int {
+    call("clRetainEvent", || object::retain::<Event, _>(e))
+}
+
+pub unsafe extern "C" fn clReleaseEvent(e: cl_event) -> cl_int {
+    call("clReleaseEvent", || object::release::<Event, _>(e))
+}
+
+pub unsafe extern "C" fn clGetEventInfo(
+    e: cl_event,
+    param_name: cl_event_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    call("clGetEventInfo", || {
+        let ev = get_event(e)?;
+        let answer = match param_name {
+            CL_EVENT_COMMAND_QUEUE => v(&(ev.queue_handle as cl_command_queue)),
+            CL_EVENT_CONTEXT => v(&object::handle::<Context>(&ev.context)),
+            CL_EVENT_COMMAND_TYPE => v(&ev.command_type),
+            CL_EVENT_COMMAND_EXECUTION_STATUS => v(&ev.status()),
+            CL_EVENT_REFERENCE_COUNT => v(&object::ref_count(&ev)),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        write_info(answer, param_value_size, param_value, param_value_size_ret)
+    })
+}
+
+pub unsafe extern "C" fn clGetEventProfilingInfo(
+    e: cl_event,
+    param_name: cl_profiling_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    call("clGetEventProfilingInfo", || {
+        let ev = get_event(e)?;
+        if !ev.profiling || ev.command_type == CL_COMMAND_USER {
+            return Err(CL_PROFILING_INFO_NOT_AVAILABLE);
+        }
+        let (status, t) = {
+            let st = ev.state.lock();
+            (st.status, st.times)
+        };
+        let done = status <= CL_COMPLETE as cl_int;
+        let answer = match param_name {
+            CL_PROFILING_COMMAND_QUEUED => v(&t[0]),
+            CL_PROFILING_COMMAND_SUBMIT => v(&t[1]),
+            _ if !done => Err(CL_PROFILING_INFO_NOT_AVAILABLE),
+            CL_PROFILING_COMMAND_START => v(&t[2].max(t[1])),
+            CL_PROFILING_COMMAND_END | CL_PROFILING_COMMAND_COMPLETE => v(&t[3].max(t[2])),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        write_info(answer, param_value_size, param_value, param_value_size_ret)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    fn ctx() -> cl_context {
+        let d = device_id();
+        let mut err = 0;
+        // SAFETY: valid arguments.
+        let c = unsafe {
+            context::clCreateContext(
+                std::ptr::null(),
+                1,
+                &d,
+                None,
+                std::ptr::null_mut(),
+                &mut err,
+            )
+        };
+        assert_eq!(err, CL_SUCCESS);
+        c
+    }
+
+    static SEEN: AtomicI32 = AtomicI32::new(1);
+    unsafe extern "C" fn cb(_e: cl_event, status: cl_int, _u: *mut c_void) {
+        SEEN.store(status, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn user_event_failure_propagates_through_wait_lists() {
+        let c = ctx();
+        let mut err = 0;
+        // SAFETY: all handles below are live, out-pointers valid.
+        unsafe {
+            let q = clCreateCommandQueue(c, device_id(), CL_QUEUE_PROFILING_ENABLE, &mut err);
+            assert_eq!(err, CL_SUCCESS);
+            let user = clCreateUserEvent(c, &mut err);
+            assert_eq!(err, CL_SUCCESS);
+            let mut m: cl_event = std::ptr::null_mut();
+            assert_eq!(clEnqueueMarkerWithWaitList(q, 1, &user, &mut m), CL_SUCCESS);
+            assert_eq!(
+                clSetEventCallback(m, CL_COMPLETE as cl_int, Some(cb), std::ptr::null_mut()),
+                CL_SUCCESS
+            );
+            assert_eq!(get_event(m).map(|e| e.status()), Ok(CL_SUBMITTED as cl_int));
+            assert_eq!(clSetUserEventStatus(user, -42), CL_SUCCESS);
+            assert_eq!(
+                clWaitForEvents(1, &m),
+                CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+            );
+            // Callbacks run on the executor thread right after the status change.
+            for _ in 0..200 {
+                if SEEN.load(Ordering::SeqCst) != 1 {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            assert_eq!(
+                SEEN.load(Ordering::SeqCst),
+                CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+            );
+            assert_eq!(
+                clSetUserEventStatus(user, CL_COMPLETE as cl_int),
+                CL_INVALID_OPERATION
+            );
+            // A later marker without the failed event completes, with profiling times in order.
+            let mut m2: cl_event = std::ptr::null_mut();
+            assert_eq!(
+                clEnqueueMarkerWithWaitList(q, 0, std::ptr::null(), &mut m2),
+                CL_SUCCESS
+            );
+            assert_eq!(clFinish(q), CL_SUCCESS);
+            let mut t = [0u64; 4];
+            for (i, p) in [
+                CL_PROFILING_COMMAND_QUEUED,
+                CL_PROFILING_COMMAND_SUBMIT,
+                CL_PROFILING_COMMAND_START,
+                CL_PROFILING_COMMAND_END,
+            ]
+            .iter()
+            .enumerate()
+            {
+                assert_eq!(
+                    clGetEventProfilingInfo(
+                        m2,
+                        *p,
+                        8,
+                        (&mut t[i] as *mut u64).cast(),
+                        std::ptr::null_mut()
+                    ),
+                    CL_SUCCESS
+                );
+            }
+            assert!(t[0] <= t[1] && t[1] <= t[2] && t[2] <= t[3], "{t:?}");
+            assert_eq!(
+                clGetEventProfilingInfo(
+                    user,
+                    CL_PROFILING_COMMAND_QUEUED,
+                    8,
+                    t.as_mut_ptr().cast(),
+                    std::ptr::null_mut()
+                ),
+                CL_PROFILING_INFO_NOT_AVAILABLE
+            );
+            // Wrong handle types are rejected.
+            assert_eq!(clFinish(c.cast()), CL_INVALID_COMMAND_QUEUE);
+            assert_eq!(clWaitForEvents(1, &(q as cl_event)), CL_INVALID_EVENT);
+            for e in [m, m2, user] {
+                assert_eq!(clReleaseEvent(e), CL_SUCCESS);
+            }
+            assert_eq!(clReleaseCommandQueue(q), CL_SUCCESS);
+            assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
+        }
+    }
+}
