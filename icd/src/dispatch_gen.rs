@@ -132,7 +132,7 @@ pub struct IcdDispatch {
         cl_uint,
         *const cl_device_id,
         *const usize,
-        *mut *const c_char,
+        *mut *const u8,
         *mut cl_int,
         *mut cl_int,
     ) -> cl_program,
@@ -856,21 +856,21 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clRetainSampler: clRetainSampler,
     clReleaseSampler: clReleaseSampler,
     clGetSamplerInfo: clGetSamplerInfo,
-    clCreateProgramWithSource: clCreateProgramWithSource,
-    clCreateProgramWithBinary: clCreateProgramWithBinary,
-    clRetainProgram: clRetainProgram,
-    clReleaseProgram: clReleaseProgram,
-    clBuildProgram: clBuildProgram,
+    clCreateProgramWithSource: crate::program::clCreateProgramWithSource,
+    clCreateProgramWithBinary: crate::program::clCreateProgramWithBinary,
+    clRetainProgram: crate::program::clRetainProgram,
+    clReleaseProgram: crate::program::clReleaseProgram,
+    clBuildProgram: crate::program::clBuildProgram,
     clUnloadCompiler: crate::platform::clUnloadCompiler,
-    clGetProgramInfo: clGetProgramInfo,
-    clGetProgramBuildInfo: clGetProgramBuildInfo,
-    clCreateKernel: clCreateKernel,
-    clCreateKernelsInProgram: clCreateKernelsInProgram,
-    clRetainKernel: clRetainKernel,
-    clReleaseKernel: clReleaseKernel,
-    clSetKernelArg: clSetKernelArg,
-    clGetKernelInfo: clGetKernelInfo,
-    clGetKernelWorkGroupInfo: clGetKernelWorkGroupInfo,
+    clGetProgramInfo: crate::program::clGetProgramInfo,
+    clGetProgramBuildInfo: crate::program::clGetProgramBuildInfo,
+    clCreateKernel: crate::kernel::clCreateKernel,
+    clCreateKernelsInProgram: crate::kernel::clCreateKernelsInProgram,
+    clRetainKernel: crate::kernel::clRetainKernel,
+    clReleaseKernel: crate::kernel::clReleaseKernel,
+    clSetKernelArg: crate::kernel::clSetKernelArg,
+    clGetKernelInfo: crate::kernel::clGetKernelInfo,
+    clGetKernelWorkGroupInfo: crate::kernel::clGetKernelWorkGroupInfo,
     clWaitForEvents: crate::queue::clWaitForEvents,
     clGetEventInfo: crate::queue::clGetEventInfo,
     clRetainEvent: crate::queue::clRetainEvent,
@@ -889,8 +889,8 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clEnqueueMapBuffer: crate::mem::clEnqueueMapBuffer,
     clEnqueueMapImage: clEnqueueMapImage,
     clEnqueueUnmapMemObject: crate::mem::clEnqueueUnmapMemObject,
-    clEnqueueNDRangeKernel: clEnqueueNDRangeKernel,
-    clEnqueueTask: clEnqueueTask,
+    clEnqueueNDRangeKernel: crate::kernel::clEnqueueNDRangeKernel,
+    clEnqueueTask: crate::kernel::clEnqueueTask,
     clEnqueueNativeKernel: clEnqueueNativeKernel,
     clEnqueueMarker: crate::queue::clEnqueueMarker,
     clEnqueueWaitForEvents: crate::queue::clEnqueueWaitForEvents,
@@ -928,10 +928,10 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clReleaseDevice: crate::platform::clReleaseDevice,
     clCreateImage: clCreateImage,
     clCreateProgramWithBuiltInKernels: clCreateProgramWithBuiltInKernels,
-    clCompileProgram: clCompileProgram,
-    clLinkProgram: clLinkProgram,
+    clCompileProgram: crate::program::clCompileProgram,
+    clLinkProgram: crate::program::clLinkProgram,
     clUnloadPlatformCompiler: crate::platform::clUnloadPlatformCompiler,
-    clGetKernelArgInfo: clGetKernelArgInfo,
+    clGetKernelArgInfo: crate::kernel::clGetKernelArgInfo,
     clEnqueueFillBuffer: crate::mem::clEnqueueFillBuffer,
     clEnqueueFillImage: clEnqueueFillImage,
     clEnqueueMigrateMemObjects: crate::mem::clEnqueueMigrateMemObjects,
@@ -968,8 +968,8 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clSetKernelArgSVMPointer: clSetKernelArgSVMPointer,
     clSetKernelExecInfo: clSetKernelExecInfo,
     clGetKernelSubGroupInfoKHR: clGetKernelSubGroupInfoKHR,
-    clCloneKernel: clCloneKernel,
-    clCreateProgramWithIL: clCreateProgramWithIL,
+    clCloneKernel: crate::kernel::clCloneKernel,
+    clCreateProgramWithIL: crate::program::clCreateProgramWithIL,
     clEnqueueSVMMigrateMem: clEnqueueSVMMigrateMem,
     clGetDeviceAndHostTimer: crate::platform::clGetDeviceAndHostTimer,
     clGetHostTimer: crate::platform::clGetHostTimer,
@@ -1034,17 +1034,17 @@ unsafe extern "C" fn clCreateSampler(
     crate::entry::unsupported_ptr("clCreateSampler", _errcode_ret, CL_INVALID_OPERATION)
 }
 
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
+/// Unsupported by ShadowCL: returns `CL_INVALID_SAMPLER`.
 unsafe extern "C" fn clRetainSampler(_sampler: cl_sampler) -> cl_int {
-    crate::entry::unsupported("clRetainSampler", CL_INVALID_OPERATION)
+    crate::entry::unsupported("clRetainSampler", CL_INVALID_SAMPLER)
 }
 
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
+/// Unsupported by ShadowCL: returns `CL_INVALID_SAMPLER`.
 unsafe extern "C" fn clReleaseSampler(_sampler: cl_sampler) -> cl_int {
-    crate::entry::unsupported("clReleaseSampler", CL_INVALID_OPERATION)
+    crate::entry::unsupported("clReleaseSampler", CL_INVALID_SAMPLER)
 }
 
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
+/// Unsupported by ShadowCL: returns `CL_INVALID_SAMPLER`.
 unsafe extern "C" fn clGetSamplerInfo(
     _sampler: cl_sampler,
     _param_name: cl_sampler_info,
@@ -1052,146 +1052,7 @@ unsafe extern "C" fn clGetSamplerInfo(
     _param_value: *mut c_void,
     _param_value_size_ret: *mut usize,
 ) -> cl_int {
-    crate::entry::unsupported("clGetSamplerInfo", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateProgramWithSource(
-    _context: cl_context,
-    _count: cl_uint,
-    _strings: *mut *const c_char,
-    _lengths: *const usize,
-    _errcode_ret: *mut cl_int,
-) -> cl_program {
-    crate::entry::unsupported_ptr(
-        "clCreateProgramWithSource",
-        _errcode_ret,
-        CL_INVALID_OPERATION,
-    )
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateProgramWithBinary(
-    _context: cl_context,
-    _num_devices: cl_uint,
-    _device_list: *const cl_device_id,
-    _lengths: *const usize,
-    _binaries: *mut *const c_char,
-    _binary_status: *mut cl_int,
-    _errcode_ret: *mut cl_int,
-) -> cl_program {
-    crate::entry::unsupported_ptr(
-        "clCreateProgramWithBinary",
-        _errcode_ret,
-        CL_INVALID_OPERATION,
-    )
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clRetainProgram(_program: cl_program) -> cl_int {
-    crate::entry::unsupported("clRetainProgram", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clReleaseProgram(_program: cl_program) -> cl_int {
-    crate::entry::unsupported("clReleaseProgram", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clBuildProgram(
-    _program: cl_program,
-    _num_devices: cl_uint,
-    _device_list: *const cl_device_id,
-    _options: *const c_char,
-    _pfn_notify: Option<unsafe extern "C" fn(cl_program, *mut c_void)>,
-    _user_data: *mut c_void,
-) -> cl_int {
-    crate::entry::unsupported("clBuildProgram", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clGetProgramInfo(
-    _program: cl_program,
-    _param_name: cl_program_info,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
-) -> cl_int {
-    crate::entry::unsupported("clGetProgramInfo", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clGetProgramBuildInfo(
-    _program: cl_program,
-    _device: cl_device_id,
-    _param_name: cl_program_build_info,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
-) -> cl_int {
-    crate::entry::unsupported("clGetProgramBuildInfo", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateKernel(
-    _program: cl_program,
-    _kernel_name: *const c_char,
-    _errcode_ret: *mut cl_int,
-) -> cl_kernel {
-    crate::entry::unsupported_ptr("clCreateKernel", _errcode_ret, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateKernelsInProgram(
-    _program: cl_program,
-    _num_kernels: cl_uint,
-    _kernels: *mut cl_kernel,
-    _num_kernels_ret: *mut cl_uint,
-) -> cl_int {
-    crate::entry::unsupported("clCreateKernelsInProgram", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clRetainKernel(_kernel: cl_kernel) -> cl_int {
-    crate::entry::unsupported("clRetainKernel", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clReleaseKernel(_kernel: cl_kernel) -> cl_int {
-    crate::entry::unsupported("clReleaseKernel", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clSetKernelArg(
-    _kernel: cl_kernel,
-    _arg_index: cl_uint,
-    _arg_size: usize,
-    _arg_value: *const c_void,
-) -> cl_int {
-    crate::entry::unsupported("clSetKernelArg", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clGetKernelInfo(
-    _kernel: cl_kernel,
-    _param_name: cl_kernel_info,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
-) -> cl_int {
-    crate::entry::unsupported("clGetKernelInfo", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clGetKernelWorkGroupInfo(
-    _kernel: cl_kernel,
-    _device: cl_device_id,
-    _param_name: cl_kernel_work_group_info,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
-) -> cl_int {
-    crate::entry::unsupported("clGetKernelWorkGroupInfo", CL_INVALID_OPERATION)
+    crate::entry::unsupported("clGetSamplerInfo", CL_INVALID_SAMPLER)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1289,32 +1150,6 @@ unsafe extern "C" fn clEnqueueMapImage(
     _errcode_ret: *mut cl_int,
 ) -> *mut c_void {
     crate::entry::unsupported_ptr("clEnqueueMapImage", _errcode_ret, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueNDRangeKernel(
-    _command_queue: cl_command_queue,
-    _kernel: cl_kernel,
-    _work_dim: cl_uint,
-    _global_work_offset: *const usize,
-    _global_work_size: *const usize,
-    _local_work_size: *const usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueNDRangeKernel", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueTask(
-    _command_queue: cl_command_queue,
-    _kernel: cl_kernel,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueTask", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1587,48 +1422,6 @@ unsafe extern "C" fn clCreateProgramWithBuiltInKernels(
         _errcode_ret,
         CL_INVALID_VALUE,
     )
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCompileProgram(
-    _program: cl_program,
-    _num_devices: cl_uint,
-    _device_list: *const cl_device_id,
-    _options: *const c_char,
-    _num_input_headers: cl_uint,
-    _input_headers: *const cl_program,
-    _header_include_names: *mut *const c_char,
-    _pfn_notify: Option<unsafe extern "C" fn(cl_program, *mut c_void)>,
-    _user_data: *mut c_void,
-) -> cl_int {
-    crate::entry::unsupported("clCompileProgram", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clLinkProgram(
-    _context: cl_context,
-    _num_devices: cl_uint,
-    _device_list: *const cl_device_id,
-    _options: *const c_char,
-    _num_input_programs: cl_uint,
-    _input_programs: *const cl_program,
-    _pfn_notify: Option<unsafe extern "C" fn(cl_program, *mut c_void)>,
-    _user_data: *mut c_void,
-    _errcode_ret: *mut cl_int,
-) -> cl_program {
-    crate::entry::unsupported_ptr("clLinkProgram", _errcode_ret, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clGetKernelArgInfo(
-    _kernel: cl_kernel,
-    _arg_indx: cl_uint,
-    _param_name: cl_kernel_arg_info,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
-) -> cl_int {
-    crate::entry::unsupported("clGetKernelArgInfo", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1990,24 +1783,6 @@ unsafe extern "C" fn clGetKernelSubGroupInfoKHR(
     _a7: *mut usize,
 ) -> cl_int {
     crate::entry::unsupported("clGetKernelSubGroupInfoKHR", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCloneKernel(
-    _source_kernel: cl_kernel,
-    _errcode_ret: *mut cl_int,
-) -> cl_kernel {
-    crate::entry::unsupported_ptr("clCloneKernel", _errcode_ret, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateProgramWithIL(
-    _context: cl_context,
-    _il: *const c_void,
-    _length: usize,
-    _errcode_ret: *mut cl_int,
-) -> cl_program {
-    crate::entry::unsupported_ptr("clCreateProgramWithIL", _errcode_ret, CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.

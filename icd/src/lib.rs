@@ -6,13 +6,17 @@
 
 #![allow(non_snake_case)] // entry points carry their OpenCL names
 
+pub mod compiler;
 pub mod consts;
 pub mod context;
 pub mod dispatch_gen;
 pub mod entry;
 pub mod info;
+pub mod kernel;
+pub mod launch;
 pub mod mem;
 pub mod object;
 pub mod platform;
+pub mod program;
 pub mod queue;
 pub mod types;

@@ -67,6 +67,7 @@ def rust_type(decl, want_name=True):
             and not toks[-1].startswith("cl_") and toks[-1] not in ("const",):
         name = toks.pop()
     base, levels, const_now = None, [], False
+    unsigned = "unsigned" in toks
     for t in toks:
         if t == "const":
             const_now = True
@@ -77,7 +78,7 @@ def rust_type(decl, want_name=True):
         else:
             base = t
     base_const_first = levels[0] if levels else False
-    r = TYPE_MAP.get(base, base)
+    r = "u8" if (unsigned and base == "char") else TYPE_MAP.get(base, base)
     # levels[i] = const-ness of the pointee at depth i (innermost first)
     for i, c in enumerate(levels):
         r = ("*const " if c else "*mut ") + r
@@ -113,7 +114,9 @@ ERR = {
     "clCreateFromEGLImageKHR": "CL_INVALID_CONTEXT", "clCreateEventFromEGLSyncKHR": "CL_INVALID_CONTEXT",
     "clCreateSubDevices": "CL_INVALID_VALUE", "clCreateSubDevicesEXT": "CL_INVALID_VALUE",
     "clCreateProgramWithBuiltInKernels": "CL_INVALID_VALUE", "clGetPipeInfo": "CL_INVALID_MEM_OBJECT",
-    "clGetImageInfo": "CL_INVALID_MEM_OBJECT",
+    "clGetImageInfo": "CL_INVALID_MEM_OBJECT", "clRetainSampler": "CL_INVALID_SAMPLER",
+    "clReleaseSampler": "CL_INVALID_SAMPLER", "clGetSamplerInfo": "CL_INVALID_SAMPLER",
+    "clSetKernelArgSVMPointer": "CL_INVALID_OPERATION", "clGetKernelSubGroupInfoKHR": "CL_INVALID_OPERATION",
 }
 
 def err_for(name):

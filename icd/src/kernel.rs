@@ -1,0 +1,656 @@
+//! Kernels: creation, arguments, queries and `clEnqueueNDRangeKernel`.
+#![allow(clippy::missing_safety_doc, clippy::too_many_arguments)] // entry points: see the spec
+
+use crate::consts::*;
+use crate::context::Context;
+use crate::entry::{call, call_ptr};
+use crate::info::{out, slice, v, write_info};
+use crate::mem::{get_mem, Mem};
+use crate::object::{self, ClObject, Ref};
+use crate::platform::{check_device, LOCAL_MEM_SIZE, MAX_PARAMETER_SIZE, MAX_WORK_GROUP_SIZE};
+use crate::program::{get_program, Program};
+use crate::queue::{enqueue, get_queue, wait_list};
+use crate::types::*;
+use parking_lot::Mutex;
+use shadowcl_interpreter::{
+    ArgAccess, ArgAddress, ArgValue, KernelInfo, Launch, Program as Loaded,
+};
+use std::ffi::{c_char, c_void};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// A value given to `clSetKernelArg`.
+#[derive(Clone)]
+pub enum ArgSet {
+    Mem(Option<Ref<Mem>>),
+    Local(u64),
+    Bytes(Vec<u8>),
+}
+
+pub struct Kernel {
+    pub program: Ref<Program>,
+    pub info: KernelInfo,
+    pub loaded: Arc<Loaded>,
+    pub non_uniform: bool,
+    pub args: Mutex<Vec<Option<ArgSet>>>,
+}
+
+impl ClObject for Kernel {
+    const TAG: u32 = 0x5C1_0007;
+    const INVALID: i32 = CL_INVALID_KERNEL;
+    type Handle = cl_kernel;
+    fn destroyed(&self, _handle: *mut c_void) {
+        self.program.kernels_live.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+pub fn get_kernel(k: cl_kernel) -> Result<Ref<Kernel>, cl_int> {
+    object::get::<Kernel, _>(k)
+}
+
+fn make_kernel(
+    p: &Ref<Program>,
+    info: KernelInfo,
+    loaded: Arc<Loaded>,
+    non_uniform: bool,
+) -> cl_kernel {
+    p.kernels_live.fetch_add(1, Ordering::SeqCst);
+    let n = info.args.len();
+    object::into_handle(object::create(Kernel {
+        program: p.clone(),
+        info,
+        loaded,
+        non_uniform,
+        args: Mutex::new(vec![None; n]),
+    }))
+}
+
+pub unsafe extern "C" fn clCreateKernel(
+    program: cl_program,
+    kernel_name: *const c_char,
+    errcode_ret: *mut cl_int,
+) -> cl_kernel {
+    call_ptr("clCreateKernel", errcode_ret, || {
+        let p = get_program(program)?;
+        let (loaded, nu) = p.executable()?;
+        let name = crate::info::cstr(kernel_name).ok_or(CL_INVALID_VALUE)?;
+        let info = loaded
+            .kernel(&name)
+            .cloned()
+            .ok_or(CL_INVALID_KERNEL_NAME)?;
+        Ok(make_kernel(&p, info, loaded, nu))
+    })
+}
+
+pub unsafe extern "C" fn clCreateKernelsInProgram(
+    program: cl_program,
+    num_kernels: cl_uint,
+    kernels: *mut cl_kernel,
+    num_kernels_ret: *mut cl_uint,
+) -> cl_int {
+    call("clCreateKernelsInProgram", || {
+        let p = get_program(program)?;
+        let (loaded, nu) = p.executable()?;
+        let infos = loaded.kernels().to_vec();
+        if !kernels.is_null() && (num_kernels as usize) < infos.len() {
+            return Err(CL_INVALID_VALUE);
+        }
+        if !kernels.is_null() {
+            for (i, info) in infos.iter().enumerate() {
+                let k = make_kernel(&p, info.clone(), loaded.clone(), nu);
+                // SAFETY: `kernels` has num_kernels >= infos.len() entries (checked above).
+                unsafe { kernels.add(i).write(k) };
+            }
+        }
+        out(num_kernels_ret, infos.len() as cl_uint);
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clCloneKernel(
+    source_kernel: cl_kernel,
+    errcode_ret: *mut cl_int,
+) -> cl_kernel {
+    call_ptr("clCloneKernel", errcode_ret, || {
+        let k = get_kernel(source_kernel)?;
+        let h = make_kernel(&k.program, k.info.clone(), k.loaded.clone(), k.non_uniform);
+        let n = get_kernel(h)?;
+        *n.args.lock() = k.args.lock().clone();
+        Ok(h)
+    })
+}
+
+pub unsafe extern "C" fn clRetainKernel(k: cl_kernel) -> cl_int {
+    call("clRetainKernel", || object::retain::<Kernel, _>(k))
+}
+
+pub unsafe extern "C" fn clReleaseKernel(k: cl_kernel) -> cl_int {
+    call("clReleaseKernel", || object::release::<Kernel, _>(k))
+}
+
+/// Checks one `clSetKernelArg` against the kernel's signature.
+pub fn check_arg(
+    info: &KernelInfo,
+    index: cl_uint,
+    size: usize,
+    value: *const c_void,
+) -> Result<ArgSet, cl_int> {
+    let arg = info.args.get(index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+    let handle_size = std::mem::size_of::<cl_mem>();
+    if arg.is_sampler {
+        if size != handle_size {
+            return Err(CL_INVALID_ARG_SIZE);
+        }
+        // CL_DEVICE_IMAGE_SUPPORT is false: no sampler object can exist.
+        return Err(CL_INVALID_SAMPLER);
+    }
+    match arg.address {
+        ArgAddress::Global | ArgAddress::Constant => {
+            if size != handle_size {
+                return Err(CL_INVALID_ARG_SIZE);
+            }
+            if value.is_null() {
+                return Ok(ArgSet::Mem(None));
+            }
+            // SAFETY: value points to arg_size == sizeof(cl_mem) bytes (checked).
+            let h = unsafe { value.cast::<cl_mem>().read_unaligned() };
+            if h.is_null() {
+                return Ok(ArgSet::Mem(None));
+            }
+            let m = get_mem(h).map_err(|_| CL_INVALID_MEM_OBJECT)?;
+            Ok(ArgSet::Mem(Some(m)))
+        }
+        ArgAddress::Local => {
+            if !value.is_null() {
+                return Err(CL_INVALID_ARG_VALUE);
+            }
+            if size == 0 {
+                return Err(CL_INVALID_ARG_SIZE);
+            }
+            Ok(ArgSet::Local(size as u64))
+        }
+        ArgAddress::Private => {
+            if value.is_null() {
+                return Err(CL_INVALID_ARG_VALUE);
+            }
+            if size != arg.size || size > MAX_PARAMETER_SIZE {
+                return Err(CL_INVALID_ARG_SIZE);
+            }
+            Ok(ArgSet::Bytes(
+                slice(value.cast::<u8>(), size, CL_INVALID_ARG_VALUE)?.to_vec(),
+            ))
+        }
+    }
+}
+
+pub unsafe extern "C" fn clSetKernelArg(
+    kernel: cl_kernel,
+    arg_index: cl_uint,
+    arg_size: usize,
+    arg_value: *const c_void,
+) -> cl_int {
+    call("clSetKernelArg", || {
+        let k = get_kernel(kernel)?;
+        let a = check_arg(&k.info, arg_index, arg_size, arg_value)?;
+        if let Some(slot) = k.args.lock().get_mut(arg_index as usize) {
+            *slot = Some(a);
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clGetKernelInfo(
+    kernel: cl_kernel,
+    param_name: cl_kernel_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    call("clGetKernelInfo", || {
+        let k = get_kernel(kernel)?;
+        let answer = match param_name {
+            CL_KERNEL_FUNCTION_NAME => v(&k.info.name),
+            CL_KERNEL_NUM_ARGS => v(&(k.info.args.len() as cl_uint)),
+            CL_KERNEL_REFERENCE_COUNT => v(&object::ref_count(&k)),
+            CL_KERNEL_CONTEXT => v(&object::handle::<Context>(&k.program.context)),
+            CL_KERNEL_PROGRAM => v(&object::handle::<Program>(&k.program)),
+            CL_KERNEL_ATTRIBUTES => v(&k.info.attributes),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        write_info(answer, param_value_size, param_value, param_value_size_ret)
+    })
+}
+
+pub unsafe extern "C" fn clGetKernelArgInfo(
+    kernel: cl_kernel,
+    arg_index: cl_uint,
+    param_name: cl_kernel_arg_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    call("clGetKernelArgInfo", || {
+        let k = get_kernel(kernel)?;
+        let a = k
+            .info
+            .args
+            .get(arg_index as usize)
+            .ok_or(CL_INVALID_ARG_INDEX)?;
+        let answer = match param_name {
+            CL_KERNEL_ARG_ADDRESS_QUALIFIER => v(&match a.address {
+                ArgAddress::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,
+                ArgAddress::Constant => CL_KERNEL_ARG_ADDRESS_CONSTANT,
+                ArgAddress::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
+                ArgAddress::Private => CL_KERNEL_ARG_ADDRESS_PRIVATE,
+            }),
+            CL_KERNEL_ARG_ACCESS_QUALIFIER => v(&match a.access {
+                ArgAccess::ReadOnly => CL_KERNEL_ARG_ACCESS_READ_ONLY,
+                ArgAccess::WriteOnly => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+                ArgAccess::ReadWrite => CL_KERNEL_ARG_ACCESS_READ_WRITE,
+                ArgAccess::None => CL_KERNEL_ARG_ACCESS_NONE,
+            }),
+            CL_KERNEL_ARG_TYPE_NAME if a.type_name.is_empty() => {
+                Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
+            }
+            CL_KERNEL_ARG_TYPE_NAME => v(&a.type_name),
+            CL_KERNEL_ARG_TYPE_QUALIFIER => v(&a.type_qualifier),
+            CL_KERNEL_ARG_NAME if a.name.is_empty() => Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE),
+            CL_KERNEL_ARG_NAME => v(&a.name),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        write_info(answer, param_value_size, param_value, param_value_size_ret)
+    })
+}
+
+fn local_args_size(k: &Kernel) -> u64 {
+    k.args
+        .lock()
+        .iter()
+        .map(|a| match a {
+            Some(ArgSet::Local(n)) => *n,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The largest work-group size this kernel can run with.
+fn max_wg_size(k: &Kernel) -> usize {
+    let r = k.info.reqd_work_group_size;
+    if r.iter().any(|&x| x != 0) {
+        r.iter().map(|&x| x.max(1) as usize).product()
+    } else {
+        MAX_WORK_GROUP_SIZE
+    }
+}
+
+pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
+    kernel: cl_kernel,
+    device: cl_device_id,
+    param_name: cl_kernel_work_group_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    call("clGetKernelWorkGroupInfo", || {
+        let k = get_kernel(kernel)?;
+        if !device.is_null() {
+            check_device(device)?;
+        }
+        let r = k.info.reqd_work_group_size;
+        let answer = match param_name {
+            CL_KERNEL_WORK_GROUP_SIZE => v(&max_wg_size(&k)),
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => v(&[r[0] as usize, r[1] as usize, r[2] as usize]),
+            CL_KERNEL_LOCAL_MEM_SIZE => v(&(k.info.local_mem_size + local_args_size(&k))),
+            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => v(&1usize),
+            CL_KERNEL_PRIVATE_MEM_SIZE => v(&k.info.private_mem_size),
+            CL_KERNEL_GLOBAL_WORK_SIZE => Err(CL_INVALID_VALUE),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        write_info(answer, param_value_size, param_value, param_value_size_ret)
+    })
+}
+
+/// The NDRange of a launch after validation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
+    pub offset: [u64; 3],
+    pub global: [u64; 3],
+    pub local: [u64; 3],
+}
+
+/// Largest divisor of `n` that is at most `limit`.
+fn largest_divisor(n: u64, limit: u64) -> u64 {
+    (1..=limit.min(n).max(1))
+        .rev()
+        .find(|d| n % d == 0)
+        .unwrap_or(1)
+}
+
+/// Validates the geometry of `clEnqueueNDRangeKernel` and picks a local size when none is
+/// given.
+pub fn check_range(
+    work_dim: cl_uint,
+    offset: Option<&[usize]>,
+    global: Option<&[usize]>,
+    local: Option<&[usize]>,
+    reqd: [u64; 3],
+    non_uniform: bool,
+) -> Result<Range, cl_int> {
+    if !(1..=3).contains(&work_dim) {
+        return Err(CL_INVALID_WORK_DIMENSION);
+    }
+    let d = work_dim as usize;
+    let global = global.ok_or(CL_INVALID_GLOBAL_WORK_SIZE)?;
+    let mut r = Range {
+        offset: [0; 3],
+        global: [1; 3],
+        local: [1; 3],
+    };
+    for i in 0..d {
+        r.global[i] = global[i] as u64;
+        if let Some(o) = offset {
+            r.offset[i] = o[i] as u64;
+            if global[i].checked_add(o[i]).is_none() {
+                return Err(CL_INVALID_GLOBAL_OFFSET);
+            }
+        }
+    }
+    let has_reqd = reqd.iter().any(|&x| x != 0);
+    match local {
+        Some(l) => {
+            for i in 0..d {
+                r.local[i] = l[i] as u64;
+                if l[i] == 0 {
+                    return Err(CL_INVALID_WORK_GROUP_SIZE);
+                }
+                if l[i] > MAX_WORK_GROUP_SIZE {
+                    return Err(CL_INVALID_WORK_ITEM_SIZE);
+                }
+            }
+            if r.local.iter().product::<u64>() > MAX_WORK_GROUP_SIZE as u64 {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+            if has_reqd && (0..3).any(|i| reqd[i].max(1) != r.local[i]) {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+        }
+        None if has_reqd => {
+            for (i, l) in r.local.iter_mut().enumerate() {
+                *l = reqd[i].max(1);
+            }
+        }
+        None => {
+            r.local[0] = largest_divisor(r.global[0], 64);
+        }
+    }
+    if !non_uniform && (0..d).any(|i| r.global[i] % r.local[i] != 0) {
+        return Err(CL_INVALID_WORK_GROUP_SIZE);
+    }
+    Ok(r)
+}
+
+pub unsafe extern "C" fn clEnqueueNDRangeKernel(
+    q: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+    num: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    call("clEnqueueNDRangeKernel", || {
+        let q = get_queue(q)?;
+        let k = get_kernel(kernel)?;
+        if !Arc::ptr_eq(&q.context, &k.program.context) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        let waits = wait_list(Some(&q.context), num, list)?;
+        let d = work_dim as usize;
+        let opt = |p: *const usize| -> Result<Option<&[usize]>, cl_int> {
+            if p.is_null() || !(1..=3).contains(&d) {
+                Ok(None)
+            } else {
+                slice(p, d, CL_INVALID_VALUE).map(Some)
+            }
+        };
+        let range = check_range(
+            work_dim,
+            opt(global_work_offset)?,
+            opt(global_work_size)?,
+            opt(local_work_size)?,
+            k.info.reqd_work_group_size,
+            k.non_uniform,
+        )?;
+        enqueue_kernel(&q, &k, work_dim, range, waits, event)
+    })
+}
+
+pub unsafe extern "C" fn clEnqueueTask(
+    q: cl_command_queue,
+    kernel: cl_kernel,
+    num: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    call("clEnqueueTask", || {
+        let q = get_queue(q)?;
+        let k = get_kernel(kernel)?;
+        if !Arc::ptr_eq(&q.context, &k.program.context) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        let waits = wait_list(Some(&q.context), num, list)?;
+        let one = [1usize];
+        let range = check_range(
+            1,
+            None,
+            Some(&one),
+            Some(&one),
+            k.info.reqd_work_group_size,
+            k.non_uniform,
+        )?;
+        enqueue_kernel(&q, &k, 1, range, waits, event)
+    })
+}
+
+fn enqueue_kernel(
+    q: &Ref<crate::queue::Queue>,
+    k: &Ref<Kernel>,
+    work_dim: cl_uint,
+    range: Range,
+    waits: Vec<Ref<crate::queue::Event>>,
+    event: *mut cl_event,
+) -> Result<(), cl_int> {
+    let set = k.args.lock().clone();
+    let mut args = Vec::with_capacity(set.len());
+    let mut keep = Vec::new();
+    for a in set {
+        args.push(match a.ok_or(CL_INVALID_KERNEL_ARGS)? {
+            ArgSet::Mem(None) => ArgValue::Null,
+            ArgSet::Mem(Some(m)) => {
+                if !Arc::ptr_eq(&m.context, &q.context) {
+                    return Err(CL_INVALID_CONTEXT);
+                }
+                let v = ArgValue::Buffer {
+                    buffer: m.storage.clone(),
+                    offset: m.offset as u64,
+                    size: m.size as u64,
+                };
+                keep.push(m);
+                v
+            }
+            ArgSet::Local(n) => ArgValue::Local(n),
+            ArgSet::Bytes(b) => ArgValue::Bytes(b),
+        });
+    }
+    if k.info.local_mem_size + local_args_size(k) > LOCAL_MEM_SIZE {
+        return Err(CL_OUT_OF_RESOURCES);
+    }
+    let launch = Launch {
+        kernel: k.info.name.clone(),
+        work_dim,
+        global_offset: range.offset,
+        global_size: range.global,
+        local_size: range.local,
+        args,
+    };
+    let empty = range.global.contains(&0);
+    let kernel = k.clone();
+    let context = q.context.clone();
+    enqueue(
+        q,
+        CL_COMMAND_NDRANGE_KERNEL,
+        waits,
+        event,
+        false,
+        Box::new(move || {
+            // The kernel and every buffer argument stay alive until the command completes.
+            let _keep = keep;
+            if empty {
+                return Ok(());
+            }
+            match crate::launch::run(&kernel.loaded, &launch) {
+                Ok(_) => Ok(()),
+                Err(e) => {
+                    let text = format!("ShadowCL: kernel {} failed: {e}", kernel.info.name);
+                    tracing::error!("{text}");
+                    context.notify(&text);
+                    Err(CL_OUT_OF_RESOURCES)
+                }
+            }
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shadowcl_interpreter::KernelArg;
+
+    fn arg(address: ArgAddress, size: usize) -> KernelArg {
+        KernelArg {
+            name: "a".into(),
+            type_name: "int".into(),
+            address,
+            access: ArgAccess::None,
+            type_qualifier: 0,
+            size,
+            pointee_size: 4,
+            is_sampler: false,
+        }
+    }
+
+    #[test]
+    fn set_kernel_arg_rules() {
+        let info = KernelInfo {
+            name: "k".into(),
+            args: vec![
+                arg(ArgAddress::Global, 8),
+                arg(ArgAddress::Local, 0),
+                arg(ArgAddress::Private, 4),
+            ],
+            reqd_work_group_size: [0; 3],
+            work_group_size_hint: [0; 3],
+            attributes: String::new(),
+            local_mem_size: 0,
+            private_mem_size: 0,
+        };
+        let null: cl_mem = std::ptr::null_mut();
+        let x = 5i32;
+        let garbage = 0x1000usize as cl_mem;
+        let p = |r: &cl_mem| (r as *const cl_mem).cast::<c_void>();
+        assert!(matches!(
+            check_arg(&info, 0, 8, p(&null)),
+            Ok(ArgSet::Mem(None))
+        ));
+        assert!(matches!(
+            check_arg(&info, 0, 8, std::ptr::null()),
+            Ok(ArgSet::Mem(None))
+        ));
+        assert_eq!(
+            check_arg(&info, 0, 4, p(&null)).err(),
+            Some(CL_INVALID_ARG_SIZE)
+        );
+        assert_eq!(
+            check_arg(&info, 0, 8, p(&garbage)).err(),
+            Some(CL_INVALID_MEM_OBJECT)
+        );
+        assert!(matches!(
+            check_arg(&info, 1, 64, std::ptr::null()),
+            Ok(ArgSet::Local(64))
+        ));
+        assert_eq!(
+            check_arg(&info, 1, 0, std::ptr::null()).err(),
+            Some(CL_INVALID_ARG_SIZE)
+        );
+        assert_eq!(
+            check_arg(&info, 1, 4, (&x as *const i32).cast()).err(),
+            Some(CL_INVALID_ARG_VALUE)
+        );
+        assert!(
+            matches!(check_arg(&info, 2, 4, (&x as *const i32).cast()), Ok(ArgSet::Bytes(b)) if b == 5i32.to_le_bytes())
+        );
+        assert_eq!(
+            check_arg(&info, 2, 8, (&x as *const i32).cast()).err(),
+            Some(CL_INVALID_ARG_SIZE)
+        );
+        assert_eq!(
+            check_arg(&info, 2, 4, std::ptr::null()).err(),
+            Some(CL_INVALID_ARG_VALUE)
+        );
+        assert_eq!(
+            check_arg(&info, 3, 4, std::ptr::null()).err(),
+            Some(CL_INVALID_ARG_INDEX)
+        );
+    }
+
+    #[test]
+    fn ndrange_rules() {
+        let g = [100usize, 6, 1];
+        assert_eq!(
+            check_range(0, None, Some(&g), None, [0; 3], false),
+            Err(CL_INVALID_WORK_DIMENSION)
+        );
+        assert_eq!(
+            check_range(1, None, None, None, [0; 3], false),
+            Err(CL_INVALID_GLOBAL_WORK_SIZE)
+        );
+        // A local size is picked: the largest divisor of 100 up to 64.
+        assert_eq!(
+            check_range(2, None, Some(&g), None, [0; 3], false).map(|r| r.local),
+            Ok([50, 1, 1])
+        );
+        let l = [8usize, 2, 1];
+        assert_eq!(
+            check_range(2, None, Some(&g), Some(&l), [0; 3], false),
+            Err(CL_INVALID_WORK_GROUP_SIZE)
+        );
+        assert_eq!(
+            check_range(2, None, Some(&g), Some(&l), [0; 3], true).map(|r| r.local),
+            Ok([8, 2, 1])
+        );
+        let big = [1024usize, 2, 1];
+        assert_eq!(
+            check_range(2, None, Some(&[1024, 2]), Some(&big), [0; 3], true),
+            Err(CL_INVALID_WORK_GROUP_SIZE)
+        );
+        assert_eq!(
+            check_range(1, None, Some(&[2048]), Some(&[2048]), [0; 3], true),
+            Err(CL_INVALID_WORK_ITEM_SIZE)
+        );
+        // reqd_work_group_size wins and must match.
+        assert_eq!(
+            check_range(1, None, Some(&[64]), None, [16, 1, 1], false).map(|r| r.local),
+            Ok([16, 1, 1])
+        );
+        assert_eq!(
+            check_range(1, None, Some(&[64]), Some(&[32]), [16, 1, 1], false),
+            Err(CL_INVALID_WORK_GROUP_SIZE)
+        );
+        assert_eq!(
+            check_range(1, Some(&[usize::MAX]), Some(&[2]), None, [0; 3], false),
+            Err(CL_INVALID_GLOBAL_OFFSET)
+        );
+    }
+}

@@ -1,0 +1,691 @@
+//! Programs: from source (compiled by [`crate::compiler`]), from SPIR-V, from ShadowCL
+//! binaries; build, compile, link and their queries.
+#![allow(clippy::missing_safety_doc, clippy::too_many_arguments)] // entry points: see the spec
+
+use crate::compiler::{self, CompileFailure, CompileRequest, FailureKind};
+use crate::consts::*;
+use crate::context::{self, Context};
+use crate::entry::{call, call_ptr};
+use crate::info::{cstr, slice, v, write_info};
+use crate::object::{self, ClObject, Ref};
+use crate::platform::{check_device, device_id};
+use crate::types::*;
+use parking_lot::Mutex;
+use shadowcl_interpreter::Program as Loaded;
+use std::ffi::{c_char, c_void};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+pub type BuildCallback = unsafe extern "C" fn(cl_program, *mut c_void);
+
+const SPIRV_MAGIC: u32 = 0x0723_0203;
+const BINARY_MAGIC: &[u8; 8] = b"SCLBIN01";
+
+#[derive(Clone, Default)]
+pub struct ProgramState {
+    pub status: cl_build_status,
+    pub log: String,
+    pub options: String,
+    pub binary_type: cl_program_binary_type,
+    pub spirv: Option<Vec<u8>>,
+    pub bitcode: Option<Vec<u8>>,
+    pub loaded: Option<Arc<Loaded>>,
+    /// Built for OpenCL C 2.0 or later (or from IL): non-uniform work-groups allowed.
+    pub non_uniform: bool,
+}
+
+pub struct Program {
+    pub context: Ref<Context>,
+    pub source: Option<String>,
+    pub il: Option<Vec<u8>>,
+    pub state: Mutex<ProgramState>,
+    /// Kernel objects alive (building is refused while there are any).
+    pub kernels_live: AtomicUsize,
+}
+
+impl ClObject for Program {
+    const TAG: u32 = 0x5C1_0006;
+    const INVALID: i32 = CL_INVALID_PROGRAM;
+    type Handle = cl_program;
+}
+
+pub fn get_program(p: cl_program) -> Result<Ref<Program>, cl_int> {
+    object::get::<Program, _>(p)
+}
+
+impl Program {
+    fn new(context: Ref<Context>, source: Option<String>, il: Option<Vec<u8>>) -> Program {
+        Program {
+            context,
+            source,
+            il,
+            state: Mutex::new(ProgramState {
+                status: CL_BUILD_NONE,
+                binary_type: CL_PROGRAM_BINARY_TYPE_NONE,
+                ..ProgramState::default()
+            }),
+            kernels_live: AtomicUsize::new(0),
+        }
+    }
+
+    /// The loaded module, when the program has been built into an executable.
+    pub fn executable(&self) -> Result<(Arc<Loaded>, bool), cl_int> {
+        let st = self.state.lock();
+        match (&st.loaded, st.binary_type) {
+            (Some(l), CL_PROGRAM_BINARY_TYPE_EXECUTABLE) => Ok((l.clone(), st.non_uniform)),
+            _ => Err(CL_INVALID_PROGRAM_EXECUTABLE),
+        }
+    }
+}
+
+/// `-cl-std=CL2.0` or later.
+fn wants_cl2(options: &str) -> bool {
+    options.split_whitespace().any(|w| {
+        w.strip_prefix("-cl-std=CL")
+            .and_then(|v| v.split('.').next())
+            .and_then(|m| m.parse::<u32>().ok())
+            .is_some_and(|m| m >= 2)
+    })
+}
+
+fn is_spirv(b: &[u8]) -> bool {
+    b.len() >= 20
+        && b.len() % 4 == 0
+        && (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) == SPIRV_MAGIC
+            || u32::from_be_bytes([b[0], b[1], b[2], b[3]]) == SPIRV_MAGIC)
+}
+
+/// ShadowCL's program binary: magic, binary type, SPIR-V length, bitcode length, SPIR-V,
+/// bitcode (all lengths little-endian u32).
+pub fn encode_binary(st: &ProgramState) -> Vec<u8> {
+    let spirv = st.spirv.as_deref().unwrap_or(&[]);
+    let bc = st.bitcode.as_deref().unwrap_or(&[]);
+    if spirv.is_empty() && bc.is_empty() {
+        return Vec::new();
+    }
+    let mut out = BINARY_MAGIC.to_vec();
+    out.extend_from_slice(&st.binary_type.to_le_bytes());
+    out.extend_from_slice(&(spirv.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(bc.len() as u32).to_le_bytes());
+    out.extend_from_slice(spirv);
+    out.extend_from_slice(bc);
+    out
+}
+
+/// Parses a binary from [`encode_binary`], or plain SPIR-V (taken as an executable).
+pub fn decode_binary(b: &[u8]) -> Option<(cl_program_binary_type, Vec<u8>, Option<Vec<u8>>)> {
+    if is_spirv(b) {
+        return Some((CL_PROGRAM_BINARY_TYPE_EXECUTABLE, b.to_vec(), None));
+    }
+    let rest = b.strip_prefix(BINARY_MAGIC.as_slice())?;
+    let word = |i: usize| -> Option<u32> {
+        Some(u32::from_le_bytes(
+            rest.get(i * 4..i * 4 + 4)?.try_into().ok()?,
+        ))
+    };
+    let (ty, sl, bl) = (word(0)?, word(1)? as usize, word(2)? as usize);
+    let body = rest.get(12..)?;
+    if body.len() != sl + bl || sl == 0 {
+        return None;
+    }
+    if ![
+        CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
+        CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+        CL_PROGRAM_BINARY_TYPE_LIBRARY,
+    ]
+    .contains(&ty)
+    {
+        return None;
+    }
+    let bc = (bl > 0).then(|| body[sl..].to_vec());
+    Some((ty, body[..sl].to_vec(), bc))
+}
+
+fn check_devices(num: cl_uint, list: *const cl_device_id) -> Result<(), cl_int> {
+    if (num == 0) != list.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    for &d in slice(list, num as usize, CL_INVALID_VALUE)? {
+        check_device(d)?;
+    }
+    Ok(())
+}
+
+pub unsafe extern "C" fn clCreateProgramWithSource(
+    context: cl_context,
+    count: cl_uint,
+    strings: *mut *const c_char,
+    lengths: *const usize,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    call_ptr("clCreateProgramWithSource", errcode_ret, || {
+        let ctx = context::get(context)?;
+        if count == 0 || strings.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let strs = slice(strings.cast_const(), count as usize, CL_INVALID_VALUE)?;
+        let lens = if lengths.is_null() {
+            None
+        } else {
+            Some(slice(lengths, count as usize, CL_INVALID_VALUE)?)
+        };
+        let mut src = String::new();
+        for (i, &s) in strs.iter().enumerate() {
+            if s.is_null() {
+                return Err(CL_INVALID_VALUE);
+            }
+            match lens.map(|l| l[i]).filter(|&l| l > 0) {
+                Some(l) => {
+                    let b = slice(s.cast::<u8>(), l, CL_INVALID_VALUE)?;
+                    src.push_str(&String::from_utf8_lossy(b));
+                }
+                None => src.push_str(&cstr(s).unwrap_or_default()),
+            }
+        }
+        let p = object::create(Program::new(ctx, Some(src), None));
+        Ok(object::into_handle(p))
+    })
+}
+
+pub unsafe extern "C" fn clCreateProgramWithIL(
+    context: cl_context,
+    il: *const c_void,
+    length: usize,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    call_ptr("clCreateProgramWithIL", errcode_ret, || {
+        let ctx = context::get(context)?;
+        if il.is_null() || length == 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        let bytes = slice(il.cast::<u8>(), length, CL_INVALID_VALUE)?.to_vec();
+        if !is_spirv(&bytes) {
+            return Err(CL_INVALID_VALUE);
+        }
+        let p = object::create(Program::new(ctx, None, Some(bytes)));
+        Ok(object::into_handle(p))
+    })
+}
+
+pub unsafe extern "C" fn clCreateProgramWithBinary(
+    context: cl_context,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    lengths: *const usize,
+    binaries: *mut *const u8,
+    binary_status: *mut cl_int,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    call_ptr("clCreateProgramWithBinary", errcode_ret, || {
+        let ctx = context::get(context)?;
+        if num_devices == 0 || device_list.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        check_devices(num_devices, device_list)?;
+        let n = num_devices as usize;
+        let lens = slice(lengths, n, CL_INVALID_VALUE)?;
+        let bins = slice(binaries.cast_const(), n, CL_INVALID_VALUE)?;
+        if lens.contains(&0) || bins.iter().any(|b| b.is_null()) {
+            return Err(CL_INVALID_VALUE);
+        }
+        let bytes = slice(bins[0], lens[0], CL_INVALID_VALUE)?;
+        let decoded = decode_binary(bytes);
+        if !binary_status.is_null() {
+            // SAFETY: binary_status has num_devices entries (spec).
+            let st = unsafe { std::slice::from_raw_parts_mut(binary_status, n) };
+            st.fill(if decoded.is_some() {
+                CL_SUCCESS
+            } else {
+                CL_INVALID_BINARY
+            });
+        }
+        let (ty, spirv, bitcode) = decoded.ok_or(CL_INVALID_BINARY)?;
+        let p = Program::new(ctx, None, None);
+        {
+            let mut st = p.state.lock();
+            st.binary_type = ty;
+            st.spirv = Some(spirv);
+            st.bitcode = bitcode;
+        }
+        Ok(object::into_handle(object::create(p)))
+    })
+}
+
+pub unsafe extern "C" fn clRetainProgram(p: cl_program) -> cl_int {
+    call("clRetainProgram", || object::retain::<Program, _>(p))
+}
+
+pub unsafe extern "C" fn clReleaseProgram(p: cl_program) -> cl_int {
+    call("clReleaseProgram", || object::release::<Program, _>(p))
+}
+
+fn failure_code(f: &CompileFailure, options: cl_int, failed: cl_int, missing: cl_int) -> cl_int {
+    match f.kind {
+        FailureKind::InvalidOptions => options,
+        FailureKind::BuildFailed => failed,
+        FailureKind::ToolMissing => missing,
+    }
+}
+
+/// Loads SPIR-V into the interpreter; the error text goes to the build log.
+fn load(spirv: &[u8]) -> Result<Arc<Loaded>, String> {
+    Loaded::load(spirv).map(Arc::new).map_err(|e| e.to_string())
+}
+
+/// The build proper: fills in the program's state; returns the error code of a failure.
+fn build(p: &Program, options: &str) -> Result<(), cl_int> {
+    let mut st = ProgramState {
+        options: options.to_owned(),
+        status: CL_BUILD_ERROR,
+        binary_type: CL_PROGRAM_BINARY_TYPE_NONE,
+        ..ProgramState::default()
+    };
+    let result = (|| {
+        let spirv = if let Some(src) = &p.source {
+            let req = CompileRequest {
+                sources: vec![src.clone()],
+                options: options.to_owned(),
+                headers: Vec::new(),
+            };
+            let c = compiler::compile(&req).map_err(|f| {
+                st.log = f.log.clone();
+                failure_code(
+                    &f,
+                    CL_INVALID_BUILD_OPTIONS,
+                    CL_BUILD_PROGRAM_FAILURE,
+                    CL_COMPILER_NOT_AVAILABLE,
+                )
+            })?;
+            st.log = c.log;
+            st.bitcode = Some(c.bitcode);
+            st.non_uniform = wants_cl2(options);
+            c.spirv
+        } else if let Some(il) = &p.il {
+            st.non_uniform = !options.contains("-cl-uniform-work-group-size");
+            il.clone()
+        } else {
+            let old = p.state.lock().clone();
+            st.bitcode = old.bitcode;
+            st.non_uniform = old.non_uniform || wants_cl2(options);
+            old.spirv.ok_or(CL_INVALID_PROGRAM)?
+        };
+        let loaded = load(&spirv).map_err(|e| {
+            st.log.push_str(&e);
+            st.log.push('\n');
+            CL_BUILD_PROGRAM_FAILURE
+        })?;
+        st.spirv = Some(spirv);
+        st.loaded = Some(loaded);
+        st.status = CL_BUILD_SUCCESS as cl_build_status;
+        st.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+        Ok(())
+    })();
+    if result.is_err() {
+        tracing::info!("build failed: {}", st.log.trim_end());
+    }
+    *p.state.lock() = st;
+    result
+}
+
+fn before_build(
+    p: &Program,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    pfn: Option<BuildCallback>,
+    user_data: *mut c_void,
+) -> Result<(), cl_int> {
+    check_devices(num_devices, device_list)?;
+    if pfn.is_none() && !user_data.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    if p.kernels_live.load(Ordering::SeqCst) > 0 {
+        return Err(CL_INVALID_OPERATION);
+    }
+    if p.state.lock().status == CL_BUILD_IN_PROGRESS {
+        return Err(CL_INVALID_OPERATION);
+    }
+    Ok(())
+}
+
+fn notify(program: cl_program, pfn: Option<BuildCallback>, user_data: *mut c_void) {
+    if let Some(f) = pfn {
+        // SAFETY: the application's build callback, with its program handle.
+        unsafe { f(program, user_data) };
+    }
+}
+
+pub unsafe extern "C" fn clBuildProgram(
+    program: cl_program,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    options: *const c_char,
+    pfn_notify: Option<BuildCallback>,
+    user_data: *mut c_void,
+) -> cl_int {
+    call("clBuildProgram", || {
+        let p = get_program(program)?;
+        before_build(&p, num_devices, device_list, pfn_notify, user_data)?;
+        if p.source.is_none() && p.il.is_none() {
+            let ty = p.state.lock().binary_type;
+            if ty != CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+                && ty != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+            {
+                return Err(CL_INVALID_BINARY);
+            }
+        }
+        let r = build(&p, &cstr(options).unwrap_or_default());
+        notify(program, pfn_notify, user_data);
+        r
+    })
+}
+
+pub unsafe extern "C" fn clCompileProgram(
+    program: cl_program,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    options: *const c_char,
+    num_input_headers: cl_uint,
+    input_headers: *const cl_program,
+    header_include_names: *mut *const c_char,
+    pfn_notify: Option<BuildCallback>,
+    user_data: *mut c_void,
+) -> cl_int {
+    call("clCompileProgram", || {
+        let p = get_program(program)?;
+        before_build(&p, num_devices, device_list, pfn_notify, user_data)?;
+        if (num_input_headers == 0) != input_headers.is_null()
+            || (num_input_headers == 0) != header_include_names.is_null()
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        let n = num_input_headers as usize;
+        let mut headers = Vec::new();
+        let names = slice(header_include_names.cast_const(), n, CL_INVALID_VALUE)?;
+        for (i, &h) in slice(input_headers, n, CL_INVALID_VALUE)?
+            .iter()
+            .enumerate()
+        {
+            let hp = get_program(h)?;
+            let name = cstr(names[i]).ok_or(CL_INVALID_VALUE)?;
+            headers.push((name, hp.source.clone().unwrap_or_default()));
+        }
+        let options = cstr(options).unwrap_or_default();
+        let mut st = ProgramState {
+            options: options.clone(),
+            status: CL_BUILD_ERROR,
+            binary_type: CL_PROGRAM_BINARY_TYPE_NONE,
+            ..ProgramState::default()
+        };
+        let r = if let Some(src) = &p.source {
+            let req = CompileRequest {
+                sources: vec![src.clone()],
+                options: options.clone(),
+                headers,
+            };
+            compiler::compile(&req)
+                .map(|c| {
+                    st.log = c.log;
+                    st.spirv = Some(c.spirv);
+                    st.bitcode = Some(c.bitcode);
+                })
+                .map_err(|f| {
+                    st.log = f.log.clone();
+                    failure_code(
+                        &f,
+                        CL_INVALID_COMPILER_OPTIONS,
+                        CL_COMPILE_PROGRAM_FAILURE,
+                        CL_COMPILER_NOT_AVAILABLE,
+                    )
+                })
+        } else if let Some(il) = &p.il {
+            compiler::spirv_to_bitcode(il)
+                .map(|bc| {
+                    st.spirv = Some(il.clone());
+                    st.bitcode = Some(bc);
+                })
+                .map_err(|f| {
+                    st.log = f.log.clone();
+                    failure_code(
+                        &f,
+                        CL_INVALID_COMPILER_OPTIONS,
+                        CL_COMPILE_PROGRAM_FAILURE,
+                        CL_COMPILER_NOT_AVAILABLE,
+                    )
+                })
+        } else {
+            Err(CL_INVALID_OPERATION)
+        };
+        if r.is_ok() {
+            st.status = CL_BUILD_SUCCESS as cl_build_status;
+            st.binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
+            st.non_uniform = wants_cl2(&options) || p.il.is_some();
+        }
+        *p.state.lock() = st;
+        notify(program, pfn_notify, user_data);
+        r
+    })
+}
+
+pub unsafe extern "C" fn clLinkProgram(
+    context: cl_context,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    options: *const c_char,
+    num_input_programs: cl_uint,
+    input_programs: *const cl_program,
+    pfn_notify: Option<BuildCallback>,
+    user_data: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    let mut code = CL_SUCCESS;
+    let mut out: cl_program = std::ptr::null_mut();
+    let r = call("clLinkProgram", || {
+        let ctx = context::get(context)?;
+        check_devices(num_devices, device_list)?;
+        if pfn_notify.is_none() && !user_data.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        if num_input_programs == 0 || input_programs.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let options = cstr(options).unwrap_or_default();
+        let link_opts =
+            compiler::parse_link_options(&options).map_err(|_| CL_INVALID_LINKER_OPTIONS)?;
+        let mut bitcodes = Vec::new();
+        let mut non_uniform = true;
+        for &ip in slice(
+            input_programs,
+            num_input_programs as usize,
+            CL_INVALID_VALUE,
+        )? {
+            let ip = get_program(ip)?;
+            if !Arc::ptr_eq(&ip.context, &ctx) {
+                return Err(CL_INVALID_CONTEXT);
+            }
+            let st = ip.state.lock();
+            if st.binary_type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+                && st.binary_type != CL_PROGRAM_BINARY_TYPE_LIBRARY
+            {
+                return Err(CL_INVALID_OPERATION);
+            }
+            non_uniform &= st.non_uniform;
+            bitcodes.push(st.bitcode.clone().ok_or(CL_INVALID_OPERATION)?);
+        }
+        let p = object::create(Program::new(ctx, None, None));
+        let mut st = ProgramState {
+            options: options.clone(),
+            status: CL_BUILD_ERROR,
+            binary_type: CL_PROGRAM_BINARY_TYPE_NONE,
+            non_uniform,
+            ..ProgramState::default()
+        };
+        let res = match compiler::link(&bitcodes, &options) {
+            Ok(c) => {
+                st.log = c.log;
+                st.bitcode = Some(c.bitcode);
+                if link_opts.create_library {
+                    st.binary_type = CL_PROGRAM_BINARY_TYPE_LIBRARY;
+                    st.status = CL_BUILD_SUCCESS as cl_build_status;
+                    st.spirv = Some(c.spirv);
+                    Ok(())
+                } else {
+                    match load(&c.spirv) {
+                        Ok(l) => {
+                            st.loaded = Some(l);
+                            st.spirv = Some(c.spirv);
+                            st.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+                            st.status = CL_BUILD_SUCCESS as cl_build_status;
+                            Ok(())
+                        }
+                        Err(e) => {
+                            st.log.push_str(&e);
+                            Err(CL_LINK_PROGRAM_FAILURE)
+                        }
+                    }
+                }
+            }
+            Err(f) => {
+                st.log = f.log.clone();
+                Err(failure_code(
+                    &f,
+                    CL_INVALID_LINKER_OPTIONS,
+                    CL_LINK_PROGRAM_FAILURE,
+                    CL_LINKER_NOT_AVAILABLE,
+                ))
+            }
+        };
+        *p.state.lock() = st;
+        let h: cl_program = object::into_handle(p);
+        notify(h, pfn_notify, user_data);
+        out = h;
+        res
+    });
+    code = if r == CL_SUCCESS { code } else { r };
+    crate::entry::set_errcode(errcode_ret, code);
+    // A failed link still returns the program so its log can be read (spec).
+    if code == CL_SUCCESS || code == CL_LINK_PROGRAM_FAILURE {
+        out
+    } else {
+        std::ptr::null_mut()
+    }
+}
+
+pub unsafe extern "C" fn clGetProgramInfo(
+    program: cl_program,
+    param_name: cl_program_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    call("clGetProgramInfo", || {
+        let p = get_program(program)?;
+        let st = p.state.lock().clone();
+        let kernels = || -> Result<Vec<String>, cl_int> {
+            match (&st.loaded, st.binary_type) {
+                (Some(l), CL_PROGRAM_BINARY_TYPE_EXECUTABLE) => {
+                    Ok(l.kernels().iter().map(|k| k.name.clone()).collect())
+                }
+                _ => Err(CL_INVALID_PROGRAM_EXECUTABLE),
+            }
+        };
+        let answer = match param_name {
+            CL_PROGRAM_REFERENCE_COUNT => v(&object::ref_count(&p)),
+            CL_PROGRAM_CONTEXT => v(&object::handle::<Context>(&p.context)),
+            CL_PROGRAM_NUM_DEVICES => v(&1u32),
+            CL_PROGRAM_DEVICES => v(&device_id()),
+            CL_PROGRAM_SOURCE => v(p.source.as_deref().unwrap_or("")),
+            CL_PROGRAM_IL => v(p.il.as_deref().unwrap_or(&[])),
+            CL_PROGRAM_BINARY_SIZES => v(&encode_binary(&st).len()),
+            CL_PROGRAM_BINARIES => {
+                let bin = encode_binary(&st);
+                let size = std::mem::size_of::<*mut u8>();
+                if !param_value.is_null() {
+                    if param_value_size < size {
+                        return Err(CL_INVALID_VALUE);
+                    }
+                    // SAFETY: param_value is an array of one (device) pointer (spec).
+                    let dst = unsafe { param_value.cast::<*mut u8>().read() };
+                    if !dst.is_null() {
+                        // SAFETY: the application allocated CL_PROGRAM_BINARY_SIZES bytes.
+                        unsafe { std::ptr::copy_nonoverlapping(bin.as_ptr(), dst, bin.len()) };
+                    }
+                }
+                crate::info::out(param_value_size_ret, size);
+                return Ok(());
+            }
+            CL_PROGRAM_NUM_KERNELS => kernels().and_then(|k| v(&k.len())),
+            CL_PROGRAM_KERNEL_NAMES => kernels().and_then(|k| v(&k.join(";"))),
+            CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => {
+                v(&CL_FALSE)
+            }
+            _ => Err(CL_INVALID_VALUE),
+        };
+        write_info(answer, param_value_size, param_value, param_value_size_ret)
+    })
+}
+
+pub unsafe extern "C" fn clGetProgramBuildInfo(
+    program: cl_program,
+    device: cl_device_id,
+    param_name: cl_program_build_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    call("clGetProgramBuildInfo", || {
+        let p = get_program(program)?;
+        check_device(device)?;
+        let st = p.state.lock().clone();
+        let answer = match param_name {
+            CL_PROGRAM_BUILD_STATUS => v(&st.status),
+            CL_PROGRAM_BUILD_OPTIONS => v(&st.options),
+            CL_PROGRAM_BUILD_LOG => v(&st.log),
+            CL_PROGRAM_BINARY_TYPE => v(&st.binary_type),
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => v(&0usize),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        write_info(answer, param_value_size, param_value, param_value_size_ret)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binaries_round_trip() {
+        let spirv: Vec<u8> = [SPIRV_MAGIC, 0x10000, 0, 8, 0]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let st = ProgramState {
+            binary_type: CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+            spirv: Some(spirv.clone()),
+            bitcode: Some(vec![1, 2, 3]),
+            ..ProgramState::default()
+        };
+        let b = encode_binary(&st);
+        assert_eq!(
+            decode_binary(&b),
+            Some((
+                CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+                spirv.clone(),
+                Some(vec![1, 2, 3])
+            ))
+        );
+        assert_eq!(
+            decode_binary(&spirv).map(|d| d.0),
+            Some(CL_PROGRAM_BINARY_TYPE_EXECUTABLE)
+        );
+        assert_eq!(decode_binary(b"garbage!garbage!garbage!"), None);
+        assert_eq!(decode_binary(&b[..b.len() - 1]), None);
+    }
+
+    #[test]
+    fn cl_std_detection() {
+        assert!(wants_cl2("-cl-std=CL2.0 -g"));
+        assert!(wants_cl2("-cl-std=CL3.0"));
+        assert!(!wants_cl2("-cl-std=CL1.2"));
+        assert!(!wants_cl2(""));
+    }
+}
