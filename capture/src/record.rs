@@ -117,7 +117,7 @@ pub(crate) fn to_hex(b: &[u8]) -> String {
 }
 
 pub(crate) fn from_hex(s: &str) -> Result<Vec<u8>, String> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!("hex string `{s}` has an odd number of digits"));
     }
     let digit = |c: u8| -> Result<u8, String> {

@@ -439,7 +439,7 @@ impl Recorder {
             }
         }
         let n = st.gv_entries.len();
-        if st.gv_dirty && (n <= GV_LOG_EAGER || n % GV_LOG_EVERY == 0) {
+        if st.gv_dirty && (n <= GV_LOG_EAGER || n.is_multiple_of(GV_LOG_EVERY)) {
             self.write_gv_log(&mut st)?;
         }
         if self.wants_outputs() {
@@ -688,7 +688,7 @@ fn check_input(l: &LaunchInput<'_>) -> Result<()> {
                 return bad(format!("argument {i} (`{}`): buffer of size 0", a.name))
             }
             ArgData::Local(0) => return bad(format!("argument {i} (`{}`): local size 0", a.name)),
-            ArgData::Scalar(b) if b.is_empty() => {
+            ArgData::Scalar([]) => {
                 return bad(format!("argument {i} (`{}`): no by-value bytes", a.name))
             }
             _ => {}
