@@ -474,24 +474,28 @@ fn parse_fill(v: &str) -> Result<Fill, String> {
 fn encode_scalar(ty: &str, value: &str) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     if let Some(fields) = ty.strip_prefix("struct(").and_then(|s| s.strip_suffix(')')) {
-        let types: Vec<&str> = fields.split(',').map(str::trim).collect();
-        let vals: Vec<&str> = value.split(',').map(str::trim).collect();
-        if types.len() != vals.len() {
-            return Err(format!(
-                "struct has {} fields but {} values",
-                types.len(),
-                vals.len()
-            ));
-        }
+        // Fields may be scalars or vectors; each field is aligned to its own size (a
+        // 3-vector occupies and aligns like a 4-vector) and consumes one value per lane.
+        let mut vals = value.split(',').map(str::trim);
         let mut max_align = 1;
-        for (t, v) in types.iter().zip(vals) {
-            let s = Scalar::parse(t).ok_or_else(|| format!("unknown struct field type `{t}`"))?;
-            let a = s.size();
+        for t in fields.split(',').map(str::trim) {
+            let (s, lanes) = split_vector(t)?;
+            let stored = if lanes == 3 { 4 } else { lanes };
+            let a = s.size() * stored;
             max_align = max_align.max(a);
             while out.len() % a != 0 {
                 out.push(0);
             }
-            s.encode(v, &mut out)?;
+            for _ in 0..lanes {
+                let v = vals
+                    .next()
+                    .ok_or_else(|| format!("struct field `{t}` has too few values"))?;
+                s.encode(v, &mut out)?;
+            }
+            out.extend(std::iter::repeat_n(0, s.size() * (stored - lanes)));
+        }
+        if vals.next().is_some() {
+            return Err("struct has more values than fields".into());
         }
         while out.len() % max_align != 0 {
             out.push(0);
@@ -881,6 +885,15 @@ mod tests {
         assert_eq!(c.launches[0].local, Some(vec![32]));
         assert_eq!(c.launches[0].args.len(), 4);
         assert!(matches!(&c.launches[0].args[3], Arg::Scalar(b) if b.len() == 8));
+        assert_eq!(
+            encode_scalar("struct(int2,float)", "1,2,3").map(|b| b.len()),
+            Ok(16)
+        );
+        assert_eq!(
+            encode_scalar("struct(char,double)", "1,2").map(|b| b.len()),
+            Ok(16)
+        );
+        assert_eq!(encode_scalar("float3", "1,2,3").map(|b| b.len()), Ok(16));
         assert_eq!(c.buffers[0].name, "out");
         let ex = c.expects.unwrap_or_default();
         assert_eq!(
