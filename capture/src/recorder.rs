@@ -11,7 +11,7 @@ use crate::record::{
     ProgramRecord, FORMAT, RECORD_FILE,
 };
 use sha2::{Digest, Sha256};
-use shadowcl_interpreter::Buffer;
+use shadowcl_interpreter::{ArgAccess, ArgValue, Buffer, KernelInfo, Launch};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -571,6 +571,105 @@ impl Recorder {
         };
         write_json(&tmp.join(RECORD_FILE), &record)?;
         Ok(record)
+    }
+
+    /// [`Recorder::record`] from the executor's own types: the platform library hands over the
+    /// [`Launch`] it is about to run (call this inside the queued command, right before
+    /// `Device::run`, so buffer contents are the kernel's real inputs), the kernel's
+    /// [`KernelInfo`], what the application passed as `local_work_size` and the
+    /// `cl_mem_flags` of each argument (0 for non-buffers). Buffers are identified by
+    /// [`Buffer::id`], so aliased arguments and sub-buffers of one parent replay correctly.
+    pub fn record_launch(
+        &self,
+        program: ProgramInput<'_>,
+        info: &KernelInfo,
+        launch: &Launch,
+        local_size_given: Option<[u64; 3]>,
+        mem_flags: &[u64],
+    ) -> Result<Option<RecordId>> {
+        if !self.wants(&launch.kernel) {
+            return Ok(None);
+        }
+        if info.args.len() != launch.args.len() {
+            return Err(CaptureError::BadInput(format!(
+                "kernel `{}` has {} arguments but the launch binds {}",
+                info.name,
+                info.args.len(),
+                launch.args.len()
+            )));
+        }
+        let args: Vec<ArgInput<'_>> = info
+            .args
+            .iter()
+            .zip(&launch.args)
+            .enumerate()
+            .map(|(i, (ka, v))| ArgInput {
+                index: i as u32,
+                name: &ka.name,
+                address: ka.address.into(),
+                access: match ka.access {
+                    ArgAccess::ReadOnly => "read_only",
+                    ArgAccess::WriteOnly => "write_only",
+                    ArgAccess::ReadWrite => "read_write",
+                    ArgAccess::None => "none",
+                },
+                type_name: &ka.type_name,
+                type_qualifier: ka.type_qualifier,
+                value: match v {
+                    ArgValue::Buffer {
+                        buffer,
+                        offset,
+                        size,
+                    } => ArgData::Buffer(BufferArg {
+                        size: *size,
+                        flags: mem_flags.get(i).copied().unwrap_or(0),
+                        identity: buffer.id().0,
+                        origin: *offset,
+                        contents: Contents::Device {
+                            buffer,
+                            offset: *offset,
+                        },
+                    }),
+                    ArgValue::Null => ArgData::Null,
+                    ArgValue::Local(n) => ArgData::Local(*n),
+                    ArgValue::Bytes(b) => ArgData::Scalar(b),
+                },
+            })
+            .collect();
+        self.record(&LaunchInput {
+            program,
+            kernel: &launch.kernel,
+            work_dim: launch.work_dim,
+            global_offset: launch.global_offset,
+            global_size: launch.global_size,
+            local_size_given,
+            local_size: launch.local_size,
+            args: &args,
+        })
+    }
+
+    /// After `Device::run` returned: [`Recorder::record_outputs`] for every buffer argument of
+    /// `launch` (no-op unless `SHADOWCL_CAPTURE_DATA=inputs+outputs`).
+    pub fn record_launch_outputs(&self, id: RecordId, launch: &Launch) -> Result<()> {
+        if !self.wants_outputs() {
+            return Ok(());
+        }
+        let outs: Vec<(u32, Contents<'_>)> = launch
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| match v {
+                ArgValue::Buffer { buffer, offset, .. } => Some((
+                    i as u32,
+                    Contents::Device {
+                        buffer,
+                        offset: *offset,
+                    },
+                )),
+                _ => None,
+            })
+            .collect();
+        self.record_outputs(id, &outs)
     }
 
     /// After the launch completed: stores the contents of the given buffer arguments
