@@ -493,7 +493,8 @@ mod tests {
     #[test]
     fn clstd_convert_matches_pocl() {
         // (from, from_signed, to, to_signed, saturate, rounding, value, PoCL's result)
-        let cases: &[(Elem, bool, Elem, bool, bool, Rounding, u64, u64)] = &[
+        type Case = (Elem, bool, Elem, bool, bool, Rounding, u64, u64);
+        let cases: &[Case] = &[
             (
                 Int(64),
                 false,
