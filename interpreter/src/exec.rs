@@ -18,6 +18,7 @@ use crate::{ArgValue, Buffer, ExecError, Launch, LaunchStats, Program, Schedule}
 #[derive(Debug)]
 pub struct Device {
     threads: usize,
+    limit: Option<u64>,
 }
 
 /// A global/constant allocation bound for one launch (a buffer view).
@@ -51,6 +52,7 @@ struct Lx<'a, O: Observer> {
     wi_order: Order,
     quantum: u32,
     seed: u64,
+    limit: Option<u64>,
 }
 
 /// Per-work-group state.
@@ -134,7 +136,17 @@ fn ordered<T>(v: &mut [T], order: Order, rng: &mut Rng) {
 impl Device {
     /// A device with `threads` workers (0 = all cores).
     pub fn new(threads: usize) -> Device {
-        Device { threads }
+        Device {
+            threads,
+            limit: None,
+        }
+    }
+
+    /// Aborts a launch (with [`ExecError::Aborted`]) once it has executed more than `limit`
+    /// instructions in total: a watchdog against kernels that never terminate.
+    pub fn with_instruction_limit(mut self, limit: u64) -> Device {
+        self.limit = Some(limit);
+        self
     }
 
     /// Runs one launch to completion under `schedule`, reporting to `observer`.
@@ -348,6 +360,7 @@ impl Device {
             wi_order: schedule.wi_order,
             quantum: schedule.quantum,
             seed: schedule.seed,
+            limit: self.limit,
         };
         if O::ENABLED {
             observer.launch_start(&LaunchInfo {
@@ -362,7 +375,7 @@ impl Device {
             });
         }
         let mut order: Vec<u64> = (0..total_groups).collect();
-        let mut rng = Rng(schedule.seed ^ 0x5EED_0F_600D);
+        let mut rng = Rng(schedule.seed ^ 0x5EED_0F60_0D00);
         ordered(&mut order, schedule.wg_order, &mut rng);
         let threads = if !schedule.parallel {
             1
@@ -394,7 +407,7 @@ impl Device {
         } else {
             std::thread::scope(|s| {
                 for _ in 0..threads {
-                    s.spawn(&worker);
+                    s.spawn(worker);
                 }
             });
         }
@@ -521,7 +534,18 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, pool: &mut Vec<Item>) -> Resu
                         lx.obs.item_end(&mut gx.obs, &it.st.wi);
                     }
                 }
-                Stop::Yield => {}
+                Stop::Yield => {
+                    if lx
+                        .limit
+                        .is_some_and(|l| lx.instructions.load(Ordering::Relaxed) > l)
+                    {
+                        result = Err(ExecError::Aborted(format!(
+                            "instruction limit of {} exceeded",
+                            lx.limit.unwrap_or(0)
+                        )));
+                        break 'outer;
+                    }
+                }
                 Stop::Abort(m) => {
                     result = Err(ExecError::Aborted(m));
                     break 'outer;
@@ -651,6 +675,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
     }
 
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)] // one flat call keeps the NoObserver path trivial
     fn report(
         &mut self,
         space: AddressSpace,
@@ -915,7 +940,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
 
     fn copy(&mut self, d: u64, s: u64, size: u64, pc: usize) {
         let mut i = 0u64;
-        let step = if size % 8 == 0 && d % 8 == s % 8 {
+        let step = if size.is_multiple_of(8) && d % 8 == s % 8 {
             8
         } else {
             1
@@ -969,10 +994,12 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
     let mut pc = st.pc as usize;
     let mut base = st.base as usize;
     let mut func = st.func;
-    let budget: u64 = if lx.quantum == 0 {
-        u64::MAX
-    } else {
-        lx.quantum as u64
+    // A turn ends at a barrier, after `quantum` instructions, or (with a watchdog limit) in
+    // slices so the limit is checked even in a loop without barriers.
+    let budget: u64 = match (lx.quantum, lx.limit) {
+        (0, None) => u64::MAX,
+        (0, Some(l)) => l.clamp(1, 1 << 20),
+        (q, _) => q as u64,
     };
     let mut count: u64 = 0;
     macro_rules! r {
@@ -1302,7 +1329,6 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
                 async_copy(&mut mx, async_seen, regs, base, s, pc - 1);
             }
             Op::Trap => break Stop::Abort("unreachable code reached".into()),
-            Op::Nop => {}
         }
     };
     st.pc = pc as u32;

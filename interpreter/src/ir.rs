@@ -372,7 +372,6 @@ pub(crate) enum Op {
     },
     /// Undefined behaviour reached (OpUnreachable): the work-item stops.
     Trap,
-    Nop,
 }
 
 /// A `clstd::convert` call.
@@ -487,6 +486,7 @@ pub(crate) struct AsyncSpec {
 /// A lowered function.
 #[derive(Clone, Debug)]
 pub(crate) struct Func {
+    #[allow(dead_code)] // for debugging dumps
     pub name: String,
     pub entry: u32,
     pub frame: u32,

@@ -33,7 +33,8 @@ enum TyK {
     Array(Word, u64),
     Struct(Vec<Word>),
     Ptr(StorageClass, Word),
-    Func(Word, Vec<Word>),
+    /// Parameter types (the return type is not needed).
+    Func(Vec<Word>),
     /// Events, samplers, opaque structs, images: one lane, pointer-sized.
     Opaque(&'static str),
 }
@@ -308,8 +309,9 @@ impl<'m> Mod<'m> {
                 for i in 1..inst.operands.len() {
                     ps.push(id_at(inst, i)?);
                 }
+                let _ = ret;
                 Ty {
-                    k: TyK::Func(ret, ps),
+                    k: TyK::Func(ps),
                     size: 0,
                     align: 1,
                     lanes: 0,
@@ -500,7 +502,7 @@ const ALLOWED_CAPS: &[spirv::Capability] = {
 };
 
 pub(crate) fn load(bytes: &[u8]) -> R<Loaded> {
-    if bytes.len() < 20 || bytes.len() % 4 != 0 {
+    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) {
         return Err(malformed(format!(
             "{} bytes is not a SPIR-V module (needs a 5-word header and whole words)",
             bytes.len()
@@ -1118,6 +1120,11 @@ fn debug_arg_types(md: &Mod, kernel: &str, insts: &[DbgInst]) -> Vec<(String, u6
     out.into_iter().map(|(_, n, q)| (n, q)).collect()
 }
 
+/// Phis of one block: (result, [(value, predecessor)]).
+type Phis = Vec<(Word, Vec<(Word, Word)>)>;
+/// An edge stub: its moves `(dst, src, lanes)` and the block key it continues to.
+type Stub = (Vec<(u32, u32, u32)>, u32);
+
 /// Per-function lowering state.
 struct Fx<'a, 'm> {
     md: &'a mut Mod<'m>,
@@ -1129,8 +1136,8 @@ struct Fx<'a, 'm> {
     temp_base: u32,
     block_key: HashMap<Word, u32>,
     /// Phis per block label: (dst, [(value, pred)]).
-    phis: HashMap<Word, Vec<(Word, Vec<(Word, Word)>)>>,
-    stubs: Vec<(Vec<(u32, u32, u32)>, u32)>,
+    phis: HashMap<Word, Phis>,
+    stubs: Vec<Stub>,
     nblocks: u32,
     start: usize,
     switch_tabs: Vec<u32>,
@@ -1394,7 +1401,7 @@ fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<(HashSet<Word>, H
         params.push((next, n));
         next += n;
     }
-    let mut phis: HashMap<Word, Vec<(Word, Vec<(Word, Word)>)>> = HashMap::new();
+    let mut phis: HashMap<Word, Phis> = HashMap::new();
     let mut block_key = HashMap::new();
     let mut max_phi = 0u32;
     for (bi, b) in f.blocks.iter().enumerate() {
@@ -2010,7 +2017,7 @@ fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
             });
             let fty = fty.ok_or_else(|| malformed("call target without type"))?;
             let ptys = match &fx.md.ty(fty)?.k {
-                TyK::Func(_, ps) => ps.clone(),
+                TyK::Func(ps) => ps.clone(),
                 _ => return Err(malformed("function type expected")),
             };
             if ptys.len() + 1 != inst.operands.len() {

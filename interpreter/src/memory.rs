@@ -192,13 +192,15 @@ impl Buffer {
         let p = unsafe { self.base.add(offset) };
         Some(match size {
             1 => self.byte(offset).load(Relaxed) as u64,
-            2 if p as usize % 2 == 0 => {
+            2 if (p as usize).is_multiple_of(2) => {
                 unsafe { AtomicU16::from_ptr(p as *mut u16) }.load(Relaxed) as u64
             }
-            4 if p as usize % 4 == 0 => {
+            4 if (p as usize).is_multiple_of(4) => {
                 unsafe { AtomicU32::from_ptr(p as *mut u32) }.load(Relaxed) as u64
             }
-            8 if p as usize % 8 == 0 => unsafe { AtomicU64::from_ptr(p as *mut u64) }.load(Relaxed),
+            8 if (p as usize).is_multiple_of(8) => {
+                unsafe { AtomicU64::from_ptr(p as *mut u64) }.load(Relaxed)
+            }
             _ => {
                 let mut b = [0u8; 8];
                 let n = size.min(8);
@@ -218,13 +220,13 @@ impl Buffer {
         let p = unsafe { self.base.add(offset) };
         match size {
             1 => self.byte(offset).store(value as u8, Relaxed),
-            2 if p as usize % 2 == 0 => {
+            2 if (p as usize).is_multiple_of(2) => {
                 unsafe { AtomicU16::from_ptr(p as *mut u16) }.store(value as u16, Relaxed)
             }
-            4 if p as usize % 4 == 0 => {
+            4 if (p as usize).is_multiple_of(4) => {
                 unsafe { AtomicU32::from_ptr(p as *mut u32) }.store(value as u32, Relaxed)
             }
-            8 if p as usize % 8 == 0 => {
+            8 if (p as usize).is_multiple_of(8) => {
                 unsafe { AtomicU64::from_ptr(p as *mut u64) }.store(value, Relaxed)
             }
             _ => {
@@ -242,7 +244,9 @@ impl Buffer {
         self.check(offset, 4).ok()?;
         // SAFETY: in range; alignment checked before the cast.
         let p = unsafe { self.base.add(offset) };
-        (p as usize % 4 == 0).then(|| unsafe { AtomicU32::from_ptr(p as *mut u32) })
+        (p as usize)
+            .is_multiple_of(4)
+            .then(|| unsafe { AtomicU32::from_ptr(p as *mut u32) })
     }
 
     /// The 64-bit atomic at `offset`, when in range and 8-byte aligned.
@@ -250,7 +254,9 @@ impl Buffer {
         self.check(offset, 8).ok()?;
         // SAFETY: in range; alignment checked before the cast.
         let p = unsafe { self.base.add(offset) };
-        (p as usize % 8 == 0).then(|| unsafe { AtomicU64::from_ptr(p as *mut u64) })
+        (p as usize)
+            .is_multiple_of(8)
+            .then(|| unsafe { AtomicU64::from_ptr(p as *mut u64) })
     }
 }
 

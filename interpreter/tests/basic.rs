@@ -1,6 +1,5 @@
 mod common;
 use common::*;
-use shadowcl_interpreter::*;
 
 const VADD: &str = r#"
 __kernel void vadd(__global const float *a, __global const float *b, __global float *c, int n) {

@@ -1,0 +1,128 @@
+//! Malformed SPIR-V must give an error, never a panic or a hang.
+mod common;
+use common::*;
+use shadowcl_interpreter::*;
+
+const SRC: &str = r#"
+typedef struct { int a; float b; } S;
+__kernel void k(__global float *a, __local int *l, S s, int n) {
+    int i = get_global_id(0);
+    l[get_local_id(0)] = i;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int j = 0; j < n; j++) a[i] += l[j % 4] * s.b + sqrt((float)j);
+    printf("%d\n", i);
+}"#;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+fn try_load_and_run(bytes: &[u8]) {
+    // Whatever loads must also run without panicking (it may fail or fault).
+    if let Ok(p) = Program::load(bytes) {
+        for k in p.kernels().to_vec() {
+            let args = k
+                .args
+                .iter()
+                .map(|a| match a.address {
+                    ArgAddress::Global | ArgAddress::Constant => {
+                        let b = Buffer::new(64).unwrap();
+                        ArgValue::Buffer {
+                            buffer: b,
+                            offset: 0,
+                            size: 64,
+                        }
+                    }
+                    ArgAddress::Local => ArgValue::Local(64),
+                    ArgAddress::Private => ArgValue::Bytes(vec![3; a.size.max(8)]),
+                })
+                .collect();
+            let l = launch(&k.name, 1, [4, 1, 1], [4, 1, 1], args);
+            let _ = Device::new(1).with_instruction_limit(200_000).run(
+                &p,
+                &l,
+                &Schedule::default(),
+                &NoObserver,
+            );
+        }
+    }
+}
+
+#[test]
+fn truncated_modules_are_errors() {
+    let spv = compile(SRC, "-O0");
+    assert!(Program::load(&spv).is_ok());
+    for cut in [
+        0,
+        3,
+        4,
+        19,
+        20,
+        24,
+        spv.len() / 3,
+        spv.len() / 2,
+        spv.len() - 4,
+        spv.len() - 1,
+    ] {
+        let r = Program::load(&spv[..cut]);
+        assert!(r.is_err(), "cut at {cut} loaded");
+    }
+}
+
+#[test]
+fn random_words_are_errors() {
+    let mut rng = Rng(7);
+    for len in [5usize, 6, 20, 100, 1000] {
+        for _ in 0..20 {
+            let mut w: Vec<u8> = (0..len * 4).map(|_| rng.next() as u8).collect();
+            // Valid magic so the parser goes further.
+            w[..4].copy_from_slice(&0x0723_0203u32.to_le_bytes());
+            assert!(Program::load(&w).is_err());
+        }
+    }
+}
+
+#[test]
+fn bit_flipped_modules_never_panic() {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    for opt in ["-O0", "-O2"] {
+        let spv = compile(SRC, opt);
+        let mut rng = Rng(42);
+        for _ in 0..150 {
+            let mut b = spv.clone();
+            for _ in 0..1 + rng.next() % 3 {
+                let i = (rng.next() as usize) % b.len();
+                b[i] ^= 1 << (rng.next() % 8);
+            }
+            let r = std::panic::catch_unwind(|| try_load_and_run(&b));
+            assert!(r.is_ok(), "panic on a bit-flipped module ({opt})");
+        }
+    }
+    std::panic::set_hook(hook);
+}
+
+#[test]
+fn unsupported_constructs_are_named() {
+    let spv = compile("__kernel void k(__global int *a) { a[0] = 1; }", "-O0");
+    // Replace `OpCapability Addresses` (the first capability) with `Shader`.
+    let words: Vec<u32> = spv
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let pos = words.iter().position(|w| *w == (2 << 16 | 17)).unwrap();
+    let mut w2 = words.clone();
+    w2[pos + 1] = 1; // Shader
+    let bytes: Vec<u8> = w2.iter().flat_map(|w| w.to_le_bytes()).collect();
+    match Program::load(&bytes) {
+        Err(LoadError::Unsupported { what, .. }) => assert!(what.contains("Shader"), "{what}"),
+        other => panic!("expected unsupported capability, got {other:?}"),
+    }
+}
