@@ -106,10 +106,10 @@ pub fn eval(
     check(args, arity, out.len())?;
     let w = int_width(args[0].elem)?;
     let rw = int_width(result)?;
-    let widths: Vec<u32> = args[..arity]
-        .iter()
-        .map(|a| int_width(a.elem))
-        .collect::<Result<_, _>>()?;
+    let mut widths = [w; 3];
+    for (wk, a) in widths.iter_mut().zip(&args[..arity]) {
+        *wk = int_width(a.elem)?;
+    }
     for (i, o) in out.iter_mut().enumerate() {
         let mut a = [0i128; 3];
         for k in 0..arity {
