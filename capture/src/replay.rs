@@ -62,6 +62,10 @@ pub struct Replayer {
     /// True when the program came from compiling the recorded source.
     pub compiled_from_source: bool,
     device: Device,
+    /// Buffer contents before the launch, per argument (read once, reused by every run).
+    inputs: Vec<Option<Vec<u8>>>,
+    /// Recorded outputs per argument (inputs+outputs records).
+    recorded: Vec<Option<Vec<u8>>>,
 }
 
 impl std::fmt::Debug for Replayer {
@@ -110,12 +114,19 @@ impl Replayer {
             )
         })?;
         check_args(&rd, &kernel)?;
+        let n = rd.record.args.len();
+        let inputs = (0..n).map(|i| rd.contents(i)).collect::<Result<Vec<_>>>()?;
+        let recorded = (0..n)
+            .map(|i| rd.recorded_outputs(i))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Replayer {
             record: rd,
             program,
             kernel,
             compiled_from_source: compiled,
             device: Device::new(0),
+            inputs,
+            recorded,
         })
     }
 
@@ -184,8 +195,8 @@ impl Replayer {
                             format!("field `args[{i}].group`: no buffer for group {group}"),
                         ));
                     };
-                    match rd.contents(i)? {
-                        Some(bytes) => buf.write(*origin as usize, &bytes).map_err(|e| {
+                    match &self.inputs[i] {
+                        Some(bytes) => buf.write(*origin as usize, bytes).map_err(|e| {
                             CaptureError::bad(&rd.dir, format!("field `args[{i}].origin`: {e}"))
                         })?,
                         None if allow_missing => warnings.push(format!(
@@ -250,8 +261,8 @@ impl Replayer {
             buffer
                 .read(*origin as usize, &mut bytes)
                 .map_err(|e| CaptureError::bad(&rd.dir, format!("field `args[{i}].size`: {e}")))?;
-            if let Some(rec) = rd.recorded_outputs(i)? {
-                if let Some(off) = first_difference(&rec, &bytes) {
+            if let Some(rec) = &self.recorded[i] {
+                if let Some(off) = first_difference(rec, &bytes) {
                     mismatches.push((a.index, off));
                 }
             }

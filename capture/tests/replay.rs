@@ -157,3 +157,68 @@ fn replay_is_deterministic_for_a_seed() {
     let b = rp.run(&s, &NoObserver).unwrap();
     assert_eq!(a.outputs, b.outputs);
 }
+
+#[test]
+fn two_dimensional_launch_with_offset_replays() {
+    use shadowcl_capture::{
+        AddressQualifier, ArgData, ArgInput, BufferArg, Contents, LaunchInput, ProgramInput,
+    };
+    let src = "__kernel void grid(__global int* out, int w) {
+        size_t x = get_global_id(0), y = get_global_id(1);
+        out[(y - get_global_offset(1)) * w + (x - get_global_offset(0))] = (int)(x + 100 * y);
+    }";
+    let tmp = tempfile::tempdir().unwrap();
+    let rec = recorder(tmp.path(), DataMode::Inputs);
+    let zeros = [0u8; 4 * 4 * 2];
+    let w = 4i32.to_le_bytes();
+    let args = [
+        ArgInput {
+            index: 0,
+            name: "out",
+            address: AddressQualifier::Global,
+            access: "none",
+            type_name: "int*",
+            type_qualifier: 0,
+            value: ArgData::Buffer(BufferArg {
+                size: zeros.len() as u64,
+                flags: 1,
+                identity: 1,
+                origin: 0,
+                contents: Contents::Bytes(&zeros),
+            }),
+        },
+        ArgInput {
+            index: 1,
+            name: "w",
+            address: AddressQualifier::Private,
+            access: "none",
+            type_name: "int",
+            type_qualifier: 0,
+            value: ArgData::Scalar(&w),
+        },
+    ];
+    let id = rec
+        .record(&LaunchInput {
+            program: ProgramInput {
+                source: Some(src),
+                spirv: None,
+                build_options: "",
+            },
+            kernel: "grid",
+            work_dim: 2,
+            global_offset: [3, 5, 0],
+            global_size: [4, 2, 1],
+            local_size_given: Some([2, 1, 1]),
+            local_size: [2, 1, 1],
+            args: &args,
+        })
+        .unwrap()
+        .unwrap();
+    let dir = rec.dir().join(shadowcl_capture::launch_dir_name(id.0));
+    let out = replay(&dir, &ReplayOptions::default(), &NoObserver).unwrap();
+    let expected: Vec<i32> = (0..2)
+        .flat_map(|y| (0..4).map(move |x| (x + 3) + 100 * (y + 5)))
+        .collect();
+    assert_eq!(from_ints(&out.outputs[0].bytes), expected);
+    assert_eq!(out.stats.work_groups, 4);
+}
