@@ -49,7 +49,7 @@ pub fn call(name: &'static str, f: impl FnOnce() -> Result<(), cl_int>) -> cl_in
 }
 
 /// Writes `code` through the optional `errcode_ret` pointer of a create function.
-pub fn set_errcode(errcode_ret: *mut cl_int, code: cl_int) {
+pub(crate) fn set_errcode(errcode_ret: *mut cl_int, code: cl_int) {
     if !errcode_ret.is_null() {
         // SAFETY: a non-NULL errcode_ret points to a cl_int the application owns (spec).
         unsafe { errcode_ret.write(code) };

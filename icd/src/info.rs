@@ -95,7 +95,7 @@ pub fn name_version(name: &str, version: cl_version) -> cl_name_version {
 /// The size protocol shared by every `clGet*Info`: reports the size through
 /// `param_value_size_ret`, copies into `param_value` when it is not NULL, and fails with
 /// `CL_INVALID_VALUE` when the application's buffer is too small.
-pub fn write_info(
+pub(crate) fn write_info(
     answer: Result<Vec<u8>, cl_int>,
     param_value_size: usize,
     param_value: *mut c_void,
@@ -120,7 +120,7 @@ pub fn write_info(
 }
 
 /// Reads the application's array `(ptr, n)`; `Err(err)` when `n > 0` and `ptr` is NULL.
-pub fn slice<'a, T>(ptr: *const T, n: usize, err: cl_int) -> Result<&'a [T], cl_int> {
+pub(crate) fn slice<'a, T>(ptr: *const T, n: usize, err: cl_int) -> Result<&'a [T], cl_int> {
     if n == 0 {
         return Ok(&[]);
     }
@@ -132,7 +132,7 @@ pub fn slice<'a, T>(ptr: *const T, n: usize, err: cl_int) -> Result<&'a [T], cl_
 }
 
 /// Writes an out-parameter when it is not NULL.
-pub fn out<T>(ptr: *mut T, value: T) {
+pub(crate) fn out<T>(ptr: *mut T, value: T) {
     if !ptr.is_null() {
         // SAFETY: non-NULL out-parameters point to storage of their type (spec).
         unsafe { ptr.write(value) };
@@ -140,7 +140,7 @@ pub fn out<T>(ptr: *mut T, value: T) {
 }
 
 /// A NUL-terminated C string, or `None` for NULL.
-pub fn cstr(ptr: *const c_char) -> Option<String> {
+pub(crate) fn cstr(ptr: *const c_char) -> Option<String> {
     if ptr.is_null() {
         return None;
     }
@@ -154,7 +154,9 @@ pub fn cstr(ptr: *const c_char) -> Option<String> {
 
 /// A zero-terminated property list (`cl_context_properties`, `cl_queue_properties`, ...),
 /// as (name, value) pairs; the terminating 0 not included.
-pub fn properties<T: Copy + Default + PartialEq>(ptr: *const T) -> Result<Vec<(T, T)>, cl_int> {
+pub(crate) fn properties<T: Copy + Default + PartialEq>(
+    ptr: *const T,
+) -> Result<Vec<(T, T)>, cl_int> {
     let mut out = Vec::new();
     if ptr.is_null() {
         return Ok(out);

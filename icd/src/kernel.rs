@@ -322,7 +322,7 @@ pub struct Range {
 fn largest_divisor(n: u64, limit: u64) -> u64 {
     (1..=limit.min(n).max(1))
         .rev()
-        .find(|d| n % d == 0)
+        .find(|d| n.is_multiple_of(*d))
         .unwrap_or(1)
 }
 
@@ -358,12 +358,12 @@ pub fn check_range(
     let has_reqd = reqd.iter().any(|&x| x != 0);
     match local {
         Some(l) => {
-            for i in 0..d {
-                r.local[i] = l[i] as u64;
-                if l[i] == 0 {
+            for (dst, &li) in r.local.iter_mut().zip(&l[..d]) {
+                *dst = li as u64;
+                if li == 0 {
                     return Err(CL_INVALID_WORK_GROUP_SIZE);
                 }
-                if l[i] > MAX_WORK_GROUP_SIZE {
+                if li > MAX_WORK_GROUP_SIZE {
                     return Err(CL_INVALID_WORK_ITEM_SIZE);
                 }
             }
@@ -383,7 +383,7 @@ pub fn check_range(
             r.local[0] = largest_divisor(r.global[0], 64);
         }
     }
-    if !non_uniform && (0..d).any(|i| r.global[i] % r.local[i] != 0) {
+    if !non_uniform && (0..d).any(|i| !r.global[i].is_multiple_of(r.local[i])) {
         return Err(CL_INVALID_WORK_GROUP_SIZE);
     }
     Ok(r)
@@ -423,7 +423,9 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             k.info.reqd_work_group_size,
             k.non_uniform,
         )?;
-        enqueue_kernel(&q, &k, work_dim, range, waits, event)
+        let given = opt(local_work_size)?
+            .map(|l| std::array::from_fn(|i| l.get(i).map_or(1, |&v| v as u64)));
+        enqueue_kernel(&q, &k, work_dim, range, given, waits, event)
     })
 }
 
@@ -450,7 +452,7 @@ pub unsafe extern "C" fn clEnqueueTask(
             k.info.reqd_work_group_size,
             k.non_uniform,
         )?;
-        enqueue_kernel(&q, &k, 1, range, waits, event)
+        enqueue_kernel(&q, &k, 1, range, Some([1, 1, 1]), waits, event)
     })
 }
 
@@ -459,14 +461,21 @@ fn enqueue_kernel(
     k: &Ref<Kernel>,
     work_dim: cl_uint,
     range: Range,
+    local_size_given: Option<[u64; 3]>,
     waits: Vec<Ref<crate::queue::Event>>,
     event: *mut cl_event,
 ) -> Result<(), cl_int> {
     let set = k.args.lock().clone();
     let mut args = Vec::with_capacity(set.len());
+    let mut mem_flags = Vec::with_capacity(set.len());
     let mut keep = Vec::new();
     for a in set {
-        args.push(match a.ok_or(CL_INVALID_KERNEL_ARGS)? {
+        let a = a.ok_or(CL_INVALID_KERNEL_ARGS)?;
+        mem_flags.push(match &a {
+            ArgSet::Mem(Some(m)) => m.flags,
+            _ => 0,
+        });
+        args.push(match a {
             ArgSet::Mem(None) => ArgValue::Null,
             ArgSet::Mem(Some(m)) => {
                 if !Arc::ptr_eq(&m.context, &q.context) {
@@ -498,6 +507,8 @@ fn enqueue_kernel(
     let empty = range.global.contains(&0);
     let kernel = k.clone();
     let context = q.context.clone();
+    // Commands of an out-of-order queue with no wait list may overlap earlier launches.
+    let concurrent = q.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0 && waits.is_empty();
     enqueue(
         q,
         CL_COMMAND_NDRANGE_KERNEL,
@@ -510,7 +521,19 @@ fn enqueue_kernel(
             if empty {
                 return Ok(());
             }
-            match crate::launch::run(&kernel.loaded, &launch) {
+            let state = kernel.program.state.lock().clone();
+            let how = crate::launch::Enqueued {
+                program: crate::launch::ProgramText {
+                    source: kernel.program.source.as_deref(),
+                    spirv: state.spirv.as_deref().or(kernel.program.il.as_deref()),
+                    options: &state.options,
+                },
+                kernel: &kernel.info,
+                local_size_given,
+                mem_flags: &mem_flags,
+                concurrent,
+            };
+            match crate::launch::run(&kernel.loaded, &launch, &how) {
                 Ok(_) => Ok(()),
                 Err(e) => {
                     let text = format!("ShadowCL: kernel {} failed: {e}", kernel.info.name);

@@ -83,11 +83,7 @@ pub fn check_buffer_flags(flags: cl_mem_flags, host_ptr: bool) -> Result<cl_mem_
 /// Flags of a sub-buffer: checks them against the parent's and inherits what is not given.
 pub fn sub_buffer_flags(parent: cl_mem_flags, flags: cl_mem_flags) -> Result<cl_mem_flags, cl_int> {
     if flags & !(ACCESS | HOST_ACCESS) != 0 {
-        return Err(if flags & HOST_PTR_FLAGS != 0 {
-            CL_INVALID_VALUE
-        } else {
-            CL_INVALID_VALUE
-        });
+        return Err(CL_INVALID_VALUE);
     }
     if (flags & ACCESS).count_ones() > 1 || (flags & HOST_ACCESS).count_ones() > 1 {
         return Err(CL_INVALID_VALUE);
@@ -474,8 +470,8 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
         if pattern.is_null()
             || !pattern_size.is_power_of_two()
             || pattern_size > 128
-            || offset % pattern_size != 0
-            || size % pattern_size != 0
+            || !offset.is_multiple_of(pattern_size)
+            || !size.is_multiple_of(pattern_size)
         {
             return Err(CL_INVALID_VALUE);
         }

@@ -90,7 +90,7 @@ fn wants_cl2(options: &str) -> bool {
 
 fn is_spirv(b: &[u8]) -> bool {
     b.len() >= 20
-        && b.len() % 4 == 0
+        && b.len().is_multiple_of(4)
         && (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) == SPIRV_MAGIC
             || u32::from_be_bytes([b[0], b[1], b[2], b[3]]) == SPIRV_MAGIC)
 }
