@@ -1,7 +1,17 @@
-//! Runs one kernel launch: the single place where the executor is called, so checkers and
-//! capture can be attached here later.
+//! Runs one kernel launch: the single place where the executor meets the checkers
+//! (`shadowcl-shadow`) and launch capture (`shadowcl-capture`).
+//!
+//! The checker session and the recorder are process-wide and read their configuration from the
+//! environment once (DESIGN.md, "Contracts"). Memory commands call the `buffer_*` hooks here so
+//! the uninitialised-read check knows which bytes the host wrote.
 
-use shadowcl_interpreter::{Device, ExecError, Launch, LaunchStats, NoObserver, Program, Schedule};
+use shadowcl_capture::{ProgramInput, Recorder};
+use shadowcl_interpreter::{
+    AllocId, Buffer, Device, ExecError, KernelInfo, Launch, LaunchStats, NoObserver, Program,
+    Schedule,
+};
+use shadowcl_shadow::{Config, Session};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 fn device(schedule: &Schedule) -> &'static Device {
@@ -9,8 +19,91 @@ fn device(schedule: &Schedule) -> &'static Device {
     DEVICE.get_or_init(|| Device::new(schedule.threads))
 }
 
-/// Runs `launch` of `program` to completion under the schedule the environment selects.
-pub fn run(program: &Program, launch: &Launch) -> Result<LaunchStats, ExecError> {
+/// The checker session, or `None` when `SHADOWCL_CHECKS=none`.
+fn session() -> Option<&'static Session> {
+    static SESSION: OnceLock<Option<Session>> = OnceLock::new();
+    SESSION
+        .get_or_init(|| {
+            let config = Config::from_env().unwrap_or_else(|e| {
+                eprintln!("ShadowCL: {e}; using the default checks");
+                Config::default()
+            });
+            let c = config.checks;
+            let any = c.races || c.benign || c.divergence || c.bounds || c.uninit;
+            // Reports are still written when checks are off, so tools reading them see launches.
+            (any || config.report.is_some() || config.sarif.is_some()).then(|| Session::new(config))
+        })
+        .as_ref()
+}
+
+fn recorder() -> Option<&'static Recorder> {
+    static RECORDER: OnceLock<Option<Recorder>> = OnceLock::new();
+    RECORDER.get_or_init(Recorder::from_env).as_ref()
+}
+
+/// A buffer was created; `from_host`: its bytes came from the application.
+pub fn buffer_created(buffer: &Buffer, from_host: bool) {
+    if let Some(s) = session() {
+        s.buffer_created(buffer.id(), buffer.len() as u64, from_host);
+    }
+}
+
+/// The host wrote `len` bytes at `offset` of a buffer's storage.
+pub fn buffer_written_by_host(id: AllocId, offset: usize, len: usize) {
+    if let Some(s) = session() {
+        s.buffer_written_by_host(id, offset as u64, len as u64);
+    }
+}
+
+/// The last reference to a buffer's storage is gone.
+pub fn buffer_released(id: AllocId) {
+    if let Some(s) = session() {
+        s.buffer_released(id);
+    }
+}
+
+/// A launch found an argument naming a buffer the application already released.
+pub fn use_after_release(kernel: &str, arg: &str) -> u64 {
+    let id = next_launch_id();
+    if let Some(s) = session() {
+        s.use_after_release(id, kernel, arg);
+        report(s);
+    }
+    id
+}
+
+fn next_launch_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The program a launch belongs to, as capture records it.
+pub struct ProgramText<'a> {
+    pub source: Option<&'a str>,
+    pub spirv: Option<&'a [u8]>,
+    pub options: &'a str,
+}
+
+/// How a launch was enqueued, beyond the launch itself.
+pub struct Enqueued<'a> {
+    pub program: ProgramText<'a>,
+    pub kernel: &'a KernelInfo,
+    /// `local_work_size` as the application passed it (`None` = NULL).
+    pub local_size_given: Option<[u64; 3]>,
+    /// `cl_mem_flags` of each argument (0 for non-buffers), for capture.
+    pub mem_flags: &'a [u64],
+    /// The launch may overlap earlier commands (out-of-order queue with no wait list), so
+    /// access records of earlier launches are kept and races between kernels are found.
+    pub concurrent: bool,
+}
+
+/// Runs `launch` of `program` to completion under the schedule the environment selects,
+/// with the configured checkers attached and the launch recorded when capture is on.
+pub fn run(
+    program: &Program,
+    launch: &Launch,
+    how: &Enqueued<'_>,
+) -> Result<LaunchStats, ExecError> {
     let schedule = Schedule::from_env();
     tracing::debug!(
         "launch {} global {:?} local {:?} offset {:?}",
@@ -19,5 +112,59 @@ pub fn run(program: &Program, launch: &Launch) -> Result<LaunchStats, ExecError>
         launch.local_size,
         launch.global_offset
     );
-    device(&schedule).run(program, launch, &schedule, &NoObserver)
+    let record = recorder().and_then(|r| {
+        let input = ProgramInput {
+            source: how.program.source,
+            spirv: how.program.spirv,
+            build_options: how.program.options,
+        };
+        match r.record_launch(
+            input,
+            how.kernel,
+            launch,
+            how.local_size_given,
+            how.mem_flags,
+        ) {
+            Ok(id) => id.map(|id| (r, id)),
+            Err(e) => {
+                eprintln!(
+                    "ShadowCL: could not record launch of {}: {e}",
+                    launch.kernel
+                );
+                None
+            }
+        }
+    });
+    let id = next_launch_id();
+    let result = match session() {
+        Some(s) => {
+            let checker = s.launch(program, id, &schedule.describe(), how.concurrent);
+            let r = device(&schedule).run(program, launch, &schedule, &checker);
+            checker.finish();
+            report(s);
+            r
+        }
+        None => device(&schedule).run(program, launch, &schedule, &NoObserver),
+    };
+    if let Some((r, rec)) = record {
+        if let Err(e) = r.record_launch_outputs(rec, launch) {
+            eprintln!(
+                "ShadowCL: could not record outputs of {}: {e}",
+                launch.kernel
+            );
+        }
+    }
+    result
+}
+
+/// Prints new findings to stderr and rewrites the report files (DESIGN.md: "written at exit
+/// and after each kernel").
+fn report(s: &Session) {
+    let text = s.take_new_text();
+    if !text.is_empty() {
+        eprint!("{text}");
+    }
+    if let Err(e) = s.write_files() {
+        eprintln!("ShadowCL: could not write the report: {e}");
+    }
 }
