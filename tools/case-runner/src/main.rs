@@ -314,6 +314,27 @@ fn tail(s: &str, n: usize) -> String {
         .join("\n")
 }
 
+/// The lines of a child's stderr that explain a failure: the runner's own messages and
+/// error lines first (a platform may print a long backtrace after them), else the tail.
+fn explain(s: &str, n: usize) -> String {
+    let key: Vec<&str> = s
+        .lines()
+        .filter(|l| {
+            let low = l.to_lowercase();
+            l.starts_with("case-runner:") || low.contains("error")
+        })
+        .take(n)
+        .collect();
+    if key.is_empty() {
+        tail(s, n)
+    } else {
+        key.iter()
+            .map(|l| format!("    | {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
 fn child_problem(c: &Child) -> Option<String> {
     if c.timed_out {
         return Some(format!("timed out after {:.0?}", c.elapsed));
@@ -489,7 +510,7 @@ fn cmd_check_races(
                 }
             };
             if let Some(p) = problem {
-                Err(format!("{p}\n{}", tail(&child.stderr, 8)))
+                Err(format!("{p}\n{}", explain(&child.stderr, 8)))
             } else if got == want {
                 if let Some(r) = note {
                     known += 1;
@@ -510,7 +531,11 @@ fn cmd_check_races(
                 ))
             }
         } else {
-            check_report(&report, &expects, problem)
+            check_report(
+                &report,
+                &expects,
+                problem.map(|p| format!("{p}\n{}", explain(&child.stderr, 6))),
+            )
         };
         match verdict {
             Ok(msg) => {
@@ -694,10 +719,10 @@ fn cmd_diff(
             }
             let mut errs = Vec::new();
             if let Some(p) = child_problem(&a) {
-                errs.push(format!("reference: {p}\n{}", tail(&a.stderr, 6)));
+                errs.push(format!("reference: {p}\n{}", explain(&a.stderr, 6)));
             }
             if let Some(p) = child_problem(&b) {
-                errs.push(format!("candidate: {p}\n{}", tail(&b.stderr, 6)));
+                errs.push(format!("candidate: {p}\n{}", explain(&b.stderr, 6)));
             }
             if errs.is_empty() {
                 match (load_outputs(&ra), load_outputs(&rb)) {

@@ -1,4 +1,5 @@
-// double2 / double4 arithmetic, swizzles and vload/vstore.
+// double2 / double4 arithmetic, swizzles and vload/vstore. FP_CONTRACT OFF: otherwise
+// a*b+c may or may not be fused (both are conforming) and the last bit differs.
 // requires: fp64
 // kernel: dvec
 // global: 16   local: 16
@@ -6,6 +7,7 @@
 // arg: buffer double 96 fill=zero name=out
 // compare: exact out
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
 __kernel void dvec(__global const double *a, __global double *out) {
   int i = get_global_id(0);
   double4 v = vload4(i, a);
