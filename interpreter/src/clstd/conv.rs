@@ -1,6 +1,6 @@
 //! Numeric conversions between lanes (OpConvert*, OpSatConvert*, OpFConvert, ...).
 
-use super::fmt::{Decoded, Fmt};
+use super::fmt::Fmt;
 use super::{Elem, Rounding};
 
 /// Mask of the low `width` bits.
@@ -117,6 +117,12 @@ pub fn convert(
     sat: bool,
     rounding: Rounding,
 ) -> u64 {
+    // Widths outside 1..=64 cannot come from valid SPIR-V; clamp rather than panic.
+    let fix = |e: Elem| match e {
+        Elem::Int(w) => Elem::Int(w.clamp(1, 64)),
+        other => other,
+    };
+    let (from, to) = (fix(from), fix(to));
     match (from, to) {
         (Elem::Bool, Elem::Bool) => u64::from(value & 1 != 0),
         (Elem::Bool, Elem::Int(_)) => u64::from(value & 1 != 0),
@@ -156,11 +162,6 @@ pub fn convert(
             from.convert_to(value, to, rounding)
         }
     }
-}
-
-/// Whether a finite float decodes to zero (used by tests and callers that need it).
-pub fn is_zero(f: Fmt, bits: u64) -> bool {
-    matches!(f.decode(bits), Decoded::Finite { m: 0, .. })
 }
 
 #[cfg(test)]
@@ -481,8 +482,16 @@ mod tests {
             convert(f32b(0.1), Float(32), true, Elem::Bool, false, false, Rte),
             1
         );
-        assert!(is_zero(super::super::fmt::F32, f32b(-0.0)));
         assert_eq!(implied_rounding(Float(32), Int(8)), Rtz);
+        // Nonsense widths are clamped, never a panic.
+        assert_eq!(
+            convert(1, Int(0), true, Int(32), true, false, Rte),
+            0xffff_ffff
+        );
+        assert_eq!(
+            convert(u64::MAX, Int(200), false, Int(0), false, true, Rte),
+            1
+        );
         assert_eq!(implied_rounding(Int(8), Float(32)), Rte);
     }
 
