@@ -32,6 +32,8 @@ pub struct Kernel {
     pub info: KernelInfo,
     pub loaded: Arc<Loaded>,
     pub non_uniform: bool,
+    /// `clGetKernelArgInfo` answers CL_KERNEL_ARG_INFO_NOT_AVAILABLE for names and types.
+    pub no_arg_info: bool,
     pub args: Mutex<Vec<Option<ArgSet>>>,
 }
 
@@ -52,7 +54,7 @@ fn make_kernel(
     p: &Ref<Program>,
     info: KernelInfo,
     loaded: Arc<Loaded>,
-    non_uniform: bool,
+    (non_uniform, no_arg_info): (bool, bool),
 ) -> cl_kernel {
     p.kernels_live.fetch_add(1, Ordering::SeqCst);
     let n = info.args.len();
@@ -61,6 +63,7 @@ fn make_kernel(
         info,
         loaded,
         non_uniform,
+        no_arg_info,
         args: Mutex::new(vec![None; n]),
     }))
 }
@@ -72,13 +75,13 @@ pub unsafe extern "C" fn clCreateKernel(
 ) -> cl_kernel {
     call_ptr("clCreateKernel", errcode_ret, || {
         let p = get_program(program)?;
-        let (loaded, nu) = p.executable()?;
+        let (loaded, nu, na) = p.executable()?;
         let name = crate::info::cstr(kernel_name).ok_or(CL_INVALID_VALUE)?;
         let info = loaded
             .kernel(&name)
             .cloned()
             .ok_or(CL_INVALID_KERNEL_NAME)?;
-        Ok(make_kernel(&p, info, loaded, nu))
+        Ok(make_kernel(&p, info, loaded, (nu, na)))
     })
 }
 
@@ -90,14 +93,14 @@ pub unsafe extern "C" fn clCreateKernelsInProgram(
 ) -> cl_int {
     call("clCreateKernelsInProgram", || {
         let p = get_program(program)?;
-        let (loaded, nu) = p.executable()?;
+        let (loaded, nu, na) = p.executable()?;
         let infos = loaded.kernels().to_vec();
         if !kernels.is_null() && (num_kernels as usize) < infos.len() {
             return Err(CL_INVALID_VALUE);
         }
         if !kernels.is_null() {
             for (i, info) in infos.iter().enumerate() {
-                let k = make_kernel(&p, info.clone(), loaded.clone(), nu);
+                let k = make_kernel(&p, info.clone(), loaded.clone(), (nu, na));
                 // SAFETY: `kernels` has num_kernels >= infos.len() entries (checked above).
                 unsafe { kernels.add(i).write(k) };
             }
@@ -113,7 +116,12 @@ pub unsafe extern "C" fn clCloneKernel(
 ) -> cl_kernel {
     call_ptr("clCloneKernel", errcode_ret, || {
         let k = get_kernel(source_kernel)?;
-        let h = make_kernel(&k.program, k.info.clone(), k.loaded.clone(), k.non_uniform);
+        let h = make_kernel(
+            &k.program,
+            k.info.clone(),
+            k.loaded.clone(),
+            (k.non_uniform, k.no_arg_info),
+        );
         let n = get_kernel(h)?;
         *n.args.lock() = k.args.lock().clone();
         Ok(h)
@@ -249,6 +257,11 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
                 ArgAccess::ReadWrite => CL_KERNEL_ARG_ACCESS_READ_WRITE,
                 ArgAccess::None => CL_KERNEL_ARG_ACCESS_NONE,
             }),
+            CL_KERNEL_ARG_TYPE_NAME | CL_KERNEL_ARG_TYPE_QUALIFIER | CL_KERNEL_ARG_NAME
+                if k.no_arg_info =>
+            {
+                Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
+            }
             CL_KERNEL_ARG_TYPE_NAME if a.type_name.is_empty() => {
                 Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
             }

@@ -423,6 +423,9 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
 ) -> *mut c_void {
     let mut p = std::ptr::null_mut();
     call("clGetExtensionFunctionAddressForPlatform", || {
+        if platform.is_null() {
+            return Err(CL_INVALID_PLATFORM);
+        }
         check_platform(platform)?;
         p = extension_address(crate::info::cstr(func_name));
         Ok(())

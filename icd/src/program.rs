@@ -32,6 +32,9 @@ pub struct ProgramState {
     pub loaded: Option<Arc<Loaded>>,
     /// Built for OpenCL C 2.0 or later (or from IL): non-uniform work-groups allowed.
     pub non_uniform: bool,
+    /// Built from source without `-cl-kernel-arg-info`: argument names and types are not
+    /// available through `clGetKernelArgInfo` (the compiler keeps them for ShadowCL's reports).
+    pub no_arg_info: bool,
 }
 
 pub struct Program {
@@ -68,11 +71,14 @@ impl Program {
         }
     }
 
-    /// The loaded module, when the program has been built into an executable.
-    pub fn executable(&self) -> Result<(Arc<Loaded>, bool), cl_int> {
+    /// The loaded module, when the program has been built into an executable, whether it
+    /// allows non-uniform work-groups and whether argument information is hidden.
+    pub fn executable(&self) -> Result<(Arc<Loaded>, bool, bool), cl_int> {
         let st = self.state.lock();
         match (&st.loaded, st.binary_type) {
-            (Some(l), CL_PROGRAM_BINARY_TYPE_EXECUTABLE) => Ok((l.clone(), st.non_uniform)),
+            (Some(l), CL_PROGRAM_BINARY_TYPE_EXECUTABLE) => {
+                Ok((l.clone(), st.non_uniform, st.no_arg_info))
+            }
             _ => Err(CL_INVALID_PROGRAM_EXECUTABLE),
         }
     }
@@ -240,12 +246,23 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
             });
         }
         let (ty, spirv, bitcode) = decoded.ok_or(CL_INVALID_BINARY)?;
+        // Executables are usable at once (kernels may be created before clBuildProgram, as
+        // other platforms allow).
+        let loaded = if ty == CL_PROGRAM_BINARY_TYPE_EXECUTABLE {
+            Some(load(&spirv).map_err(|e| {
+                tracing::info!("binary rejected: {e}");
+                CL_INVALID_BINARY
+            })?)
+        } else {
+            None
+        };
         let p = Program::new(ctx, None, None);
         {
             let mut st = p.state.lock();
             st.binary_type = ty;
             st.spirv = Some(spirv);
             st.bitcode = bitcode;
+            st.loaded = loaded;
         }
         Ok(object::into_handle(object::create(p)))
     })
@@ -299,6 +316,9 @@ fn build(p: &Program, options: &str) -> Result<(), cl_int> {
             st.log = c.log;
             st.bitcode = Some(c.bitcode);
             st.non_uniform = wants_cl2(options);
+            st.no_arg_info = !options
+                .split_whitespace()
+                .any(|w| w == "-cl-kernel-arg-info");
             c.spirv
         } else if let Some(il) = &p.il {
             st.non_uniform = !options.contains("-cl-uniform-work-group-size");
