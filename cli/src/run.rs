@@ -1,25 +1,452 @@
-//! `shadowcl run` and `shadowcl install` (owned by the checkers work).
+//! `shadowcl run` and `shadowcl install`.
+//!
+//! `run` does nothing the library cannot do alone: it registers libshadowcl.so with the ICD
+//! loader through a temporary vendors folder (`OCL_ICD_VENDORS`), sets the `SHADOWCL_*`
+//! variables (DESIGN.md, "Contracts") and runs the application.
 
-#[derive(clap::Args)]
+use shadowcl_interpreter::Order;
+use shadowcl_shadow::Checks;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const LIB_NAME: &str = "libshadowcl.so";
+const ICD_FILE: &str = "shadowcl.icd";
+const SYSTEM_VENDORS: &str = "/etc/OpenCL/vendors";
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Exit status: the application's, or --error-exitcode's value when the run reported findings.
+The library itself reads the same settings from SHADOWCL_* variables, so an application run
+with OCL_ICD_VENDORS pointing at a shadowcl.icd file behaves the same without this command.
+Library lookup: $SHADOWCL_LIB, then next to this binary, then ../lib and target/{release,debug}.")]
 pub struct RunArgs {
+    /// Checkers to run: `none` or a comma list of races,benign,divergence,bounds,uninit
+    /// [default: races,divergence,bounds,uninit].
+    #[arg(long, value_name = "LIST")]
+    pub checks: Option<Checks>,
+    /// Also report benign races (unsynchronised writes of the value already in memory).
+    #[arg(long)]
+    pub benign: bool,
+    /// Write the JSON report here (rewritten after each kernel and at exit).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Write a SARIF 2.1.0 report here (for CI code-scanning views).
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+    /// Work-group order: in-order, reverse or random.
+    #[arg(long, value_name = "ORD")]
+    pub wg_order: Option<Order>,
+    /// Work-item order between barriers: in-order, reverse or random.
+    #[arg(long, value_name = "ORD")]
+    pub wi_order: Option<Order>,
+    /// Instructions a work-item runs before the next one gets a turn (0 = run to barrier).
+    #[arg(long, value_name = "K")]
+    pub quantum: Option<u32>,
+    /// Seed for random orders.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Run work-groups one after another (deterministic schedules).
+    #[arg(long)]
+    pub serial: bool,
+    /// Record every kernel launch into this folder (see `shadowcl captures`).
+    #[arg(long, value_name = "DIR")]
+    pub capture: Option<PathBuf>,
+    /// Exit with N when the report has findings (default: the application's exit status).
+    #[arg(long, value_name = "N")]
+    pub error_exitcode: Option<i32>,
     /// The application and its arguments.
-    #[arg(last = true, required = true)]
+    #[arg(last = true, required = true, value_name = "APP ARGS")]
     pub app: Vec<String>,
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Debian's ocl-icd reads only /etc/OpenCL/vendors and OCL_ICD_VENDORS: after --user, export the
+printed OCL_ICD_VENDORS line (it replaces the system folder, so only ShadowCL is listed).")]
 pub struct InstallArgs {
     /// Write under ~/.local/etc/OpenCL/vendors instead of /etc/OpenCL/vendors.
     #[arg(long)]
     pub user: bool,
+    /// The library to register [default: found as for `run`].
+    #[arg(long, value_name = "PATH")]
+    pub lib: Option<PathBuf>,
+}
+
+/// Folders that may hold libshadowcl.so, given the shadowcl binary's folder, in order.
+fn library_candidates(exe_dir: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![exe_dir.to_path_buf(), exe_dir.join("../lib")];
+    // A cargo build: target/<profile>/shadowcl next to target/{release,debug}/libshadowcl.so.
+    for profile in ["release", "debug"] {
+        dirs.push(exe_dir.join("..").join(profile));
+    }
+    dirs.into_iter().map(|d| d.join(LIB_NAME)).collect()
+}
+
+/// Finds libshadowcl.so: `explicit` (`$SHADOWCL_LIB` or `--lib`), else next to the binary.
+fn find_library(explicit: Option<PathBuf>, exe: Option<PathBuf>) -> Result<PathBuf, String> {
+    if let Some(p) = explicit {
+        return match p.is_file() {
+            true => check_library(absolute(&p)),
+            false => Err(format!("{} does not exist", p.display())),
+        };
+    }
+    let exe = exe.ok_or("cannot tell where the shadowcl binary is; set SHADOWCL_LIB")?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let tried = library_candidates(dir);
+    let found = tried.iter().find(|p| p.is_file()).map(|p| absolute(p));
+    found.map(check_library).unwrap_or_else(|| {
+            let list: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+            Err(format!(
+                "cannot find {LIB_NAME} (tried {}); build it with `cargo build -p shadowcl-icd` or set SHADOWCL_LIB",
+                list.join(", ")
+            ))
+        })
+}
+
+/// Refuses files that are not ELF objects, so a typo never gets registered with the loader.
+fn check_library(p: PathBuf) -> Result<PathBuf, String> {
+    let mut magic = [0u8; 4];
+    let ok = std::fs::File::open(&p)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok();
+    match ok && &magic == b"\x7fELF" {
+        true => Ok(p),
+        false => Err(format!("{} is not a shared library", p.display())),
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+fn library_from_env() -> Result<PathBuf, String> {
+    find_library(
+        std::env::var_os("SHADOWCL_LIB").map(PathBuf::from),
+        std::env::current_exe().ok(),
+    )
+}
+
+/// The `SHADOWCL_*` variables for the application, in the library's syntax.
+fn child_env(args: &RunArgs, report: &Path) -> Vec<(&'static str, String)> {
+    let mut env = vec![("SHADOWCL_REPORT", report.display().to_string())];
+    if args.checks.is_some() || args.benign {
+        let mut checks = args.checks.unwrap_or_default();
+        checks.benign |= args.benign;
+        env.push(("SHADOWCL_CHECKS", checks.list()));
+    }
+    let opt = |k: &'static str, v: Option<String>| v.map(|v| (k, v));
+    env.extend(
+        [
+            opt(
+                "SHADOWCL_SARIF",
+                args.sarif.as_ref().map(|p| p.display().to_string()),
+            ),
+            opt("SHADOWCL_WG_ORDER", args.wg_order.map(|o| o.to_string())),
+            opt("SHADOWCL_WI_ORDER", args.wi_order.map(|o| o.to_string())),
+            opt("SHADOWCL_QUANTUM", args.quantum.map(|q| q.to_string())),
+            opt("SHADOWCL_SEED", args.seed.map(|s| s.to_string())),
+            opt("SHADOWCL_THREADS", args.threads.map(|t| t.to_string())),
+            opt(
+                "SHADOWCL_WG_SERIAL",
+                args.serial.then(|| "true".to_string()),
+            ),
+            opt(
+                "SHADOWCL_CAPTURE",
+                args.capture.as_ref().map(|p| p.display().to_string()),
+            ),
+        ]
+        .into_iter()
+        .flatten(),
+    );
+    env
+}
+
+/// Number of findings in a JSON report; `None` when there is no readable report (the
+/// application never created an OpenCL context, or crashed before the first kernel).
+fn report_findings(path: &Path) -> Option<usize> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let dropped = v["dropped"].as_u64().unwrap_or(0) as usize;
+    Some(v["findings"].as_array()?.len() + dropped)
+}
+
+/// A private temporary folder, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> std::io::Result<TempDir> {
+        let base = std::env::temp_dir();
+        for n in 0..1000u32 {
+            let p = base.join(format!("shadowcl-run-{}-{n}", std::process::id()));
+            match std::fs::create_dir(&p) {
+                Ok(()) => return Ok(TempDir(p)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(std::io::Error::other("no free temporary folder name"))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn exit_status_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    // Like a shell: a signal-killed application exits 128 + signal.
+    status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(1)
 }
 
 pub fn run(args: RunArgs) -> i32 {
-    eprintln!("shadowcl run: not built yet ({:?})", args.app);
-    2
+    match library_from_env().and_then(|lib| run_with_library(&args, &lib)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("shadowcl run: {e}");
+            2
+        }
+    }
+}
+
+fn run_with_library(args: &RunArgs, lib: &Path) -> Result<i32, String> {
+    let tmp = TempDir::new().map_err(|e| format!("cannot create a temporary folder: {e}"))?;
+    let vendors = tmp.0.join("vendors");
+    std::fs::create_dir(&vendors)
+        .and_then(|()| std::fs::write(vendors.join(ICD_FILE), format!("{}\n", lib.display())))
+        .map_err(|e| {
+            format!(
+                "cannot write the vendors folder in {}: {e}",
+                tmp.0.display()
+            )
+        })?;
+    let report = args
+        .report
+        .clone()
+        .unwrap_or_else(|| tmp.0.join("report.json"));
+    // A stale report from an earlier run must not count as this run's findings.
+    let _ = std::fs::remove_file(&report);
+    let (program, rest) = args
+        .app
+        .split_first()
+        .ok_or("no application given (shadowcl run -- APP ARGS...)")?;
+    let status = Command::new(program)
+        .args(rest)
+        .env("OCL_ICD_VENDORS", &vendors)
+        .envs(child_env(args, &report))
+        .status()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    let code = exit_status_code(status);
+    Ok(match (args.error_exitcode, report_findings(&report)) {
+        (Some(n), Some(found)) if found > 0 => n,
+        _ => code,
+    })
+}
+
+/// Where `install` writes: the system folder, or the user's (`$HOME/.local/etc/OpenCL/vendors`).
+fn install_dir(user: bool, home: Option<PathBuf>) -> Result<PathBuf, String> {
+    if !user {
+        return Ok(PathBuf::from(SYSTEM_VENDORS));
+    }
+    home.map(|h| h.join(".local/etc/OpenCL/vendors"))
+        .ok_or_else(|| "HOME is not set".to_string())
 }
 
 pub fn install(args: InstallArgs) -> i32 {
-    eprintln!("shadowcl install: not built yet (user: {})", args.user);
-    2
+    let lib = match args.lib.clone() {
+        Some(p) => find_library(Some(p), None),
+        None => library_from_env(),
+    };
+    let result = lib.and_then(|lib| {
+        let dir = install_dir(args.user, std::env::var_os("HOME").map(PathBuf::from))?;
+        let file = dir.join(ICD_FILE);
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&file, format!("{}\n", lib.display())))
+            .map_err(|e| {
+                let hint = if args.user {
+                    ""
+                } else {
+                    " (run as root, or use --user)"
+                };
+                format!("cannot write {}: {e}{hint}", file.display())
+            })?;
+        Ok((file, dir))
+    });
+    match result {
+        Ok((file, dir)) => {
+            eprintln!("shadowcl install: wrote {}", file.display());
+            if args.user {
+                // ocl-icd does not look in the user's folder by itself.
+                println!("export OCL_ICD_VENDORS={}", dir.display());
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("shadowcl install: {e}");
+            1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+
+    fn parse(argv: &[&str]) -> Result<RunArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("run").chain(argv.iter().copied())).map(|c| c.run)
+    }
+
+    fn fake_library(dir: &Path) -> PathBuf {
+        let lib = dir.join(LIB_NAME);
+        std::fs::write(&lib, b"\x7fELF (only the magic number)").unwrap();
+        lib
+    }
+
+    #[test]
+    fn options_become_shadowcl_variables() {
+        let a = parse(&[
+            "--checks",
+            "races,uninit",
+            "--benign",
+            "--sarif",
+            "o.sarif",
+            "--wg-order",
+            "random",
+            "--wi-order",
+            "reverse",
+            "--quantum",
+            "3",
+            "--seed",
+            "9",
+            "--threads",
+            "2",
+            "--serial",
+            "--capture",
+            "caps",
+            "--",
+            "app",
+            "-x",
+        ])
+        .unwrap();
+        assert_eq!(a.app, ["app", "-x"]);
+        let env = child_env(&a, Path::new("r.json"));
+        let get = |k: &str| env.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
+        assert_eq!(get("SHADOWCL_CHECKS"), Some("races,benign,uninit"));
+        assert_eq!(get("SHADOWCL_REPORT"), Some("r.json"));
+        assert_eq!(get("SHADOWCL_SARIF"), Some("o.sarif"));
+        assert_eq!(get("SHADOWCL_WG_ORDER"), Some("random"));
+        assert_eq!(get("SHADOWCL_WI_ORDER"), Some("reverse"));
+        assert_eq!(get("SHADOWCL_QUANTUM"), Some("3"));
+        assert_eq!(get("SHADOWCL_SEED"), Some("9"));
+        assert_eq!(get("SHADOWCL_THREADS"), Some("2"));
+        assert_eq!(get("SHADOWCL_WG_SERIAL"), Some("true"));
+        assert_eq!(get("SHADOWCL_CAPTURE"), Some("caps"));
+        // Defaults are left to the library.
+        let d = child_env(&parse(&["--", "app"]).unwrap(), Path::new("r"));
+        assert_eq!(d.len(), 1);
+    }
+
+    #[test]
+    fn bad_values_are_usage_errors_not_panics() {
+        assert!(parse(&["--checks", "racez", "--", "app"])
+            .unwrap_err()
+            .to_string()
+            .contains("racez"));
+        assert!(parse(&["--wg-order", "sideways", "--", "app"]).is_err());
+        assert!(parse(&[]).is_err());
+    }
+
+    #[test]
+    fn library_is_found_next_to_the_binary_or_in_a_cargo_profile() {
+        let dir = std::env::temp_dir().join(format!("shadowcl-lib-{}", std::process::id()));
+        let debug = dir.join("debug");
+        let release = dir.join("release");
+        std::fs::create_dir_all(&debug).unwrap();
+        std::fs::create_dir_all(&release).unwrap();
+        assert!(find_library(None, Some(debug.join("shadowcl")))
+            .unwrap_err()
+            .contains(LIB_NAME));
+        let lib = fake_library(&release);
+        assert_eq!(
+            find_library(None, Some(debug.join("shadowcl"))).unwrap(),
+            absolute(&lib)
+        );
+        let near = fake_library(&debug);
+        assert_eq!(
+            find_library(None, Some(debug.join("shadowcl"))).unwrap(),
+            absolute(&near)
+        );
+        assert!(find_library(Some(dir.join("nope.so")), None).is_err());
+        let text = dir.join("text.so");
+        std::fs::write(&text, "hello").unwrap();
+        assert!(find_library(Some(text), None)
+            .unwrap_err()
+            .contains("not a shared library"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn runs_the_app_with_the_vendors_folder_and_maps_exit_codes() {
+        let dir = std::env::temp_dir().join(format!("shadowcl-runapp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lib = fake_library(&dir);
+        let out = dir.join("seen");
+        // The app checks the .icd file names the library, then exits 5.
+        let script = format!(
+            "cat \"$OCL_ICD_VENDORS/{ICD_FILE}\" > {}; exit 5",
+            out.display()
+        );
+        let a = parse(&["--", "sh", "-c", &script]).unwrap();
+        assert_eq!(run_with_library(&a, &lib).unwrap(), 5);
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap().trim(),
+            lib.display().to_string()
+        );
+
+        // A report with findings turns into --error-exitcode; without the option the app's
+        // status wins.
+        let racy = "echo '{\"findings\":[{\"kind\":\"data-race\"}]}' > \"$SHADOWCL_REPORT\"";
+        let a = parse(&["--error-exitcode", "7", "--", "sh", "-c", racy]).unwrap();
+        assert_eq!(run_with_library(&a, &lib).unwrap(), 7);
+        let a = parse(&["--", "sh", "-c", racy]).unwrap();
+        assert_eq!(run_with_library(&a, &lib).unwrap(), 0);
+        let clean = "echo '{\"findings\":[]}' > \"$SHADOWCL_REPORT\"";
+        let a = parse(&["--error-exitcode", "7", "--", "sh", "-c", clean]).unwrap();
+        assert_eq!(run_with_library(&a, &lib).unwrap(), 0);
+        // A user report path is kept.
+        let kept = dir.join("r.json");
+        let a = parse(&["--report", kept.to_str().unwrap(), "--", "sh", "-c", racy]).unwrap();
+        run_with_library(&a, &lib).unwrap();
+        assert_eq!(report_findings(&kept), Some(1));
+        // A missing application is an error message.
+        let a = parse(&["--", "/nonexistent/app"]).unwrap();
+        assert!(run_with_library(&a, &lib)
+            .unwrap_err()
+            .contains("/nonexistent/app"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn install_folders() {
+        assert_eq!(install_dir(false, None).unwrap(), Path::new(SYSTEM_VENDORS));
+        assert_eq!(
+            install_dir(true, Some("/home/u".into())).unwrap(),
+            Path::new("/home/u/.local/etc/OpenCL/vendors")
+        );
+        assert!(install_dir(true, None).is_err());
+    }
 }
