@@ -3,6 +3,39 @@
 //! The platform library makes one [`Session`] per process and, for each kernel launch, a
 //! [`LaunchChecker`] (an [`shadowcl_interpreter::Observer`]) that it hands to `Device::run`.
 //! Findings accumulate in the session; [`Session::report`] renders them as JSON, SARIF or text.
+//!
+//! ```no_run
+//! use shadowcl_interpreter::{Buffer, Device, Launch, Program, Schedule};
+//! use shadowcl_shadow::{Config, Session};
+//! # fn demo(program: &Program, launch: &Launch, buffer: &Buffer) {
+//! // Once per process (e.g. in a `OnceLock`); a bad SHADOWCL_CHECKS is reported, not fatal.
+//! let config = Config::from_env().unwrap_or_else(|e| {
+//!     eprintln!("shadowcl: {e}");
+//!     Config::default()
+//! });
+//! let session = Session::new(config);
+//! // clCreateBuffer (initialised: COPY_HOST_PTR / USE_HOST_PTR), clEnqueueWriteBuffer & co.
+//! session.buffer_created(buffer.id(), buffer.len() as u64, false);
+//! session.buffer_written_by_host(buffer.id(), 0, 16);
+//! // clEnqueueNDRangeKernel: `concurrent` is false on an in-order queue with nothing else
+//! // running, true when the launch may overlap earlier commands.
+//! let schedule = Schedule::from_env();
+//! if session.checks() != shadowcl_shadow::Checks::none() {
+//!     let checker = session.launch(program, 0, &schedule.describe(), false);
+//!     let _ = Device::new(0).run(program, launch, &schedule, &checker);
+//!     drop(checker); // findings move into the session at launch_end (or drop)
+//! }
+//! eprint!("{}", session.take_new_text());
+//! let _ = session.write_files(); // SHADOWCL_REPORT / SHADOWCL_SARIF, after each kernel and at exit
+//! // clReleaseMemObject (last reference):
+//! session.buffer_released(buffer.id());
+//! # }
+//! ```
+//!
+//! Limits: records keep one last accessor per byte (KLEE-CL's design), so a conflict with an
+//! earlier access that is no longer the last one is reported with an unidentified first
+//! work-item; global-memory barrier epochs are 8 bits and not aged, so a byte left untouched
+//! for exactly a multiple of 256 global barriers of its group can look unsynchronised.
 
 pub mod mar;
 pub mod report;

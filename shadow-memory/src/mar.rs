@@ -301,6 +301,17 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
     }
 }
 
+/// Makes a record from an epoch other than `now` look exactly one epoch old, so an 8-bit epoch
+/// that wraps never makes an old access look current (called every 128 epochs).
+pub fn age(old: u64, now: u8) -> u64 {
+    let r = Rec(old);
+    if r.item() == 0 || r.epoch() == now {
+        return old;
+    }
+    let epoch_mask = 0xFFu64 << EPOCH_SHIFT;
+    (old & !epoch_mask) | ((now.wrapping_sub(1) as u64) << EPOCH_SHIFT)
+}
+
 /// The record after a full synchronisation (kernel end on an in-order queue): only "initialised"
 /// survives.
 pub fn reset(old: u64) -> u64 {

@@ -849,6 +849,15 @@ impl Observer for LaunchChecker<'_> {
         });
         g.epoch_local = g.epoch_local.wrapping_add(local as u8);
         g.epoch_global = g.epoch_global.wrapping_add(global as u8);
+        // Epochs are 8 bits: every 128 local barriers, pull older records to "just before now"
+        // so none looks current again after a wrap. (Global records are not aged: that would
+        // sweep all of global memory; see the crate docs.)
+        if local && g.epoch_local % 128 == 0 {
+            let now = g.epoch_local;
+            for rec in g.local.iter_mut().flatten() {
+                *rec = mar::age(*rec, now);
+            }
+        }
         if !self.checks.divergence {
             return;
         }

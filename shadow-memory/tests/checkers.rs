@@ -371,6 +371,22 @@ fn barrier_orders_group_accesses_for_its_fenced_memory_only() {
 }
 
 #[test]
+fn hundreds_of_local_barriers_never_make_an_old_write_look_current() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 45);
+        // 256 barriers bring the 8-bit epoch back to the write's value.
+        for _ in 0..256 {
+            barrier(c, &mut g, 0, 46, LOCAL_FENCE);
+        }
+        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 47);
+        c.group_end(g);
+    });
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+}
+
+#[test]
 fn many_readers_then_a_write_races() {
     let s = session(Checks::default());
     let r = launch(&s, 0, false, |c| {
