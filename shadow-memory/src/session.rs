@@ -852,7 +852,7 @@ impl Observer for LaunchChecker<'_> {
         // Epochs are 8 bits: every 128 local barriers, pull older records to "just before now"
         // so none looks current again after a wrap. (Global records are not aged: that would
         // sweep all of global memory; see the crate docs.)
-        if local && g.epoch_local % 128 == 0 {
+        if local && g.epoch_local.is_multiple_of(128) {
             let now = g.epoch_local;
             for rec in g.local.iter_mut().flatten() {
                 *rec = mar::age(*rec, now);
