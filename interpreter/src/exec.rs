@@ -1007,10 +1007,16 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
             regs[base + $x as usize]
         };
     }
+    // The turn budget is checked on control transfers only (every loop passes one).
+    macro_rules! jump {
+        ($t:expr) => {{
+            pc = $t;
+            if count >= budget {
+                break Stop::Yield;
+            }
+        }};
+    }
     let stop = loop {
-        if count >= budget {
-            break Stop::Yield;
-        }
         let Some(&op) = ops.get(pc) else {
             break Stop::Abort(format!("jump outside the program (pc {pc})"));
         };
@@ -1254,18 +1260,63 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
                     }
                 };
             }
-            Op::Br { t } => pc = t as usize,
-            Op::BrIf { c, t, f } => {
-                pc = if r!(c) & 1 != 0 {
-                    t as usize
-                } else {
-                    f as usize
-                }
-            }
+            Op::Br { t } => jump!(t as usize),
+            Op::BrIf { c, t, f } => jump!(if r!(c) & 1 != 0 {
+                t as usize
+            } else {
+                f as usize
+            }),
             Op::Switch { w, s, tab } => {
                 let v = r!(s) & mask(w);
                 let t = &code.switches[tab as usize];
-                pc = t.cases.iter().find(|c| c.0 == v).map_or(t.default, |c| c.1) as usize;
+                jump!(t.cases.iter().find(|c| c.0 == v).map_or(t.default, |c| c.1) as usize);
+            }
+            Op::Fma {
+                fused,
+                w,
+                n,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                for i in 0..n as u32 {
+                    let (x, y, z) = (r!(a + i), r!(b + i), r!(c + i));
+                    r!(d + i) = if w == 32 {
+                        let (x, y, z) = (
+                            f32::from_bits(x as u32),
+                            f32::from_bits(y as u32),
+                            f32::from_bits(z as u32),
+                        );
+                        (if fused { x.mul_add(y, z) } else { x * y + z }).to_bits() as u64
+                    } else {
+                        let (x, y, z) = (f64::from_bits(x), f64::from_bits(y), f64::from_bits(z));
+                        (if fused { x.mul_add(y, z) } else { x * y + z }).to_bits()
+                    };
+                }
+            }
+            Op::FMinMax { max, w, n, d, a, b } => {
+                for i in 0..n as u32 {
+                    let (x, y) = (r!(a + i), r!(b + i));
+                    r!(d + i) = if w == 32 {
+                        let (x, y) = (f32::from_bits(x as u32), f32::from_bits(y as u32));
+                        (if max { x.max(y) } else { x.min(y) }).to_bits() as u64
+                    } else {
+                        let (x, y) = (f64::from_bits(x), f64::from_bits(y));
+                        (if max { x.max(y) } else { x.min(y) }).to_bits()
+                    };
+                }
+            }
+            Op::FUn { sqrt, w, n, d, a } => {
+                for i in 0..n as u32 {
+                    let x = r!(a + i);
+                    r!(d + i) = match (sqrt, w) {
+                        (true, 32) => f32::from_bits(x as u32).sqrt().to_bits() as u64,
+                        (true, _) => f64::from_bits(x).sqrt().to_bits(),
+                        (false, 32) => x & 0x7fff_ffff,
+                        (false, _) => x & 0x7fff_ffff_ffff_ffff,
+                    };
+                }
             }
             Op::Call { f, d, args } => {
                 if frames.len() >= 1024 {
@@ -1294,7 +1345,7 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
                 });
                 func = f;
                 base = nb;
-                pc = callee.entry as usize;
+                jump!(callee.entry as usize);
             }
             Op::Ret | Op::RetV { .. } => {
                 let Some(fr) = frames.pop() else {

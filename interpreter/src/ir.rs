@@ -322,6 +322,33 @@ pub(crate) enum Op {
         comp: u8,
         d: u32,
     },
+    /// `d = a * b + c` on float lanes (OpenCL.std fma / mad, the hot one in float kernels).
+    Fma {
+        fused: bool,
+        w: u8,
+        n: u8,
+        d: u32,
+        a: u32,
+        b: u32,
+        c: u32,
+    },
+    /// fmin / fmax on float lanes (the non-NaN operand wins, as OpenCL requires).
+    FMinMax {
+        max: bool,
+        w: u8,
+        n: u8,
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    /// sqrt / fabs on float lanes.
+    FUn {
+        sqrt: bool,
+        w: u8,
+        n: u8,
+        d: u32,
+        a: u32,
+    },
     /// Float dot product of `n` lanes.
     Dot {
         w: u8,

@@ -2424,6 +2424,44 @@ fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
         }
         x => ExtKind::Pure { op: x, ptr: None },
     };
+    // Inline fast paths for the common float builtins (f32/f64, no scalar broadcast).
+    if let (ExtKind::Pure { op, ptr: None }, Elem::Float(w @ (32 | 64))) = (&kind, elem) {
+        let same = args.iter().all(|a| a.n == n && a.elem == elem);
+        let (n8, w) = (n as u8, w);
+        let fast = match (*op, args.as_slice()) {
+            (x, [a, b, c]) if same && (x == C::fma as u32 || x == C::mad as u32) => Some(Op::Fma {
+                fused: x == C::fma as u32,
+                w,
+                n: n8,
+                d,
+                a: a.slot,
+                b: b.slot,
+                c: c.slot,
+            }),
+            (x, [a, b]) if same && (x == C::fmin as u32 || x == C::fmax as u32) => {
+                Some(Op::FMinMax {
+                    max: x == C::fmax as u32,
+                    w,
+                    n: n8,
+                    d,
+                    a: a.slot,
+                    b: b.slot,
+                })
+            }
+            (x, [a]) if same && (x == C::sqrt as u32 || x == C::fabs as u32) => Some(Op::FUn {
+                sqrt: x == C::sqrt as u32,
+                w,
+                n: n8,
+                d,
+                a: a.slot,
+            }),
+            _ => None,
+        };
+        if let Some(op) = fast {
+            fx.emit(op);
+            return Ok(());
+        }
+    }
     let e = fx.md.code.exts.len() as u32;
     fx.md.code.exts.push(ExtSpec {
         kind,
