@@ -36,6 +36,16 @@ fn translate_options(options: &str) -> (Vec<String>, char) {
 /// Compiles OpenCL C `source` with the application's build `options` to SPIR-V bytes.
 /// The error carries the tools' output.
 pub fn compile_to_spirv(source: &str, options: &str) -> Result<Vec<u8>> {
+    compile_to_spirv_in(source, options, None)
+}
+
+/// As [`compile_to_spirv`]; debug information names the source `debug_dir/program.cl` (so
+/// findings point at a record's own `program.cl` rather than a deleted temp folder).
+pub fn compile_to_spirv_in(
+    source: &str,
+    options: &str,
+    debug_dir: Option<&Path>,
+) -> Result<Vec<u8>> {
     let dir = tempfile::Builder::new()
         .prefix("shadowcl-capture-")
         .tempdir()
@@ -52,8 +62,15 @@ pub fn compile_to_spirv(source: &str, options: &str) -> Result<Vec<u8>> {
         .args([
             "-Wno-unused-command-line-argument",
             "-fno-color-diagnostics",
-        ])
-        .args(&args)
+        ]);
+    if let Some(d) = debug_dir {
+        cmd.arg(format!(
+            "-fdebug-prefix-map={}={}",
+            root.display(),
+            d.display()
+        ));
+    }
+    cmd.args(&args)
         .args(["-x", "cl", "program.cl", "-o", "program.bc"]);
     run(cmd, &clang(), root)?;
     let mut cmd = Command::new(llvm_spirv());

@@ -6,8 +6,8 @@ use crate::error::{CaptureError, Result};
 use crate::record::{pointee_size, AddressQualifier, ArgValueRecord, RecordDir};
 use serde::Serialize;
 use shadowcl_interpreter::{
-    ArgAddress, ArgValue, Buffer, Device, KernelInfo, Launch, LaunchStats, NoObserver, Observer,
-    Order, Program, Schedule,
+    AllocId, ArgAddress, ArgValue, Buffer, Device, KernelInfo, Launch, LaunchStats, NoObserver,
+    Observer, Order, Program, Schedule,
 };
 use std::path::Path;
 use std::sync::Arc;
@@ -52,6 +52,9 @@ pub struct ReplayOutcome {
     /// Buffers whose replayed contents differ from the outputs the record holds
     /// (inputs+outputs mode): `(argument index, first differing offset)`.
     pub recorded_output_mismatches: Vec<(u32, u64)>,
+    /// The device buffers this run allocated (one per alias group), already dropped; lets
+    /// checkers that keep per-allocation state forget them.
+    pub allocations: Vec<AllocId>,
 }
 
 /// A record ready to run: program loaded, arguments checked against the kernel.
@@ -88,8 +91,13 @@ impl Replayer {
                 let src = rd.source()?.ok_or_else(|| {
                     CaptureError::bad(&rd.dir, "field `program`: no source and no SPIR-V")
                 })?;
+                let debug_dir = std::fs::canonicalize(&rd.dir).unwrap_or_else(|_| rd.dir.clone());
                 (
-                    crate::compile::compile_to_spirv(&src, &rd.record.program.build_options)?,
+                    crate::compile::compile_to_spirv_in(
+                        &src,
+                        &rd.record.program.build_options,
+                        Some(&debug_dir),
+                    )?,
                     true,
                 )
             }
@@ -273,11 +281,13 @@ impl Replayer {
                 bytes,
             });
         }
+        let allocations = buffers.iter().flatten().map(|b| b.id()).collect();
         Ok(ReplayOutcome {
             outputs,
             stats,
             warnings,
             recorded_output_mismatches: mismatches,
+            allocations,
         })
     }
 }

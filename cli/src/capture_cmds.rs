@@ -1,15 +1,20 @@
 //! `shadowcl captures | replay | export` (owned by the capture work).
 //!
-//! Exit codes: 0 = done, nothing found; 1 = findings (schedule-dependent output, replay
-//! differs from the recorded outputs) or unreadable records in a listing; 2 = usage or I/O
-//! error, bad record.
+//! `replay` runs the checkers of `shadowcl-shadow` on every schedule (`--checks`, default as
+//! `SHADOWCL_CHECKS`: all but benign) and adds the amplifier's `schedule-dependent-output`
+//! findings to the same report (`--report` JSON, `--sarif`).
+//!
+//! Exit codes: 0 = done, nothing found; 1 = findings (checker findings, schedule-dependent
+//! output, replay differs from the recorded outputs) or unreadable records in a listing;
+//! 2 = usage or I/O error, bad record.
 
 use shadowcl_capture::record::{ArgValueRecord, LaunchRecord};
 use shadowcl_capture::{
-    amplify, find_records, gpuverify_command, replay::reproduce_flags, sim_file, AmplifyOptions,
-    Finding, RecordDir, ReplayOutcome, Replayer,
+    amplify, find_records, gpuverify_command, replay::reproduce_flags, sim_file, Amplification,
+    AmplifyOptions, Finding, RecordDir, ReplayOutcome, Replayer,
 };
-use shadowcl_interpreter::{NoObserver, Order, Schedule};
+use shadowcl_interpreter::{AddressSpace, NoObserver, Order, Schedule};
+use shadowcl_shadow::{Checks, Config, FindingKind, Session, Side};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -326,37 +331,93 @@ fn print_finding(f: &Finding) {
     }
 }
 
-fn write_report(
-    path: &Path,
-    rp: &Replayer,
-    base: &Schedule,
-    findings: &[Finding],
-) -> Result<(), String> {
-    let r = &rp.record.record;
-    let mut fs = Vec::new();
-    for f in findings {
-        let mut v = serde_json::to_value(f).map_err(|e| e.to_string())?;
-        if let Some(o) = v.as_object_mut() {
-            o.insert("launch".into(), 0.into());
-        }
-        fs.push(v);
+/// The checker session for `--checks` / `--report` / `--sarif`; `None` when nothing is asked
+/// (`--checks none` and no report file).
+fn checker_session(args: &ReplayArgs) -> Result<Option<Session>, String> {
+    let checks = match &args.checks {
+        Some(list) => list
+            .parse::<Checks>()
+            .map_err(|e| format!("--checks {list}: {e}"))?,
+        None => Checks::default(),
+    };
+    let wanted = checks != Checks::none() || args.report.is_some() || args.sarif.is_some();
+    Ok(wanted.then(|| {
+        Session::new(Config {
+            checks,
+            report: args.report.clone(),
+            sarif: args.sarif.clone(),
+        })
+    }))
+}
+
+/// The amplifier's finding in the checkers' report model (run `i` is launch `i`).
+fn to_report_finding(f: &Finding, second_run: u64) -> shadowcl_shadow::Finding {
+    let side = |launch: u64| Side {
+        access: "output".into(),
+        global_id: None,
+        local_id: None,
+        group_id: None,
+        location: None,
+        launch,
+        kernel: f.kernel.clone(),
+    };
+    shadowcl_shadow::Finding {
+        kind: FindingKind::ScheduleDependentOutput,
+        race: None,
+        scope: None,
+        memory: Some(AddressSpace::Global),
+        launch: 0,
+        kernel: f.kernel.clone(),
+        buffer: Some(f.buffer.clone()),
+        offset: Some(f.offset as i64),
+        index: Some(f.index as i64),
+        first: Some(side(0)),
+        second: Some(side(second_run)),
+        count: f.count as u64,
+        message: format!(
+            "{} byte(s) of `{}` differ (first offsets {}): {} gives {}, {} gives {}; reproduce with `shadowcl replay REC {}`",
+            f.differing_bytes,
+            f.buffer,
+            f.offsets
+                .iter()
+                .map(|o| o.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            f.first.schedule,
+            f.first.bytes,
+            f.second.schedule,
+            f.second.bytes,
+            f.second.reproduce
+        ),
     }
-    let report = serde_json::json!({
-        "tool": "shadowcl",
-        "version": env!("CARGO_PKG_VERSION"),
-        "launches": [{
-            "id": 0,
-            "kernel": r.kernel,
-            "global_size": r.global_size,
-            "local_size": r.local_size,
-            "global_offset": r.global_offset,
-            "schedule": base.describe(),
-            "record": rp.record.dir.display().to_string(),
-        }],
-        "findings": fs,
-    });
-    let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-    std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Runs the amplifier with the checkers attached (each schedule is one checked launch).
+fn amplify_checked(
+    rp: &Replayer,
+    opts: &AmplifyOptions,
+    session: &Session,
+    progress: &Progress,
+) -> shadowcl_capture::Result<Amplification> {
+    amplify(
+        rp,
+        opts,
+        |i, s| session.launch(&rp.program, i as u64, &s.describe(), false),
+        |i, s, checker, out| {
+            checker.finish();
+            for id in &out.allocations {
+                session.buffer_released(*id);
+            }
+            let text = session.take_new_text();
+            if !text.is_empty() {
+                if progress.tty && progress.total > 1 {
+                    eprintln!();
+                }
+                eprint!("{text}");
+            }
+            progress.step(i, s);
+        },
+    )
 }
 
 fn replay_cmd(args: &ReplayArgs) -> i32 {
@@ -364,12 +425,13 @@ fn replay_cmd(args: &ReplayArgs) -> i32 {
         eprintln!("shadowcl replay: --schedules must be at least 1");
         return 2;
     }
-    if args.checks.is_some() || args.sarif.is_some() {
-        eprintln!(
-            "shadowcl replay: checks are not attached to replay yet; --checks/--sarif ignored \
-             (schedule amplification and output comparison still run)"
-        );
-    }
+    let session = match checker_session(args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("shadowcl replay: {e}");
+            return 2;
+        }
+    };
     let rp = match Replayer::open(&args.record) {
         Ok(rp) => rp,
         Err(e) => {
@@ -379,7 +441,7 @@ fn replay_cmd(args: &ReplayArgs) -> i32 {
     };
     let r = &rp.record.record;
     eprintln!(
-        "shadowcl replay: {} global={} local={}{}",
+        "shadowcl replay: {} global={} local={}{} checks={}",
         r.kernel,
         dims(&r.global_size, r.work_dim),
         dims(&r.local_size, r.work_dim),
@@ -387,7 +449,11 @@ fn replay_cmd(args: &ReplayArgs) -> i32 {
             " (compiled from the recorded source)"
         } else {
             ""
-        }
+        },
+        session
+            .as_ref()
+            .map(|s| s.checks().list())
+            .unwrap_or_else(|| "none".into())
     );
     let base = base_schedule(args);
     let progress = Progress {
@@ -400,12 +466,15 @@ fn replay_cmd(args: &ReplayArgs) -> i32 {
         base: base.clone(),
         max_offsets: 8,
     };
-    let amp = amplify(
-        &rp,
-        &opts,
-        |_, _| NoObserver,
-        |i, s, _, _| progress.step(i, s),
-    );
+    let amp = match &session {
+        Some(s) => amplify_checked(&rp, &opts, s, &progress),
+        None => amplify(
+            &rp,
+            &opts,
+            |_, _| NoObserver,
+            |i, s, _, _| progress.step(i, s),
+        ),
+    };
     let amp = match amp {
         Ok(a) => a,
         Err(e) => {
@@ -446,9 +515,21 @@ fn replay_cmd(args: &ReplayArgs) -> i32 {
             args.schedules
         );
     }
-    if let Some(path) = &args.report {
-        if let Err(e) = write_report(path, &rp, &base, &amp.findings) {
-            eprintln!("shadowcl replay: cannot write report: {e}");
+    if let Some(s) = &session {
+        for f in &amp.findings {
+            let run = amp
+                .schedules
+                .iter()
+                .position(|x| x.describe() == f.second.schedule)
+                .unwrap_or(0);
+            s.add_finding(to_report_finding(f, run as u64));
+        }
+        let checked = s.report().findings.len();
+        if checked > amp.findings.len() {
+            found = true;
+        }
+        if let Err(e) = s.write_files() {
+            eprintln!("shadowcl replay: cannot write the report: {e}");
             return 2;
         }
     }
@@ -681,22 +762,79 @@ mod tests {
         let report = tmp.path().join("r.json");
         let racy_s = racy.to_str().unwrap();
         let rep = report.to_str().unwrap();
-        assert_eq!(run(&["replay", racy_s]), 0);
+        // Without checkers one schedule shows nothing; the race checker sees the race.
+        assert_eq!(run(&["replay", racy_s, "--checks", "none"]), 0);
+        let sarif = tmp.path().join("r.sarif");
         assert_eq!(
-            run(&["replay", racy_s, "--schedules", "10", "--report", rep]),
+            run(&["replay", racy_s, "--sarif", sarif.to_str().unwrap()]),
+            1
+        );
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+        assert_eq!(s["version"], "2.1.0");
+        // The amplifier alone (no checkers) finds it with 10 schedules, and the report says so.
+        assert_eq!(
+            run(&[
+                "replay",
+                racy_s,
+                "--schedules",
+                "10",
+                "--checks",
+                "none",
+                "--report",
+                rep
+            ]),
             1
         );
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
         assert_eq!(v["tool"], "shadowcl");
         assert_eq!(v["launches"][0]["kernel"], "shift");
-        assert_eq!(v["findings"][0]["kind"], "schedule-dependent-output");
-        assert_eq!(v["findings"][0]["buffer"], "out");
-        assert_eq!(v["findings"][0]["launch"], 0);
+        let f = &v["findings"][0];
+        assert_eq!(f["kind"], "schedule-dependent-output", "{v:#}");
+        assert_eq!(f["buffer"], "out");
+        assert_eq!(f["launch"], 0);
+        // With checkers too, both kinds are reported.
         assert_eq!(
-            run(&["replay", calm.to_str().unwrap(), "--schedules", "10"]),
+            run(&["replay", racy_s, "--schedules", "10", "--report", rep]),
+            1
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let kinds: Vec<&str> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["kind"].as_str())
+            .collect();
+        assert!(kinds.contains(&"schedule-dependent-output"), "{kinds:?}");
+        assert!(kinds.contains(&"data-race"), "{kinds:?}");
+        // Source locations name the record's own program.cl (not the deleted compile folder).
+        let race = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["kind"] == "data-race")
+            .unwrap();
+        let file = race["first"]["location"]["file"].as_str().unwrap_or("");
+        let want = absolute(&racy).join("program.cl");
+        assert_eq!(file, want.to_str().unwrap(), "{race:#}");
+        assert!(race["first"]["source"]
+            .as_str()
+            .is_some_and(|l| l.contains("data")));
+        // The race-free twin is clean under checkers and 10 schedules.
+        assert_eq!(
+            run(&[
+                "replay",
+                calm.to_str().unwrap(),
+                "--schedules",
+                "10",
+                "--report",
+                rep
+            ]),
             0
         );
+        assert_eq!(run(&["replay", racy_s, "--checks", "bogus"]), 2);
         assert_eq!(run(&["replay", "/nonexistent/launch-0000"]), 2);
         assert_eq!(run(&["replay", racy_s, "--schedules", "0"]), 2);
     }
