@@ -24,6 +24,7 @@ const KEYS: &[&str] = &[
     "options",
     "requires",
     "oclgrind",
+    "twin",
 ];
 
 /// Finding kinds of the JSON report contract.
@@ -330,6 +331,8 @@ pub struct Case {
     pub options: String,
     pub requires: Vec<String>,
     pub oclgrind: Option<OclgrindOverride>,
+    /// File name (same folder) of the race-free twin of a racy case.
+    pub twin: Option<String>,
 }
 
 impl Case {
@@ -553,6 +556,7 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
         options: String::new(),
         requires: Vec::new(),
         oclgrind: None,
+        twin: None,
     };
     let mut release_refs: Vec<(usize, String)> = Vec::new();
     for (i, raw) in source.lines().enumerate() {
@@ -667,6 +671,7 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
                     });
                 }
                 "checks" => case.checks = Some(value),
+                "twin" => case.twin = Some(value),
                 "options" => case.options = value,
                 "requires" => case
                     .requires

@@ -75,6 +75,10 @@ enum Cmd {
     },
     /// Parse every case under DIR and print a summary (no OpenCL needed).
     List { dir: PathBuf },
+    /// Check the corpus without OpenCL: every case parses; under a `races` folder every
+    /// case has `expect:` and every racy case a race-free twin; under a `diff` folder every
+    /// case has `compare:` and no `expect:`.
+    Lint { dir: PathBuf },
     /// Print the platforms the ICD loader sees.
     Platforms,
 }
@@ -120,6 +124,7 @@ fn main() -> ExitCode {
             )
         }
         Cmd::List { dir } => cmd_list(&dir),
+        Cmd::Lint { dir } => cmd_lint(&dir),
         Cmd::Platforms => {
             for (_, n) in exec::platforms() {
                 println!("{n}");
@@ -826,6 +831,81 @@ fn cmd_list(dir: &Path) -> ExitCode {
     }
     println!("{} cases, {bad} with errors", cases.len());
     if bad > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Problems of one case for `lint`, given the corpus layout.
+fn lint_case(path: &Path) -> Vec<String> {
+    let case = match Case::load(path) {
+        Ok(c) => c,
+        Err(e) => return vec![e.to_string()],
+    };
+    let in_dir = |d: &str| path.components().any(|c| c.as_os_str() == d);
+    let mut errs = Vec::new();
+    if in_dir("races") {
+        match &case.expects {
+            None => errs.push("declares no `// expect:` line".to_string()),
+            Some(list) if !list.is_empty() => {
+                let twin = match &case.twin {
+                    Some(t) => path.with_file_name(t),
+                    None => {
+                        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+                        path.with_file_name(format!("{}-fixed.cl", stem.unwrap_or_default()))
+                    }
+                };
+                match Case::load(&twin) {
+                    Ok(t) if t.expects.as_ref().is_some_and(|e| e.is_empty()) => {}
+                    Ok(_) => errs.push(format!("twin {} does not `expect: none`", twin.display())),
+                    Err(_) => errs.push(format!(
+                        "racy case without a race-free twin (no {}; name one with `// twin:`)",
+                        twin.display()
+                    )),
+                }
+            }
+            Some(_) => {}
+        }
+        if !case.compares.is_empty() {
+            errs.push("race cases do not compare outputs".into());
+        }
+    }
+    if in_dir("diff") {
+        if case.compares.is_empty() {
+            errs.push("declares no `// compare:` line".into());
+        }
+        if case.expects.is_some() {
+            errs.push("diff cases must be race-free: no `// expect:`".into());
+        }
+    }
+    for l in &case.launches {
+        let items: usize = l.global.iter().product();
+        if items > 1024 {
+            errs.push(format!(
+                "launch {} has {items} work-items (keep it <= 1024)",
+                l.kernel
+            ));
+        }
+    }
+    errs
+}
+
+fn cmd_lint(dir: &Path) -> ExitCode {
+    let cases = collect_cases(dir, None);
+    let mut bad = 0;
+    for p in &cases {
+        let errs = lint_case(p);
+        if !errs.is_empty() {
+            bad += 1;
+            for e in errs {
+                println!("FAIL {}: {e}", case_name(dir, p));
+            }
+        }
+    }
+    println!("{} cases checked", cases.len());
+    summary(cases.len() - bad, bad, 0);
+    if bad > 0 || cases.is_empty() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

@@ -2,6 +2,7 @@
 // kernel: claim
 // global: 64   local: 16
 // arg: buffer int 8 fill=values(-1) name=slots
+// twin: cmpxchg-claim.cl
 // expect: data-race memory=global buffer=slots
 __kernel void claim(__global int *slots) {
   int i = get_global_id(0);

@@ -2,6 +2,7 @@
 // kernel: count
 // global: 256   local: 64
 // arg: buffer uint 1 fill=zero name=counter
+// twin: counter.cl
 // expect: data-race memory=global buffer=counter
 __kernel void count(__global uint *counter) {
   *counter = *counter + 1;

@@ -4,6 +4,7 @@
 // global: 64   local: 32
 // arg: buffer int 2 fill=zero name=out
 // checks: races,benign
+// twin: local-flag.cl
 // expect: benign-race memory=local scope=intra-group buffer=done
 __kernel void group_done(__global int *out) {
   __local int done;

@@ -2,6 +2,7 @@
 // kernel: halves
 // global: 32   local: 32
 // arg: buffer int 32 fill=zero name=out
+// twin: if-group-id.cl
 // expect: barrier-divergence
 __kernel void halves(__global int *out) {
   int l = get_local_id(0);

@@ -3,6 +3,7 @@
 // kernel: trips
 // global: 16   local: 16
 // arg: buffer int 16 fill=zero name=out
+// twin: loop-uniform-trips.cl
 // expect: barrier-divergence
 __kernel void trips(__global int *out) {
   int l = get_local_id(0);

@@ -6,6 +6,7 @@
 // launch: high
 // global: 16   local: 16
 // arg: use buf
+// twin: disjoint-halves.cl
 // expect: data-race race=write-write memory=global scope=inter-kernel buffer=buf
 // oclgrind: none Oclgrind executes commands one at a time and its race detector only compares accesses within one kernel launch
 __kernel void low(__global int *buf) { buf[get_global_id(0)] = 1; }

@@ -7,6 +7,7 @@
 // launch: bump
 // global: 16   local: 16
 // arg: use table
+// twin: read-read-no-event.cl
 // expect: data-race race=read-write memory=global scope=inter-kernel buffer=table
 // oclgrind: none Oclgrind executes commands one at a time and its race detector only compares accesses within one kernel launch
 __kernel void sum_a(__global const int *table, __global int *o) { o[get_global_id(0)] = table[get_global_id(0)] + 1; }

@@ -8,6 +8,7 @@
 // global: 64   local: 16
 // arg: use data
 // arg: buffer int 64 fill=zero name=out
+// twin: write-then-read-event.cl
 // expect: data-race race=read-write memory=global scope=inter-kernel buffer=data
 // oclgrind: none Oclgrind executes commands one at a time and its race detector only compares accesses within one kernel launch
 __kernel void produce(__global int *data) {

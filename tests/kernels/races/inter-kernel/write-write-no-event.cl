@@ -6,6 +6,7 @@
 // launch: fill_b
 // global: 32   local: 32
 // arg: use buf
+// twin: write-write-event.cl
 // expect: data-race race=write-write memory=global scope=inter-kernel buffer=buf
 // oclgrind: none Oclgrind executes commands one at a time and its race detector only compares accesses within one kernel launch
 __kernel void fill_a(__global float *buf) { buf[get_global_id(0)] = 1.0f; }

@@ -3,6 +3,7 @@
 // global: 16   local: 16
 // arg: buffer uchar 64 fill=none name=pix
 // arg: buffer int 16 fill=zero name=out
+// twin: partial-vector-global.cl
 // expect: uninitialized-read memory=global buffer=pix
 __kernel void rgb(__global uchar *pix, __global int *out) {
   int i = get_global_id(0);

@@ -2,6 +2,7 @@
 // kernel: half_vec
 // global: 8   local: 8
 // arg: buffer float 8 fill=zero name=out
+// twin: partial-vector-local.cl
 // expect: uninitialized-read memory=local buffer=v
 __kernel void half_vec(__global float *out) {
   __local float4 v[8];
