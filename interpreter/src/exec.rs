@@ -940,11 +940,11 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
 
     fn copy(&mut self, d: u64, s: u64, size: u64, pc: usize) {
         let mut i = 0u64;
-        let step = if size.is_multiple_of(8) && d % 8 == s % 8 {
-            8
-        } else {
-            1
-        };
+        // Widest chunk that divides the size and keeps both sides equally aligned.
+        let step = [8usize, 4, 2, 1]
+            .into_iter()
+            .find(|&k| size.is_multiple_of(k as u64) && (d % k as u64) == (s % k as u64))
+            .unwrap_or(1);
         while i < size {
             let v = self.load(s.wrapping_add(i), step, pc);
             self.store(d.wrapping_add(i), step, v, pc);
