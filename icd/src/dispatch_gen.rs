@@ -705,7 +705,7 @@ pub struct IcdDispatch {
     ) -> cl_mem,
     pub clGetPipeInfo:
         unsafe extern "C" fn(cl_mem, cl_pipe_info, usize, *mut c_void, *mut usize) -> cl_int,
-    pub clSVMAlloc: unsafe extern "C" fn(cl_context, cl_svm_mem_flags, usize, c_int) -> *mut c_void,
+    pub clSVMAlloc: unsafe extern "C" fn(cl_context, cl_svm_mem_flags, usize, u32) -> *mut c_void,
     pub clSVMFree: unsafe extern "C" fn(cl_context, *mut c_void),
     pub clEnqueueSVMFree: unsafe extern "C" fn(
         cl_command_queue,
@@ -1663,7 +1663,7 @@ unsafe extern "C" fn clSVMAlloc(
     _a0: cl_context,
     _a1: cl_svm_mem_flags,
     _a2: usize,
-    _a3: c_int,
+    _a3: u32,
 ) -> *mut c_void {
     crate::entry::unsupported("clSVMAlloc", CL_INVALID_OPERATION);
     std::ptr::null_mut()

@@ -169,3 +169,90 @@ pub fn is_static<T: ClObject, H>(h: *mut H, s: &'static Obj<T>) -> bool {
 pub fn static_handle<T: ClObject, H>(s: &'static Obj<T>) -> *mut H {
     s as *const Obj<T> as *mut H
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::consts::*;
+    use crate::dispatch_gen::DISPATCH;
+
+    #[test]
+    fn dispatch_table_matches_the_header_layout() {
+        // 149 function pointers in cl_icd.h's `struct _cl_icd_dispatch`, none of them NULL
+        // (Rust function pointers cannot be).
+        assert_eq!(
+            std::mem::size_of::<IcdDispatch>(),
+            149 * std::mem::size_of::<usize>()
+        );
+        let words: &[usize; 149] =
+            // SAFETY: IcdDispatch is #[repr(C)] with 149 pointer-sized fields (asserted above).
+            unsafe { &*(&DISPATCH as *const IcdDispatch).cast::<[usize; 149]>() };
+        assert!(words.iter().all(|&w| w != 0));
+    }
+
+    #[test]
+    fn unsupported_slots_return_the_documented_errors() {
+        let mut err = 0;
+        // SAFETY: the stubs ignore their arguments except errcode_ret.
+        unsafe {
+            let m = (DISPATCH.clCreateImage2D)(
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null(),
+                1,
+                1,
+                0,
+                std::ptr::null_mut(),
+                &mut err,
+            );
+            assert!(m.is_null());
+            assert_eq!(err, CL_INVALID_OPERATION);
+            let r = (DISPATCH.clGetGLObjectInfo)(
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            );
+            assert_eq!(r, CL_INVALID_GL_OBJECT);
+            let r = (DISPATCH.clEnqueueNativeKernel)(
+                std::ptr::null_mut(),
+                None,
+                std::ptr::null_mut(),
+                0,
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+            );
+            assert_eq!(r, CL_INVALID_OPERATION);
+            assert!((DISPATCH.clSVMAlloc)(std::ptr::null_mut(), 0, 64, 0).is_null());
+        }
+    }
+
+    #[test]
+    fn garbage_and_wrong_type_handles_are_rejected_without_dereferencing() {
+        use crate::context::Context;
+        use crate::queue::{Event, Queue};
+        let bogus = [0usize, 8, 0xdead_beef, usize::MAX & !7];
+        for b in bogus {
+            let h = b as *mut u8;
+            assert_eq!(get::<Context, _>(h).err(), Some(CL_INVALID_CONTEXT));
+            assert_eq!(get::<Queue, _>(h).err(), Some(CL_INVALID_COMMAND_QUEUE));
+            assert_eq!(get::<Event, _>(h).err(), Some(CL_INVALID_EVENT));
+            assert_eq!(release::<Event, _>(h), Err(CL_INVALID_EVENT));
+        }
+        let c = create(Context {
+            properties: Vec::new(),
+            notify: None,
+            destructors: parking_lot::Mutex::new(Vec::new()),
+        });
+        let h: cl_context = handle(&c);
+        assert_eq!(tag_of(h), Some(Context::TAG));
+        assert!(get::<Context, _>(h).is_ok());
+        assert_eq!(get::<Queue, _>(h).err(), Some(CL_INVALID_COMMAND_QUEUE));
+        drop(c);
+        assert_eq!(tag_of(h), None);
+        assert_eq!(get::<Context, _>(h).err(), Some(CL_INVALID_CONTEXT));
+    }
+}

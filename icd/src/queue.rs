@@ -149,6 +149,15 @@ pub struct Queue {
     pub properties_array: Vec<cl_queue_properties>,
     tx: Sender<Command>,
     last: Mutex<Option<Ref<Event>>>,
+    /// Out-of-order queues: commands not known to be complete, and the last barrier.
+    outstanding: Mutex<Vec<Ref<Event>>>,
+    barrier: Mutex<Option<Ref<Event>>>,
+}
+
+impl Queue {
+    fn out_of_order(&self) -> bool {
+        self.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0
+    }
 }
 
 impl ClObject for Queue {
@@ -157,24 +166,61 @@ impl ClObject for Queue {
     type Handle = cl_command_queue;
 }
 
-fn executor(rx: crossbeam_channel::Receiver<Command>) {
-    for cmd in rx {
-        let failed = cmd.waits.iter().any(|w| w.wait() < 0);
-        drop(cmd.waits);
-        if failed {
-            set_status(&cmd.event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-            continue;
+fn run_command(cmd: Command) {
+    let failed = cmd.waits.iter().any(|w| w.wait() < 0);
+    drop(cmd.waits);
+    if failed {
+        set_status(&cmd.event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        return;
+    }
+    set_status(&cmd.event, CL_RUNNING as cl_int);
+    let status = match catch_unwind(AssertUnwindSafe(cmd.work)) {
+        Ok(Ok(())) => CL_COMPLETE as cl_int,
+        Ok(Err(e)) => e,
+        Err(_) => {
+            tracing::error!("internal error while running a command");
+            CL_OUT_OF_RESOURCES
         }
-        set_status(&cmd.event, CL_RUNNING as cl_int);
-        let status = match catch_unwind(AssertUnwindSafe(cmd.work)) {
-            Ok(Ok(())) => CL_COMPLETE as cl_int,
-            Ok(Err(e)) => e,
-            Err(_) => {
-                tracing::error!("internal error while running a command");
-                CL_OUT_OF_RESOURCES
+    };
+    set_status(&cmd.event, status);
+}
+
+fn ready(cmd: &Command) -> bool {
+    cmd.waits
+        .iter()
+        .all(|w| w.status() <= CL_COMPLETE as cl_int)
+}
+
+/// The executor thread of a queue. In-order queues run commands strictly in submission
+/// order. Out-of-order queues set aside commands whose wait list is not complete yet and run
+/// later ones meanwhile (markers and barriers carry their implicit dependencies as waits).
+fn executor(rx: crossbeam_channel::Receiver<Command>, out_of_order: bool) {
+    use crossbeam_channel::RecvTimeoutError;
+    let mut pending: Vec<Command> = Vec::new();
+    loop {
+        while let Some(i) = pending.iter().position(ready) {
+            run_command(pending.remove(i));
+        }
+        let next = if pending.is_empty() {
+            match rx.recv() {
+                Ok(c) => c,
+                Err(_) => return,
+            }
+        } else {
+            match rx.recv_timeout(std::time::Duration::from_millis(1)) {
+                Ok(c) => c,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                    continue;
+                }
             }
         };
-        set_status(&cmd.event, status);
+        if out_of_order && !ready(&next) {
+            pending.push(next);
+        } else {
+            run_command(next);
+        }
     }
 }
 
@@ -193,6 +239,8 @@ pub fn enqueue(
     blocking: bool,
     work: Work,
 ) -> Result<(), cl_int> {
+    let mut waits = waits;
+    let done = |e: &Ref<Event>| e.status() <= CL_COMPLETE as cl_int;
     let profiling = q.properties & CL_QUEUE_PROFILING_ENABLE != 0;
     let qh: cl_command_queue = object::handle(q);
     let ev = Event::new(
@@ -202,6 +250,22 @@ pub fn enqueue(
         profiling,
         CL_QUEUED as cl_int,
     );
+    if q.out_of_order() {
+        let mut outstanding = q.outstanding.lock();
+        outstanding.retain(|e| !done(e));
+        let mut barrier = q.barrier.lock();
+        if let Some(b) = barrier.as_ref().filter(|b| !done(b)) {
+            waits.push(b.clone());
+        }
+        let sync = command_type == CL_COMMAND_MARKER || command_type == CL_COMMAND_BARRIER;
+        if sync && waits.is_empty() {
+            waits.extend(outstanding.iter().cloned());
+        }
+        if command_type == CL_COMMAND_BARRIER {
+            *barrier = Some(ev.clone());
+        }
+        outstanding.push(ev.clone());
+    }
     set_status(&ev, CL_SUBMITTED as cl_int);
     *q.last.lock() = Some(ev.clone());
     q.tx.send(Command {
@@ -230,7 +294,8 @@ pub fn enqueue(
 /// Waits for every command submitted to `q` so far.
 pub fn finish(q: &Queue) {
     let last = q.last.lock().clone();
-    if let Some(e) = last {
+    let outstanding = q.outstanding.lock().clone();
+    for e in outstanding.iter().chain(last.iter()) {
         e.wait();
     }
 }
@@ -255,7 +320,7 @@ fn create_queue(
     let (tx, rx) = unbounded();
     std::thread::Builder::new()
         .name("shadowcl-queue".into())
-        .spawn(move || executor(rx))
+        .spawn(move || executor(rx, props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0))
         .map_err(|_| CL_OUT_OF_HOST_MEMORY)?;
     let q = object::create(Queue {
         context: ctx,
@@ -263,6 +328,8 @@ fn create_queue(
         properties_array: array,
         tx,
         last: Mutex::new(None),
+        outstanding: Mutex::new(Vec::new()),
+        barrier: Mutex::new(None),
     });
     Ok(object::into_handle(q))
 }
@@ -599,6 +666,85 @@ mod tests {
     static SEEN: AtomicI32 = AtomicI32::new(1);
     unsafe extern "C" fn cb(_e: cl_event, status: cl_int, _u: *mut c_void) {
         SEEN.store(status, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn out_of_order_queues_run_independent_commands_past_a_blocked_one() {
+        let c = ctx();
+        let mut err = 0;
+        // SAFETY: all handles below are live, out-pointers valid.
+        unsafe {
+            let q = clCreateCommandQueue(
+                c,
+                device_id(),
+                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+                &mut err,
+            );
+            assert_eq!(err, CL_SUCCESS);
+            let user = clCreateUserEvent(c, &mut err);
+            let mut blocked: cl_event = std::ptr::null_mut();
+            let mut free: cl_event = std::ptr::null_mut();
+            assert_eq!(
+                clEnqueueMarkerWithWaitList(q, 1, &user, &mut blocked),
+                CL_SUCCESS
+            );
+            assert_eq!(
+                clEnqueueMarkerWithWaitList(q, 1, &blocked, std::ptr::null_mut()),
+                CL_SUCCESS
+            );
+            // Independent of the user event: completes although the earlier command waits.
+            let mut bar: cl_event = std::ptr::null_mut();
+            assert_eq!(
+                clEnqueueBarrierWithWaitList(q, 1, &free, &mut bar),
+                CL_INVALID_EVENT_WAIT_LIST
+            );
+            let k = crate::mem::clCreateBuffer(c, 0, 4, std::ptr::null_mut(), &mut err);
+            let pat = 7u32;
+            assert_eq!(
+                crate::mem::clEnqueueFillBuffer(
+                    q,
+                    k,
+                    (&pat as *const u32).cast(),
+                    4,
+                    0,
+                    4,
+                    0,
+                    std::ptr::null(),
+                    &mut free
+                ),
+                CL_SUCCESS
+            );
+            assert_eq!(clWaitForEvents(1, &free), CL_SUCCESS);
+            assert_eq!(
+                get_event(blocked).map(|e| e.status()),
+                Ok(CL_SUBMITTED as cl_int)
+            );
+            // A barrier waits for everything before it.
+            assert_eq!(
+                clEnqueueBarrierWithWaitList(q, 0, std::ptr::null(), &mut bar),
+                CL_SUCCESS
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert_eq!(
+                get_event(bar).map(|e| e.status() > CL_COMPLETE as cl_int),
+                Ok(true)
+            );
+            assert_eq!(
+                clSetUserEventStatus(user, CL_COMPLETE as cl_int),
+                CL_SUCCESS
+            );
+            assert_eq!(clFinish(q), CL_SUCCESS);
+            assert_eq!(
+                get_event(bar).map(|e| e.status()),
+                Ok(CL_COMPLETE as cl_int)
+            );
+            for e in [user, blocked, free, bar] {
+                assert_eq!(clReleaseEvent(e), CL_SUCCESS);
+            }
+            assert_eq!(crate::mem::clReleaseMemObject(k), CL_SUCCESS);
+            assert_eq!(clReleaseCommandQueue(q), CL_SUCCESS);
+            assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
+        }
     }
 
     #[test]

@@ -78,7 +78,8 @@ def rust_type(decl, want_name=True):
         else:
             base = t
     base_const_first = levels[0] if levels else False
-    r = "u8" if (unsigned and base == "char") else TYPE_MAP.get(base, base)
+    r = {"char": "u8", "int": "u32"}.get(base) if unsigned else None
+    r = r or TYPE_MAP.get(base, base)
     # levels[i] = const-ness of the pointee at depth i (innermost first)
     for i, c in enumerate(levels):
         r = ("*const " if c else "*mut ") + r
