@@ -9,11 +9,12 @@
 //! | bits   | field | meaning |
 //! |--------|-------|---------|
 //! | 0..30  | item  | last accessing work-item, session-unique id (0 = none since reset) |
-//! | 30..43 | site  | interned instruction of that access (0 = unknown) |
-//! | 43..51 | epoch | that item's group barrier epoch at the access (wraps at 256) |
-//! | 51..53 | last  | kind of that access (0 none, 1 read, 2 write, 3 atomic) |
-//! | 53..56 | E     | read / written / atomic by items of the last group in its current epoch |
-//! | 56     | many  | read or atomic by two or more items in that epoch (KLEE-CL's many-read) |
+//! | 30..42 | site  | interned instruction of that access (0 = unknown) |
+//! | 42..50 | epoch | that item's group barrier epoch at the access (wraps at 256) |
+//! | 50..52 | last  | kind of that access (0 none, 1 read, 2 write, 3 atomic) |
+//! | 52..55 | E     | read / written / atomic by items of the last group in its current epoch |
+//! | 55     | many  | read or atomic by two or more items in that epoch (KLEE-CL's many-read) |
+//! | 56     | ok    | the O flags include accesses by other launches (for the race's scope) |
 //! | 57..60 | H     | read / written / atomic by the last group since the last full sync |
 //! | 60..63 | O     | read / written / atomic by *other* groups or launches (KLEE-CL's wg-many-read, generalised) |
 //! | 63     | init  | written at least once (by host or kernel) |
@@ -55,14 +56,15 @@ impl Op {
 
 pub const ITEM_BITS: u32 = 30;
 pub const MAX_ITEM: u64 = (1 << ITEM_BITS) - 1;
-pub const SITE_BITS: u32 = 13;
+pub const SITE_BITS: u32 = 12;
 pub const MAX_SITE: u32 = (1 << SITE_BITS) - 1;
 
 const SITE_SHIFT: u32 = 30;
-const EPOCH_SHIFT: u32 = 43;
-const LAST_SHIFT: u32 = 51;
-const E_SHIFT: u32 = 53;
-const MANY_BIT: u64 = 1 << 56;
+const EPOCH_SHIFT: u32 = 42;
+const LAST_SHIFT: u32 = 50;
+const E_SHIFT: u32 = 52;
+const MANY_BIT: u64 = 1 << 55;
+const OTHER_KERNEL_BIT: u64 = 1 << 56;
 const H_SHIFT: u32 = 57;
 const O_SHIFT: u32 = 60;
 pub const INIT_BIT: u64 = 1 << 63;
@@ -145,6 +147,9 @@ impl Rec {
     fn many(self) -> bool {
         self.0 & MANY_BIT != 0
     }
+    fn other_kernel(self) -> bool {
+        self.0 & OTHER_KERNEL_BIT != 0
+    }
 }
 
 /// The fields of a record before packing.
@@ -157,6 +162,7 @@ struct Fields {
     many: bool,
     h: u64,
     o: u64,
+    other_kernel: bool,
     init: bool,
 }
 
@@ -170,6 +176,11 @@ impl Fields {
             | if self.many { MANY_BIT } else { 0 }
             | ((self.h & TRIPLE) << H_SHIFT)
             | ((self.o & TRIPLE) << O_SHIFT)
+            | if self.other_kernel {
+                OTHER_KERNEL_BIT
+            } else {
+                0
+            }
             | if self.init { INIT_BIT } else { 0 }
     }
 }
@@ -219,6 +230,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
             many: false,
             h: mine,
             o: 0,
+            other_kernel: false,
             init: new_init,
         };
         return Step {
@@ -233,6 +245,11 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
         (true, _) => Scope::IntraGroup,
         (false, true) => Scope::InterGroup,
         (false, false) => Scope::InterKernel,
+    };
+    let o_scope = if r.other_kernel() {
+        Scope::InterKernel
+    } else {
+        Scope::InterGroup
     };
     let last = r.last();
     let direct = |c: bool| {
@@ -258,7 +275,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
         };
         let others = unknown(r.o()).map(|p| Conflict {
             first: p,
-            scope: Scope::InterGroup,
+            scope: o_scope,
         });
         let conflict = intra.map(|p| Conflict { first: p, scope }).or(others);
         let (e, many) = if current {
@@ -278,11 +295,14 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
             .or_else(|| {
                 unknown(r.o()).map(|p| Conflict {
                     first: p,
-                    scope: Scope::InterGroup,
+                    scope: o_scope,
                 })
             });
         (conflict, mine, false, mine, r.o() | r.h())
     };
+    // O gains the previous group's flags when the accessor changes group; remember whether
+    // they came from another launch.
+    let other_kernel = r.other_kernel() || (scope == Scope::InterKernel && r.h() != 0);
     Step {
         new: Fields {
             item: me.item,
@@ -293,6 +313,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
             many,
             h,
             o,
+            other_kernel,
             init: new_init,
         }
         .pack(),
@@ -349,6 +370,7 @@ mod tests {
             many: true,
             h: 0b010,
             o: 0b110,
+            other_kernel: true,
             init: true,
         }
         .pack();
@@ -358,6 +380,7 @@ mod tests {
         assert_eq!(r.epoch(), 200);
         assert_eq!(r.last(), Some(Op::Atomic));
         assert_eq!((r.e(), r.many(), r.h(), r.o()), (0b101, true, 0b010, 0b110));
+        assert!(r.other_kernel());
         assert_eq!(reset(v), INIT_BIT);
     }
 
