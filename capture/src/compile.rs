@@ -54,31 +54,43 @@ pub fn compile_to_spirv_in(
     let src = root.join("program.cl");
     std::fs::write(&src, source).map_err(|e| CaptureError::io(&src, e))?;
     let (args, opt) = translate_options(options);
-    let mut cmd = Command::new(clang());
-    cmd.current_dir(root)
-        .args(["-c", "-target", "spir64", "-emit-llvm"])
-        .arg(format!("-O{opt}"))
-        .args(["-g", "-Xclang", "-cl-kernel-arg-info"])
-        .args([
-            "-Wno-unused-command-line-argument",
-            "-fno-color-diagnostics",
-        ]);
-    if let Some(d) = debug_dir {
-        cmd.arg(format!(
-            "-fdebug-prefix-map={}={}",
-            root.display(),
-            d.display()
-        ));
+    // llvm-spirv-15 aborts on some optimised variable locations; line tables alone still give
+    // every instruction its source line, so retry with those (as the platform's driver does).
+    const DEBUG_LEVELS: [&str; 2] = ["-g", "-gline-tables-only"];
+    let mut last_err = None;
+    for debug in DEBUG_LEVELS {
+        let mut cmd = Command::new(clang());
+        cmd.current_dir(root)
+            .args(["-c", "-target", "spir64", "-emit-llvm"])
+            .arg(format!("-O{opt}"))
+            .args([debug, "-Xclang", "-cl-kernel-arg-info"])
+            .args([
+                "-Wno-unused-command-line-argument",
+                "-fno-color-diagnostics",
+            ]);
+        if let Some(d) = debug_dir {
+            cmd.arg(format!(
+                "-fdebug-prefix-map={}={}",
+                root.display(),
+                d.display()
+            ));
+        }
+        cmd.args(&args)
+            .args(["-x", "cl", "program.cl", "-o", "program.bc"]);
+        // A source error is final; only the translator gets a second chance.
+        run(cmd, &clang(), root)?;
+        let mut cmd = Command::new(llvm_spirv());
+        cmd.current_dir(root)
+            .args(["program.bc", "-o", "program.spv"]);
+        match run(cmd, &llvm_spirv(), root) {
+            Ok(()) => {
+                let out = root.join("program.spv");
+                return std::fs::read(&out).map_err(|e| CaptureError::io(&out, e));
+            }
+            Err(e) => last_err = Some(e),
+        }
     }
-    cmd.args(&args)
-        .args(["-x", "cl", "program.cl", "-o", "program.bc"]);
-    run(cmd, &clang(), root)?;
-    let mut cmd = Command::new(llvm_spirv());
-    cmd.current_dir(root)
-        .args(["program.bc", "-o", "program.spv"]);
-    run(cmd, &llvm_spirv(), root)?;
-    let out = root.join("program.spv");
-    std::fs::read(&out).map_err(|e| CaptureError::io(&out, e))
+    Err(last_err.unwrap_or_else(|| CaptureError::Compile("no compile attempt ran".into())))
 }
 
 fn run(mut cmd: Command, tool: &str, root: &Path) -> Result<()> {
@@ -107,6 +119,23 @@ mod tests {
         assert_eq!(a, vec!["-D", "N=4", "-cl-std=CL1.2"]);
         assert_eq!(o, '0');
         assert_eq!(translate_options("").1, '2');
+    }
+
+    /// llvm-spirv-15 aborts on this kernel's -O2 debug info with full `-g`; the helper falls
+    /// back to line tables and keeps the source file name.
+    #[test]
+    fn falls_back_to_line_tables_when_llvm_spirv_aborts() {
+        let src = "__kernel void reduce(__global const int *in, __global int *out,\n\
+                   __local int *scratch) {\n  size_t l = get_local_id(0);\n\
+                   scratch[l] = in[get_global_id(0)];\n  barrier(CLK_LOCAL_MEM_FENCE);\n\
+                   for (size_t k = get_local_size(0) / 2; k > 0; k /= 2) {\n\
+                   if (l < k)\n      scratch[l] += scratch[l + k];\n  }\n\
+                   if (l == 0)\n    out[get_group_id(0)] = scratch[0];\n}\n";
+        let spv = compile_to_spirv_in(src, "", Some(Path::new("/rec/launch-0001"))).unwrap();
+        assert_eq!(&spv[..4], &[0x03, 0x02, 0x23, 0x07]);
+        let text = String::from_utf8_lossy(&spv);
+        assert!(text.contains("/rec/launch-0001"), "debug info not remapped");
+        assert!(text.contains("scratch"), "argument names lost");
     }
 
     #[test]
