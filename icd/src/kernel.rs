@@ -420,6 +420,9 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             return Err(CL_INVALID_CONTEXT);
         }
         let waits = wait_list(Some(&q.context), num, list)?;
+        if k.args.lock().iter().any(Option::is_none) {
+            return Err(CL_INVALID_KERNEL_ARGS);
+        }
         let d = work_dim as usize;
         let opt = |p: *const usize| -> Result<Option<&[usize]>, cl_int> {
             if p.is_null() || !(1..=3).contains(&d) {
