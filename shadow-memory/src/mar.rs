@@ -267,8 +267,9 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
             None
         } else if o_item != me.item {
             direct(true)
-        } else if r.many() && op == Op::Write {
-            // Others read (or atomically touched) the byte since the barrier; we do not know who.
+        } else if r.many() {
+            // Others read or atomically touched the byte since the barrier (we do not know
+            // who): a write conflicts with either, a read with their atomics.
             unknown(r.e() & (Op::Read.bit() | Op::Atomic.bit()))
         } else {
             None
