@@ -291,7 +291,9 @@ impl Session {
         for (path, value) in outputs {
             let Some(path) = path else { continue };
             // Write then rename, so a reader never sees half a report.
-            let tmp = path.with_extension("shadowcl-tmp");
+            let mut tmp = path.clone().into_os_string();
+            tmp.push(format!(".{}.tmp", std::process::id()));
+            let tmp = std::path::PathBuf::from(tmp);
             let text = serde_json::to_string_pretty(&value).map_err(std::io::Error::other)?;
             std::fs::write(&tmp, text + "\n")?;
             std::fs::rename(&tmp, path)?;
@@ -687,10 +689,15 @@ impl Observer for LaunchChecker<'_> {
                 ls.lo,
                 ls.hi,
                 ls.geometry.group_items,
-                ls.local_allocs
-                    .iter()
-                    .map(|l| vec![0; l.size as usize])
-                    .collect(),
+                // Local records are needed only by the access checks.
+                if self.checks.races || self.checks.benign || self.checks.uninit {
+                    ls.local_allocs
+                        .iter()
+                        .map(|l| vec![0; l.size as usize])
+                        .collect()
+                } else {
+                    Vec::new()
+                },
                 ls.shadows.clone(),
             ),
             None => (
