@@ -321,6 +321,7 @@ impl<'m> Mod<'m> {
             S::TypeEvent => simple(TyK::Opaque("event_t"), 8),
             S::TypeSampler => simple(TyK::Opaque("sampler_t"), 8),
             S::TypeOpaque => simple(TyK::Opaque("opaque"), 0),
+            S::TypeImage | S::TypeSampledImage => simple(TyK::Opaque("image"), 8),
             S::TypeDeviceEvent | S::TypeReserveId | S::TypeQueue | S::TypePipe => {
                 simple(TyK::Opaque("opaque"), 8)
             }
@@ -766,7 +767,7 @@ fn lower_module(m: &Module, dbg: &[DbgInst]) -> R<Loaded> {
             }
         }
     }
-    let mut uses: Vec<(HashSet<Word>, HashSet<u32>)> = vec![];
+    let mut uses: Vec<FnUses> = vec![];
     for f in &bodies {
         let u = lower_function(&mut md, f)?;
         uses.push(u);
@@ -860,7 +861,7 @@ fn kernel_info(
     fid: Word,
     fi: u32,
     name: &str,
-    uses: &[(HashSet<Word>, HashSet<u32>)],
+    uses: &[FnUses],
     dbg: &[DbgInst],
 ) -> R<(KernelInfo, KernelCode)> {
     let mut args = vec![];
@@ -988,13 +989,15 @@ fn kernel_info(
     let mut seen = HashSet::new();
     let mut stack = vec![fi];
     let mut vars = HashSet::new();
+    let mut private_mem_size = 0;
     while let Some(x) = stack.pop() {
         if !seen.insert(x) {
             continue;
         }
-        if let Some((v, c)) = uses.get(x as usize) {
+        if let Some((v, c, p)) = uses.get(x as usize) {
             vars.extend(v.iter().copied());
             stack.extend(c.iter().copied());
+            private_mem_size += p;
         }
     }
     let mut local_vars_used = vec![false; md.code.local_vars.len()];
@@ -1013,7 +1016,7 @@ fn kernel_info(
             work_group_size_hint: hint,
             attributes: attributes.join(" "),
             local_mem_size,
-            private_mem_size: 0,
+            private_mem_size,
         },
         KernelCode {
             func: fi,
@@ -1120,6 +1123,10 @@ fn debug_arg_types(md: &Mod, kernel: &str, insts: &[DbgInst]) -> Vec<(String, u6
     out.into_iter().map(|(_, n, q)| (n, q)).collect()
 }
 
+/// What a lowered function references: module variables, callees, bytes of private
+/// variables.
+type FnUses = (HashSet<Word>, HashSet<u32>, u64);
+
 /// Phis of one block: (result, [(value, predecessor)]).
 type Phis = Vec<(Word, Vec<(Word, Word)>)>;
 /// An edge stub: its moves `(dst, src, lanes)` and the block key it continues to.
@@ -1146,6 +1153,7 @@ struct Fx<'a, 'm> {
     cur_inst: u32,
     /// Access chains into builtin variables: id → (builtin, component).
     builtin_ptrs: HashMap<Word, (Builtin, u8)>,
+    private_bytes: u64,
 }
 
 impl<'a, 'm> Fx<'a, 'm> {
@@ -1373,7 +1381,7 @@ fn atomic_of(op: S) -> Option<AtomicOp> {
     })
 }
 
-fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<(HashSet<Word>, HashSet<u32>)> {
+fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses> {
     let def = f
         .def
         .as_ref()
@@ -1454,6 +1462,7 @@ fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<(HashSet<Word>, H
         callees: HashSet::new(),
         cur_inst: 0,
         builtin_ptrs: HashMap::new(),
+        private_bytes: 0,
     };
     let mut key_pc = vec![0u32; nblocks as usize];
     for (bi, b) in f.blocks.iter().enumerate() {
@@ -1516,6 +1525,7 @@ fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<(HashSet<Word>, H
     }
     let frame = const_base + fx.consts.len() as u32;
     let used = std::mem::take(&mut fx.used_vars);
+    let private = fx.private_bytes;
     let callees = std::mem::take(&mut fx.callees);
     let consts = std::mem::take(&mut fx.consts);
     md_push_func(
@@ -1529,7 +1539,7 @@ fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<(HashSet<Word>, H
             params,
         },
     );
-    Ok((used, callees))
+    Ok((used, callees, private))
 }
 
 fn md_push_func(md: &mut Mod, f: Func) {
@@ -1699,6 +1709,7 @@ fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
             if size > u32::MAX as u64 {
                 return Err(fx.unsup("private variable larger than 4 GiB"));
             }
+            fx.private_bytes += size;
             fx.emit(Op::Alloca {
                 size: size as u32,
                 align: align as u32,
