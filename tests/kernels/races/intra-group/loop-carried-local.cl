@@ -1,10 +1,10 @@
 // A loop whose iterations shift local data left without a barrier in the loop body.
-// kernel: rotate
+// kernel: rotate_left
 // global: 16   local: 16
 // arg: buffer int 16 fill=iota name=out
 // arg: local int 16
 // expect: data-race race=read-write memory=local scope=intra-group buffer=buf
-__kernel void rotate(__global int *out, __local int *buf) {
+__kernel void rotate_left(__global int *out, __local int *buf) {
   int l = get_local_id(0);
   buf[l] = out[l];
   barrier(CLK_LOCAL_MEM_FENCE);
