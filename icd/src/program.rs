@@ -101,8 +101,16 @@ fn is_spirv(b: &[u8]) -> bool {
             || u32::from_be_bytes([b[0], b[1], b[2], b[3]]) == SPIRV_MAGIC)
 }
 
-/// ShadowCL's program binary: magic, binary type, SPIR-V length, bitcode length, SPIR-V,
-/// bitcode (all lengths little-endian u32).
+/// Flags kept in the binary type word (bits 16 and up).
+const FLAG_NON_UNIFORM: u32 = 1 << 16;
+const FLAG_NO_ARG_INFO: u32 = 1 << 17;
+
+/// What a binary holds: binary type, SPIR-V, bitcode, non-uniform groups allowed, argument
+/// information hidden.
+pub type Decoded = (cl_program_binary_type, Vec<u8>, Option<Vec<u8>>, bool, bool);
+
+/// ShadowCL's program binary: magic, binary type (with flags), SPIR-V length, bitcode length,
+/// SPIR-V, bitcode (all words little-endian u32).
 pub fn encode_binary(st: &ProgramState) -> Vec<u8> {
     let spirv = st.spirv.as_deref().unwrap_or(&[]);
     let bc = st.bitcode.as_deref().unwrap_or(&[]);
@@ -110,7 +118,9 @@ pub fn encode_binary(st: &ProgramState) -> Vec<u8> {
         return Vec::new();
     }
     let mut out = BINARY_MAGIC.to_vec();
-    out.extend_from_slice(&st.binary_type.to_le_bytes());
+    let flags = if st.non_uniform { FLAG_NON_UNIFORM } else { 0 }
+        | if st.no_arg_info { FLAG_NO_ARG_INFO } else { 0 };
+    out.extend_from_slice(&(st.binary_type | flags).to_le_bytes());
     out.extend_from_slice(&(spirv.len() as u32).to_le_bytes());
     out.extend_from_slice(&(bc.len() as u32).to_le_bytes());
     out.extend_from_slice(spirv);
@@ -119,9 +129,15 @@ pub fn encode_binary(st: &ProgramState) -> Vec<u8> {
 }
 
 /// Parses a binary from [`encode_binary`], or plain SPIR-V (taken as an executable).
-pub fn decode_binary(b: &[u8]) -> Option<(cl_program_binary_type, Vec<u8>, Option<Vec<u8>>)> {
+pub fn decode_binary(b: &[u8]) -> Option<Decoded> {
     if is_spirv(b) {
-        return Some((CL_PROGRAM_BINARY_TYPE_EXECUTABLE, b.to_vec(), None));
+        return Some((
+            CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
+            b.to_vec(),
+            None,
+            true,
+            false,
+        ));
     }
     let rest = b.strip_prefix(BINARY_MAGIC.as_slice())?;
     let word = |i: usize| -> Option<u32> {
@@ -129,7 +145,8 @@ pub fn decode_binary(b: &[u8]) -> Option<(cl_program_binary_type, Vec<u8>, Optio
             rest.get(i * 4..i * 4 + 4)?.try_into().ok()?,
         ))
     };
-    let (ty, sl, bl) = (word(0)?, word(1)? as usize, word(2)? as usize);
+    let (w0, sl, bl) = (word(0)?, word(1)? as usize, word(2)? as usize);
+    let ty = w0 & 0xffff;
     let body = rest.get(12..)?;
     if body.len() != sl + bl || sl == 0 {
         return None;
@@ -144,7 +161,13 @@ pub fn decode_binary(b: &[u8]) -> Option<(cl_program_binary_type, Vec<u8>, Optio
         return None;
     }
     let bc = (bl > 0).then(|| body[sl..].to_vec());
-    Some((ty, body[..sl].to_vec(), bc))
+    Some((
+        ty,
+        body[..sl].to_vec(),
+        bc,
+        w0 & FLAG_NON_UNIFORM != 0,
+        w0 & FLAG_NO_ARG_INFO != 0,
+    ))
 }
 
 fn check_devices(num: cl_uint, list: *const cl_device_id) -> Result<(), cl_int> {
@@ -245,7 +268,7 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
                 CL_INVALID_BINARY
             });
         }
-        let (ty, spirv, bitcode) = decoded.ok_or(CL_INVALID_BINARY)?;
+        let (ty, spirv, bitcode, non_uniform, no_arg_info) = decoded.ok_or(CL_INVALID_BINARY)?;
         // Executables are usable at once (kernels may be created before clBuildProgram, as
         // other platforms allow).
         let loaded = if ty == CL_PROGRAM_BINARY_TYPE_EXECUTABLE {
@@ -263,6 +286,8 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
             st.spirv = Some(spirv);
             st.bitcode = bitcode;
             st.loaded = loaded;
+            st.non_uniform = non_uniform;
+            st.no_arg_info = no_arg_info;
         }
         Ok(object::into_handle(object::create(p)))
     })
@@ -327,6 +352,7 @@ fn build(p: &Program, options: &str) -> Result<(), cl_int> {
             let old = p.state.lock().clone();
             st.bitcode = old.bitcode;
             st.non_uniform = old.non_uniform || wants_cl2(options);
+            st.no_arg_info = old.no_arg_info;
             old.spirv.ok_or(CL_INVALID_PROGRAM)?
         };
         let loaded = load(&spirv).map_err(|e| {
@@ -682,6 +708,7 @@ mod tests {
             binary_type: CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
             spirv: Some(spirv.clone()),
             bitcode: Some(vec![1, 2, 3]),
+            non_uniform: true,
             ..ProgramState::default()
         };
         let b = encode_binary(&st);
@@ -690,7 +717,9 @@ mod tests {
             Some((
                 CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
                 spirv.clone(),
-                Some(vec![1, 2, 3])
+                Some(vec![1, 2, 3]),
+                true,
+                false
             ))
         );
         assert_eq!(

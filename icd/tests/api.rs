@@ -1,0 +1,314 @@
+//! End to end through the entry points (without the loader): build from source and from
+//! SPIR-V, set arguments, launch, read back, and check the errors applications rely on.
+
+use shadowcl::consts::*;
+use shadowcl::types::*;
+use shadowcl::{context, kernel, mem, platform, program, queue};
+use std::ffi::{c_void, CString};
+use std::ptr::{null, null_mut};
+
+const SRC: &str = "__kernel void axpy(__global const float *x, __global float *y, float a) {
+    size_t i = get_global_id(0);
+    y[i] = a * x[i] + y[i];
+}";
+
+fn have_compiler() -> bool {
+    std::process::Command::new("clang-15")
+        .arg("--version")
+        .output()
+        .is_ok()
+}
+
+struct Env {
+    ctx: cl_context,
+    q: cl_command_queue,
+}
+
+fn env() -> Env {
+    let d = platform::device_id();
+    let mut err = 0;
+    // SAFETY: valid arguments; handles checked below.
+    unsafe {
+        let ctx = context::clCreateContext(null(), 1, &d, None, null_mut(), &mut err);
+        assert_eq!(err, CL_SUCCESS);
+        let q = queue::clCreateCommandQueue(ctx, d, 0, &mut err);
+        assert_eq!(err, CL_SUCCESS);
+        Env { ctx, q }
+    }
+}
+
+/// Runs axpy with a = 2 over 256 elements and checks y = 2x + y. `non_uniform`: the program
+/// allows work-groups that do not divide the NDRange (SPIR-V, or OpenCL C 2.0+).
+fn run_axpy(e: &Env, prog: cl_program, non_uniform: bool) {
+    let n = 256usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let mut y: Vec<f32> = vec![1.0; n];
+    let mut err = 0;
+    // SAFETY: buffers sized n floats; handles live for the block.
+    unsafe {
+        let name = CString::new("axpy").unwrap_or_default();
+        let k = kernel::clCreateKernel(prog, name.as_ptr(), &mut err);
+        assert_eq!(err, CL_SUCCESS, "clCreateKernel");
+        let bx = mem::clCreateBuffer(
+            e.ctx,
+            CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY,
+            4 * n,
+            x.as_ptr() as *mut c_void,
+            &mut err,
+        );
+        assert_eq!(err, CL_SUCCESS);
+        let by = mem::clCreateBuffer(
+            e.ctx,
+            CL_MEM_COPY_HOST_PTR,
+            4 * n,
+            y.as_mut_ptr().cast(),
+            &mut err,
+        );
+        assert_eq!(err, CL_SUCCESS);
+        let g = [n];
+        // Not all arguments set yet.
+        assert_eq!(
+            kernel::clEnqueueNDRangeKernel(
+                e.q,
+                k,
+                1,
+                null(),
+                g.as_ptr(),
+                null(),
+                0,
+                null(),
+                null_mut()
+            ),
+            CL_INVALID_KERNEL_ARGS
+        );
+        assert_eq!(
+            kernel::clSetKernelArg(k, 0, 8, (&bx as *const cl_mem).cast()),
+            CL_SUCCESS
+        );
+        assert_eq!(
+            kernel::clSetKernelArg(k, 1, 8, (&by as *const cl_mem).cast()),
+            CL_SUCCESS
+        );
+        let a = 2.0f32;
+        assert_eq!(
+            kernel::clSetKernelArg(k, 2, 8, (&a as *const f32).cast()),
+            CL_INVALID_ARG_SIZE
+        );
+        assert_eq!(
+            kernel::clSetKernelArg(k, 2, 4, (&a as *const f32).cast()),
+            CL_SUCCESS
+        );
+        assert_eq!(
+            kernel::clSetKernelArg(k, 3, 4, (&a as *const f32).cast()),
+            CL_INVALID_ARG_INDEX
+        );
+        let mut ev: cl_event = null_mut();
+        // The application's buffer references may go before the command runs.
+        assert_eq!(
+            kernel::clEnqueueNDRangeKernel(
+                e.q,
+                k,
+                1,
+                null(),
+                g.as_ptr(),
+                null(),
+                0,
+                null(),
+                &mut ev
+            ),
+            CL_SUCCESS
+        );
+        assert_eq!(queue::clWaitForEvents(1, &ev), CL_SUCCESS);
+        assert_eq!(
+            mem::clEnqueueReadBuffer(
+                e.q,
+                by,
+                CL_TRUE,
+                0,
+                4 * n,
+                y.as_mut_ptr().cast(),
+                0,
+                null(),
+                null_mut()
+            ),
+            CL_SUCCESS
+        );
+        for (i, v) in y.iter().enumerate() {
+            assert_eq!(*v, 2.0 * i as f32 + 1.0, "element {i}");
+        }
+        // A local size that does not divide the global size: only for non-uniform programs.
+        let l = [100usize];
+        let want = if non_uniform {
+            CL_SUCCESS
+        } else {
+            CL_INVALID_WORK_GROUP_SIZE
+        };
+        assert_eq!(
+            kernel::clEnqueueNDRangeKernel(
+                e.q,
+                k,
+                1,
+                null(),
+                g.as_ptr(),
+                l.as_ptr(),
+                0,
+                null(),
+                null_mut()
+            ),
+            want
+        );
+        assert_eq!(queue::clFinish(e.q), CL_SUCCESS);
+        for h in [bx, by] {
+            assert_eq!(mem::clReleaseMemObject(h), CL_SUCCESS);
+        }
+        assert_eq!(queue::clReleaseEvent(ev), CL_SUCCESS);
+        assert_eq!(kernel::clReleaseKernel(k), CL_SUCCESS);
+    }
+}
+
+#[test]
+fn source_program_builds_runs_and_reports_errors() {
+    if !have_compiler() {
+        eprintln!("clang-15 not installed: skipping (ci/setup installs it)");
+        return;
+    }
+    let e = env();
+    let mut err = 0;
+    let src = CString::new(SRC).unwrap_or_default();
+    let p = src.as_ptr();
+    // SAFETY: valid arguments.
+    unsafe {
+        let prog = program::clCreateProgramWithSource(e.ctx, 1, &mut { p }, null(), &mut err);
+        assert_eq!(err, CL_SUCCESS);
+        // Kernels need a built program.
+        let name = CString::new("axpy").unwrap_or_default();
+        assert!(kernel::clCreateKernel(prog, name.as_ptr(), &mut err).is_null());
+        assert_eq!(err, CL_INVALID_PROGRAM_EXECUTABLE);
+        let opts = CString::new("-cl-opt-disable").unwrap_or_default();
+        let r = program::clBuildProgram(prog, 0, null(), opts.as_ptr(), None, null_mut());
+        let mut log = vec![0u8; 1 << 16];
+        program::clGetProgramBuildInfo(
+            prog,
+            platform::device_id(),
+            CL_PROGRAM_BUILD_LOG,
+            log.len(),
+            log.as_mut_ptr().cast(),
+            null_mut(),
+        );
+        assert_eq!(r, CL_SUCCESS, "{}", String::from_utf8_lossy(&log));
+        let mut names = [0u8; 64];
+        assert_eq!(
+            program::clGetProgramInfo(
+                prog,
+                CL_PROGRAM_KERNEL_NAMES,
+                64,
+                names.as_mut_ptr().cast(),
+                null_mut()
+            ),
+            CL_SUCCESS
+        );
+        assert_eq!(&names[..5], b"axpy\0");
+        run_axpy(&e, prog, false);
+        // A broken source fails with a log.
+        let bad = CString::new("__kernel void f( {").unwrap_or_default();
+        let bp = bad.as_ptr();
+        let prog2 = program::clCreateProgramWithSource(e.ctx, 1, &mut { bp }, null(), &mut err);
+        assert_eq!(
+            program::clBuildProgram(prog2, 0, null(), null(), None, null_mut()),
+            CL_BUILD_PROGRAM_FAILURE
+        );
+        let mut status: cl_build_status = 0;
+        program::clGetProgramBuildInfo(
+            prog2,
+            platform::device_id(),
+            CL_PROGRAM_BUILD_STATUS,
+            4,
+            (&mut status as *mut cl_build_status).cast(),
+            null_mut(),
+        );
+        assert_eq!(status, CL_BUILD_ERROR);
+        for p in [prog, prog2] {
+            assert_eq!(program::clReleaseProgram(p), CL_SUCCESS);
+        }
+        assert_eq!(queue::clReleaseCommandQueue(e.q), CL_SUCCESS);
+        assert_eq!(context::clReleaseContext(e.ctx), CL_SUCCESS);
+    }
+}
+
+#[test]
+fn spirv_program_and_its_binary_run() {
+    if !have_compiler() {
+        eprintln!("clang-15 not installed: skipping (ci/setup installs it)");
+        return;
+    }
+    let req = shadowcl::compiler::CompileRequest {
+        sources: vec![SRC.to_owned()],
+        options: "-cl-opt-disable".to_owned(),
+        headers: Vec::new(),
+    };
+    let spirv = match shadowcl::compiler::compile(&req) {
+        Ok(c) => c.spirv,
+        Err(f) => panic!("compile failed: {f}"),
+    };
+    let e = env();
+    let mut err = 0;
+    // SAFETY: valid arguments.
+    unsafe {
+        assert!(program::clCreateProgramWithIL(
+            e.ctx,
+            b"not spir-v at all!!!".as_ptr().cast(),
+            20,
+            &mut err
+        )
+        .is_null());
+        assert_eq!(err, CL_INVALID_VALUE);
+        let prog =
+            program::clCreateProgramWithIL(e.ctx, spirv.as_ptr().cast(), spirv.len(), &mut err);
+        assert_eq!(err, CL_SUCCESS);
+        assert_eq!(
+            program::clBuildProgram(prog, 0, null(), null(), None, null_mut()),
+            CL_SUCCESS
+        );
+        run_axpy(&e, prog, true);
+        // CL_PROGRAM_BINARIES round-trips through clCreateProgramWithBinary.
+        let mut size = 0usize;
+        assert_eq!(
+            program::clGetProgramInfo(
+                prog,
+                CL_PROGRAM_BINARY_SIZES,
+                8,
+                (&mut size as *mut usize).cast(),
+                null_mut()
+            ),
+            CL_SUCCESS
+        );
+        let mut bin = vec![0u8; size];
+        let mut bp = bin.as_mut_ptr();
+        assert_eq!(
+            program::clGetProgramInfo(
+                prog,
+                CL_PROGRAM_BINARIES,
+                8,
+                (&mut bp as *mut *mut u8).cast(),
+                null_mut()
+            ),
+            CL_SUCCESS
+        );
+        let d = platform::device_id();
+        let mut status = 1;
+        let mut cp = bin.as_ptr();
+        let prog2 =
+            program::clCreateProgramWithBinary(e.ctx, 1, &d, &size, &mut cp, &mut status, &mut err);
+        assert_eq!((err, status), (CL_SUCCESS, CL_SUCCESS));
+        assert_eq!(
+            program::clBuildProgram(prog2, 1, &d, null(), None, null_mut()),
+            CL_SUCCESS
+        );
+        run_axpy(&e, prog2, true);
+        for p in [prog, prog2] {
+            assert_eq!(program::clReleaseProgram(p), CL_SUCCESS);
+        }
+        assert_eq!(queue::clReleaseCommandQueue(e.q), CL_SUCCESS);
+        assert_eq!(context::clReleaseContext(e.ctx), CL_SUCCESS);
+    }
+}
