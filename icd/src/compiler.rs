@@ -372,7 +372,7 @@ impl Compiler {
         let versions = self.tool_versions()?;
 
         let mut hasher = Sha256::new();
-        hash_part(&mut hasher, b"shadowcl-compile-v1");
+        hash_part(&mut hasher, b"shadowcl-compile-v2");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());
         // Relative -I folders depend on the working directory.
@@ -416,15 +416,21 @@ impl Compiler {
         let opt = opt_level(&args);
         // llvm-spirv-15 aborts on some optimised variable locations ("unsupported opcode
         // found in DIExpression"); line tables alone still give every instruction its
-        // source line, so retry with those.
-        const DEBUG_LEVELS: [&str; 2] = ["-g", "-gline-tables-only"];
+        // source line, so retry with those, and as a last resort without optimisation.
+        let mut attempts = vec![("-g", opt), ("-gline-tables-only", opt)];
+        if opt != '0' {
+            attempts.push(("-gline-tables-only", '0'));
+        }
         let mut attempt = 0;
         let (bitcode, spirv, log) = loop {
-            let debug = DEBUG_LEVELS[attempt];
+            let (debug, opt) = attempts[attempt];
             let mut cmd = Command::new(&self.clang);
             cmd.current_dir(root)
                 .args(["-c", "-target", "spir64", "-emit-llvm"])
                 .arg(format!("-O{opt}"))
+                // The vectorisers emit llvm.vector.reduce.* that llvm-spirv-15 rejects,
+                // and scalar code is what the interpreter and the checkers want anyway.
+                .args(["-fno-vectorize", "-fno-slp-vectorize"])
                 .args([debug, "-Xclang", "-cl-kernel-arg-info"])
                 .args([
                     "-Wno-unused-command-line-argument",
@@ -445,9 +451,7 @@ impl Compiler {
                     log.push_str(&spirv_log);
                     break (bitcode, spirv, log);
                 }
-                Err(e)
-                    if e.kind == FailureKind::BuildFailed && attempt + 1 < DEBUG_LEVELS.len() =>
-                {
+                Err(e) if e.kind == FailureKind::BuildFailed && attempt + 1 < attempts.len() => {
                     attempt += 1;
                 }
                 Err(mut e) => {
@@ -1007,6 +1011,22 @@ mod tests {
         assert_eq!(other[0].type_name, "image2d_t");
         assert_eq!(other[0].access, "read_only");
         assert_eq!(other[1].name, "p");
+    }
+
+    /// At -O2 the loop vectoriser turns this into llvm.vector.reduce.add, which
+    /// llvm-spirv-15 rejects (piglit's calls.cl).
+    #[test]
+    fn vectorised_reductions_do_not_reach_llvm_spirv() {
+        if !have_tools() {
+            return;
+        }
+        let src = "__attribute__((noinline)) int f(void) { int ret = 100; volatile int a[20];\n\
+                   for (int i = 0; i < 20; ++i) a[i] = i;\n\
+                   for (int i = 0; i < 20; ++i) ret += a[i];\n  return ret; }\n\
+                   __kernel void k(__global int *p) { p[0] = f(); }\n";
+        let out = Compiler::new().compile(&req(src, "")).unwrap();
+        assert!(is_spirv(&out.spirv));
+        assert!(!String::from_utf8_lossy(&out.spirv).contains("llvm.vector.reduce"));
     }
 
     #[test]
