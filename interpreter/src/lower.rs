@@ -1154,6 +1154,8 @@ struct Fx<'a, 'm> {
     /// Access chains into builtin variables: id → (builtin, component).
     builtin_ptrs: HashMap<Word, (Builtin, u8)>,
     private_bytes: u64,
+    /// Sign extensions to 64 bits used only as access-chain indices: result → (source, bits).
+    sconv: HashMap<Word, (Word, u8)>,
 }
 
 impl<'a, 'm> Fx<'a, 'm> {
@@ -1439,6 +1441,44 @@ fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses> {
         }
         max_phi = max_phi.max(phi_lanes);
     }
+    // Uses of each id, and how many of them are access-chain indices: a sign extension
+    // used only as an index is folded into the access chain (the common `a[i]` pattern).
+    let mut use_count: HashMap<Word, u32> = HashMap::new();
+    let mut index_uses: HashMap<Word, u32> = HashMap::new();
+    let mut sconv: HashMap<Word, (Word, u8)> = HashMap::new();
+    for b in &f.blocks {
+        for i in &b.instructions {
+            let gep = matches!(
+                i.class.opcode,
+                S::AccessChain
+                    | S::InBoundsAccessChain
+                    | S::PtrAccessChain
+                    | S::InBoundsPtrAccessChain
+            );
+            for (k, o) in i.operands.iter().enumerate() {
+                if let Operand::IdRef(x) = o {
+                    *use_count.entry(*x).or_default() += 1;
+                    if gep && k > 0 {
+                        *index_uses.entry(*x).or_default() += 1;
+                    }
+                }
+            }
+            if i.class.opcode == S::SConvert {
+                if let (Some(id), Ok(src), Some(rt)) = (i.result_id, id_at(i, 0), i.result_type) {
+                    let from = md
+                        .id_ty
+                        .get(&src)
+                        .and_then(|t| md.types.get(t))
+                        .map(|t| t.k.clone());
+                    let to = md.types.get(&rt).map(|t| t.k.clone());
+                    if let (Some(TyK::Int(fw)), Some(TyK::Int(64))) = (from, to) {
+                        sconv.insert(id, (src, fw));
+                    }
+                }
+            }
+        }
+    }
+    sconv.retain(|id, _| use_count.get(id) == index_uses.get(id));
     let temp_base = next;
     let const_base = next + max_phi + 4;
     let start = md.code.ops.len();
@@ -1463,6 +1503,7 @@ fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses> {
         cur_inst: 0,
         builtin_ptrs: HashMap::new(),
         private_bytes: 0,
+        sconv,
     };
     let mut key_pc = vec![0u32; nblocks as usize];
     for (bi, b) in f.blocks.iter().enumerate() {
@@ -1812,7 +1853,9 @@ fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
                 S::SatConvertUToS => (false, true),
                 _ => (true, true),
             };
-            if matches!(op, S::SConvert | S::UConvert) && !sat {
+            if fx.sconv.contains_key(&rid) {
+                // Folded into the access chains that use it.
+            } else if matches!(op, S::SConvert | S::UConvert) && !sat {
                 fx.emit(Op::IConv {
                     signed: op == S::SConvert,
                     from: fw,
@@ -2203,6 +2246,9 @@ fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let mut add = |fx: &mut Fx, idx_id: Word, scale: i64, off: &mut i64| -> R<()> {
         if let Some(c) = fx.const_val(idx_id) {
             *off = off.wrapping_add(c.wrapping_mul(scale));
+        } else if let Some(&(src, w)) = fx.sconv.get(&idx_id) {
+            let slot = fx.val(src)?;
+            terms.push(GepTerm { slot, w, scale });
         } else {
             let slot = fx.val(idx_id)?;
             let (_, w, _) = fx.sc(*fx
