@@ -75,12 +75,13 @@ pub unsafe extern "C" fn clCreateKernel(
 ) -> cl_kernel {
     call_ptr("clCreateKernel", errcode_ret, || {
         let p = get_program(program)?;
-        let (loaded, nu, na) = p.executable()?;
+        let (loaded, nu, na, meta) = p.executable()?;
         let name = crate::info::cstr(kernel_name).ok_or(CL_INVALID_VALUE)?;
-        let info = loaded
+        let mut info = loaded
             .kernel(&name)
             .cloned()
             .ok_or(CL_INVALID_KERNEL_NAME)?;
+        crate::program::apply_arg_meta(&mut info, meta.as_deref());
         Ok(make_kernel(&p, info, loaded, (nu, na)))
     })
 }
@@ -93,8 +94,11 @@ pub unsafe extern "C" fn clCreateKernelsInProgram(
 ) -> cl_int {
     call("clCreateKernelsInProgram", || {
         let p = get_program(program)?;
-        let (loaded, nu, na) = p.executable()?;
-        let infos = loaded.kernels().to_vec();
+        let (loaded, nu, na, meta) = p.executable()?;
+        let mut infos = loaded.kernels().to_vec();
+        for info in &mut infos {
+            crate::program::apply_arg_meta(info, meta.as_deref());
+        }
         if !kernels.is_null() && (num_kernels as usize) < infos.len() {
             return Err(CL_INVALID_VALUE);
         }

@@ -35,6 +35,53 @@ pub struct ProgramState {
     /// Built from source without `-cl-kernel-arg-info`: argument names and types are not
     /// available through `clGetKernelArgInfo` (the compiler keeps them for ShadowCL's reports).
     pub no_arg_info: bool,
+    /// clang's `-cl-kernel-arg-info` metadata per kernel (type names and qualifiers as
+    /// written, which SPIR-V does not keep), when the program was compiled from source.
+    pub arg_meta: Option<Arc<ArgMeta>>,
+}
+
+/// Kernel name → its arguments as clang described them.
+pub type ArgMeta = std::collections::BTreeMap<String, Vec<compiler::KernelArgMeta>>;
+
+/// Reads the argument metadata of freshly compiled or linked bitcode (best effort).
+fn arg_meta(bitcode: &[u8]) -> Option<Arc<ArgMeta>> {
+    match compiler::kernel_arg_metadata(bitcode) {
+        Ok(m) => Some(Arc::new(m)),
+        Err(e) => {
+            tracing::debug!("no kernel argument metadata: {e}");
+            None
+        }
+    }
+}
+
+/// Completes the interpreter's view of a kernel's arguments with clang's metadata.
+pub fn apply_arg_meta(info: &mut shadowcl_interpreter::KernelInfo, meta: Option<&ArgMeta>) {
+    let Some(args) = meta.and_then(|m| m.get(&info.name)) else {
+        return;
+    };
+    if args.len() != info.args.len() {
+        return;
+    }
+    for (a, m) in info.args.iter_mut().zip(args) {
+        if !m.name.is_empty() {
+            a.name = m.name.clone();
+        }
+        if !m.type_name.is_empty() {
+            a.type_name = m.type_name.clone();
+        }
+        let mut q = 0;
+        for (set, bit) in [
+            (m.is_const(), CL_KERNEL_ARG_TYPE_CONST),
+            (m.is_restrict(), CL_KERNEL_ARG_TYPE_RESTRICT),
+            (m.is_volatile(), CL_KERNEL_ARG_TYPE_VOLATILE),
+            (m.is_pipe(), CL_KERNEL_ARG_TYPE_PIPE),
+        ] {
+            if set {
+                q |= bit;
+            }
+        }
+        a.type_qualifier = q;
+    }
 }
 
 pub struct Program {
@@ -56,6 +103,9 @@ pub fn get_program(p: cl_program) -> Result<Ref<Program>, cl_int> {
     object::get::<Program, _>(p)
 }
 
+/// See [`Program::executable`].
+pub type Executable = (Arc<Loaded>, bool, bool, Option<Arc<ArgMeta>>);
+
 impl Program {
     fn new(context: Ref<Context>, source: Option<String>, il: Option<Vec<u8>>) -> Program {
         Program {
@@ -72,13 +122,17 @@ impl Program {
     }
 
     /// The loaded module, when the program has been built into an executable, whether it
-    /// allows non-uniform work-groups and whether argument information is hidden.
-    pub fn executable(&self) -> Result<(Arc<Loaded>, bool, bool), cl_int> {
+    /// allows non-uniform work-groups, whether argument information is hidden, and clang's
+    /// argument metadata.
+    pub fn executable(&self) -> Result<Executable, cl_int> {
         let st = self.state.lock();
         match (&st.loaded, st.binary_type) {
-            (Some(l), CL_PROGRAM_BINARY_TYPE_EXECUTABLE) => {
-                Ok((l.clone(), st.non_uniform, st.no_arg_info))
-            }
+            (Some(l), CL_PROGRAM_BINARY_TYPE_EXECUTABLE) => Ok((
+                l.clone(),
+                st.non_uniform,
+                st.no_arg_info,
+                st.arg_meta.clone(),
+            )),
             _ => Err(CL_INVALID_PROGRAM_EXECUTABLE),
         }
     }
@@ -339,6 +393,7 @@ fn build(p: &Program, options: &str) -> Result<(), cl_int> {
                 )
             })?;
             st.log = c.log;
+            st.arg_meta = arg_meta(&c.bitcode);
             st.bitcode = Some(c.bitcode);
             st.non_uniform = wants_cl2(options);
             st.no_arg_info = !options
@@ -350,6 +405,7 @@ fn build(p: &Program, options: &str) -> Result<(), cl_int> {
             il.clone()
         } else {
             let old = p.state.lock().clone();
+            st.arg_meta = old.bitcode.as_deref().and_then(arg_meta);
             st.bitcode = old.bitcode;
             st.non_uniform = old.non_uniform || wants_cl2(options);
             st.no_arg_info = old.no_arg_info;
@@ -568,6 +624,7 @@ pub unsafe extern "C" fn clLinkProgram(
         let res = match compiler::link(&bitcodes, &options) {
             Ok(c) => {
                 st.log = c.log;
+                st.arg_meta = arg_meta(&c.bitcode);
                 st.bitcode = Some(c.bitcode);
                 if link_opts.create_library {
                     st.binary_type = CL_PROGRAM_BINARY_TYPE_LIBRARY;

@@ -184,7 +184,7 @@ fn source_program_builds_runs_and_reports_errors() {
         let name = CString::new("axpy").unwrap_or_default();
         assert!(kernel::clCreateKernel(prog, name.as_ptr(), &mut err).is_null());
         assert_eq!(err, CL_INVALID_PROGRAM_EXECUTABLE);
-        let opts = CString::new("-cl-opt-disable").unwrap_or_default();
+        let opts = CString::new("-cl-kernel-arg-info").unwrap_or_default();
         let r = program::clBuildProgram(prog, 0, null(), opts.as_ptr(), None, null_mut());
         let mut log = vec![0u8; 1 << 16];
         program::clGetProgramBuildInfo(
@@ -209,6 +209,64 @@ fn source_program_builds_runs_and_reports_errors() {
         );
         assert_eq!(&names[..5], b"axpy\0");
         run_axpy(&e, prog, false);
+        // Argument information as written in the source (-cl-kernel-arg-info).
+        let name = CString::new("axpy").unwrap_or_default();
+        let k = kernel::clCreateKernel(prog, name.as_ptr(), &mut err);
+        assert_eq!(err, CL_SUCCESS);
+        let mut q: cl_kernel_arg_type_qualifier = 99;
+        assert_eq!(
+            kernel::clGetKernelArgInfo(
+                k,
+                0,
+                CL_KERNEL_ARG_TYPE_QUALIFIER,
+                8,
+                (&mut q as *mut u64).cast(),
+                null_mut()
+            ),
+            CL_SUCCESS
+        );
+        assert_eq!(q, CL_KERNEL_ARG_TYPE_CONST);
+        let mut tn = [0u8; 32];
+        let mut len = 0usize;
+        assert_eq!(
+            kernel::clGetKernelArgInfo(
+                k,
+                0,
+                CL_KERNEL_ARG_TYPE_NAME,
+                32,
+                tn.as_mut_ptr().cast(),
+                &mut len
+            ),
+            CL_SUCCESS
+        );
+        assert_eq!(&tn[..len], b"float*\0");
+        let mut an = [0u8; 8];
+        assert_eq!(
+            kernel::clGetKernelArgInfo(
+                k,
+                2,
+                CL_KERNEL_ARG_NAME,
+                8,
+                an.as_mut_ptr().cast(),
+                &mut len
+            ),
+            CL_SUCCESS
+        );
+        assert_eq!(&an[..len], b"a\0");
+        let mut aq: cl_kernel_arg_address_qualifier = 0;
+        assert_eq!(
+            kernel::clGetKernelArgInfo(
+                k,
+                1,
+                CL_KERNEL_ARG_ADDRESS_QUALIFIER,
+                4,
+                (&mut aq as *mut u32).cast(),
+                null_mut()
+            ),
+            CL_SUCCESS
+        );
+        assert_eq!(aq, CL_KERNEL_ARG_ADDRESS_GLOBAL);
+        assert_eq!(kernel::clReleaseKernel(k), CL_SUCCESS);
         // A broken source fails with a log.
         let bad = CString::new("__kernel void f( {").unwrap_or_default();
         let bp = bad.as_ptr();
