@@ -38,6 +38,9 @@ impl ClObject for Mem {
     const INVALID: i32 = CL_INVALID_MEM_OBJECT;
     type Handle = cl_mem;
     fn destroyed(&self, handle: *mut c_void) {
+        if self.parent.is_none() {
+            crate::launch::buffer_released(self.storage.id());
+        }
         let cbs = std::mem::take(&mut *self.destructors.lock());
         for (f, user) in cbs.into_iter().rev() {
             // SAFETY: the application's destructor callback, called once.
@@ -133,6 +136,10 @@ fn create_buffer(
         }
         b
     };
+    crate::launch::buffer_created(
+        &storage,
+        flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0,
+    );
     let m = object::create(Mem {
         context: ctx,
         flags,
@@ -403,6 +410,7 @@ pub unsafe extern "C" fn clEnqueueWriteBuffer(
             event,
             blocking != 0,
             Box::new(move || {
+                crate::launch::buffer_written_by_host(m.storage.id(), m.offset + offset, size);
                 m.storage
                     .write(m.offset + offset, host_bytes(src, size))
                     .map_err(|_| CL_OUT_OF_RESOURCES)
@@ -445,6 +453,7 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
             event,
             false,
             Box::new(move || {
+                crate::launch::buffer_written_by_host(d.storage.id(), da, size);
                 d.storage
                     .copy_from(da, &s.storage, sa, size)
                     .map_err(|_| CL_OUT_OF_RESOURCES)
@@ -484,6 +493,7 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
             event,
             false,
             Box::new(move || {
+                crate::launch::buffer_written_by_host(m.storage.id(), m.offset + offset, size);
                 m.storage
                     .fill(m.offset + offset, size, &pat)
                     .map_err(|_| CL_OUT_OF_RESOURCES)
@@ -667,6 +677,11 @@ pub unsafe extern "C" fn clEnqueueWriteBufferRect(
                 for z in 0..region[2] {
                     for y in 0..region[1] {
                         let (bo, ho) = (b.offset(y, z), h.offset(y, z));
+                        crate::launch::buffer_written_by_host(
+                            m.storage.id(),
+                            m.offset + bo,
+                            region[0],
+                        );
                         m.storage
                             .write(m.offset + bo, &host[ho..ho + region[0]])
                             .map_err(|_| CL_OUT_OF_RESOURCES)?;
@@ -730,6 +745,11 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
             Box::new(move || {
                 for z in 0..region[2] {
                     for y in 0..region[1] {
+                        crate::launch::buffer_written_by_host(
+                            d.storage.id(),
+                            d.offset + dr.offset(y, z),
+                            region[0],
+                        );
                         d.storage
                             .copy_from(
                                 d.offset + dr.offset(y, z),
@@ -783,6 +803,8 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
         }
         let p = m.storage.host_ptr().wrapping_add(m.offset + offset);
         m.map_count.fetch_add(1, Ordering::Relaxed);
+        // The host may write through the mapping: count the mapped bytes as initialised.
+        crate::launch::buffer_written_by_host(m.storage.id(), m.offset + offset, size);
         enqueue(
             &q,
             CL_COMMAND_MAP_BUFFER,
