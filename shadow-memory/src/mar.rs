@@ -260,6 +260,8 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
     };
     let unknown = |flags: u64| conflicting(op, flags).map(|k| Party { op: k, who: None });
 
+    // Who the record names afterwards: normally this access.
+    let mut keep_identity = false;
     let (conflict, e, many, h, o) = if same_group {
         let current = r.epoch() == epoch;
         // Intra-group: only accesses since this group's last barrier count.
@@ -279,6 +281,13 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
             scope: o_scope,
         });
         let conflict = intra.map(|p| Conflict { first: p, scope }).or(others);
+        // A read (atomic) after another item's read (atomic) in the same interval keeps that
+        // item in the record: if the owner overwrites the byte later, the report can name the
+        // other reader instead of an unidentified one.
+        keep_identity = current
+            && o_item != me.item
+            && intra.is_none()
+            && last.is_some_and(|l| l == op && op != Op::Write);
         let (e, many) = if current {
             let shared_read = op != Op::Write
                 && o_item != me.item
@@ -304,12 +313,16 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
     // O gains the previous group's flags when the accessor changes group; remember whether
     // they came from another launch.
     let other_kernel = r.other_kernel() || (scope == Scope::InterKernel && r.h() != 0);
+    let (item, site, last) = match (keep_identity, last) {
+        (true, Some(l)) => (o_item, r.site(), l),
+        _ => (me.item, site, op),
+    };
     Step {
         new: Fields {
-            item: me.item,
+            item,
             site,
             epoch,
-            last: op,
+            last,
             e,
             many,
             h,
@@ -405,17 +418,29 @@ mod tests {
 
     #[test]
     fn many_readers_then_write_by_one_of_them_conflicts_with_unknown_reader() {
+        let read = |who: Option<(u32, u16)>| Party { op: Op::Read, who };
         let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Read).new;
         let b = step(a, &me(2, 0), 1, 0, Op::Read);
         assert!(b.conflict.is_none());
+        // The record still names the first reader, so the other's write can name it.
         let w = step(b.new, &me(2, 0), 2, 0, Op::Write).conflict.unwrap();
-        assert_eq!(
-            w.first,
-            Party {
-                op: Op::Read,
-                who: None
-            }
-        );
+        assert_eq!(w.first, read(Some((1, 1))));
+        // The first reader itself writing: the other reader is not in the record.
+        let w = step(b.new, &me(1, 0), 2, 0, Op::Write).conflict.unwrap();
+        assert_eq!(w.first, read(None));
+        // Many plain readers, then another read: fine.
+        assert!(step(b.new, &me(3, 0), 1, 0, Op::Read).conflict.is_none());
+    }
+
+    #[test]
+    fn plain_read_after_atomics_by_several_items_races() {
+        let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Atomic).new;
+        let b = step(a, &me(2, 0), 1, 0, Op::Atomic);
+        assert!(b.conflict.is_none());
+        let r = step(b.new, &me(1, 0), 3, 0, Op::Read).conflict.unwrap();
+        assert_eq!((r.first.op, r.first.who), (Op::Atomic, None));
+        let r = step(b.new, &me(2, 0), 3, 0, Op::Read).conflict.unwrap();
+        assert_eq!((r.first.op, r.first.who), (Op::Atomic, Some((1, 1))));
     }
 
     #[test]

@@ -396,6 +396,16 @@ fn many_readers_then_a_write_races() {
         write(c, &mut g, Global, BUF, 0, wi(0, 1), 61);
         c.group_end(g);
     });
+    // The first reader writing instead: the other reader is unidentified, still a race.
+    let r2 = launch(&session(Checks::default()), 0, false, |c| {
+        let mut g = group(c, 0);
+        read(c, &mut g, Global, BUF, 0, wi(0, 0), 60);
+        read(c, &mut g, Global, BUF, 0, wi(0, 1), 60);
+        write(c, &mut g, Global, BUF, 0, wi(0, 0), 61);
+        c.group_end(g);
+    });
+    assert_eq!(r2.findings.len(), 1);
+    assert_eq!(r2.findings[0].first.as_ref().unwrap().global_id, None);
     assert_eq!(
         kinds(&r),
         [(
@@ -404,9 +414,12 @@ fn many_readers_then_a_write_races() {
             Some(Scope::IntraGroup)
         )]
     );
-    // The other reader is not in the record: reported as an unidentified read.
+    // The record kept the first reader, so the owner's write names it.
     let first = r.findings[0].first.as_ref().unwrap();
-    assert_eq!((first.access.as_str(), first.global_id), ("read", None));
+    assert_eq!(
+        (first.access.as_str(), first.global_id),
+        ("read", Some([0, 0, 0]))
+    );
 }
 
 #[test]
