@@ -400,6 +400,8 @@ fn extension_address(name: Option<String>) -> *mut c_void {
     match name.as_deref() {
         Some("clIcdGetPlatformIDsKHR") => clIcdGetPlatformIDsKHR as *mut c_void,
         Some("clGetPlatformInfo") => clGetPlatformInfo as *mut c_void,
+        // cl_khr_il_program's entry point is the core clCreateProgramWithIL.
+        Some("clCreateProgramWithILKHR") => crate::program::clCreateProgramWithIL as *mut c_void,
         _ => std::ptr::null_mut(),
     }
 }
@@ -446,6 +448,15 @@ mod tests {
         assert_eq!(check_device(garbage), Err(CL_INVALID_DEVICE));
         assert_eq!(check_platform(device_id().cast()), Err(CL_INVALID_PLATFORM));
         assert!(check_device(device_id()).is_ok());
+    }
+
+    #[test]
+    fn extension_functions_resolve() {
+        let name = |s: &str| Some(s.to_owned());
+        assert!(!extension_address(name("clIcdGetPlatformIDsKHR")).is_null());
+        assert!(!extension_address(name("clCreateProgramWithILKHR")).is_null());
+        assert!(extension_address(name("clNoSuchFunction")).is_null());
+        assert!(extension_address(None).is_null());
     }
 
     #[test]
