@@ -36,9 +36,18 @@ pub fn notice(msg: &str) {
     let _ = writeln!(err, "{msg}");
 }
 
-/// Reports a skipped test: `SKIP: <test>: <why>` on the real stderr.
+/// Reports a skipped test: `SKIP: <test>: <why>` on the real stderr. With
+/// `SHADOWCL_REQUIRE_LIB=1` (set by ci/test, which builds the library first) a missing
+/// `libshadowcl.so` is a failure instead.
 pub fn skip(test: &str, why: &str) {
     notice(&format!("SKIP: {test}: {why}"));
+}
+
+fn lib_missing(test: &str, why: &str) {
+    if std::env::var("SHADOWCL_REQUIRE_LIB").is_ok_and(|v| v == "1") {
+        panic!("{test}: {why}, and SHADOWCL_REQUIRE_LIB=1");
+    }
+    skip(test, why);
 }
 
 /// Where `libshadowcl.so` is: `$SHADOWCL_LIB`, else the `debug` folder of the target
@@ -76,7 +85,7 @@ impl Icd {
     /// `test`) when `libshadowcl.so` has not been built.
     pub fn shadowcl(test: &str) -> Option<Icd> {
         let Some(lib) = find_shadowcl_lib() else {
-            skip(
+            lib_missing(
                 test,
                 "libshadowcl.so not found (build it with `cargo build -p shadowcl-icd`, \
                  or set SHADOWCL_LIB)",
@@ -92,7 +101,7 @@ impl Icd {
         let lib = match find_shadowcl_lib() {
             Some(lib) => lib,
             None => {
-                skip(
+                lib_missing(
                     test,
                     "libshadowcl.so not found (build it first, or set SHADOWCL_LIB)",
                 );
