@@ -540,9 +540,11 @@ impl Rect {
     }
     /// One past the last byte touched by `region`.
     pub fn end(&self, region: [usize; 3]) -> Option<usize> {
-        let z = (self.origin[2] + region[2] - 1).checked_mul(self.slice_pitch)?;
-        let y = (self.origin[1] + region[1] - 1).checked_mul(self.row_pitch)?;
-        z.checked_add(y)?.checked_add(self.origin[0] + region[0])
+        let last = |o: usize, r: usize| o.checked_add(r)?.checked_sub(1);
+        let z = last(self.origin[2], region[2])?.checked_mul(self.slice_pitch)?;
+        let y = last(self.origin[1], region[1])?.checked_mul(self.row_pitch)?;
+        z.checked_add(y)?
+            .checked_add(self.origin[0].checked_add(region[0])?)
     }
 }
 
@@ -975,6 +977,9 @@ mod tests {
             Rect::new([0; 3], [4, 3, 1], 4, 13).map(|_| ()),
             Err(CL_INVALID_VALUE)
         );
+        // Origins near usize::MAX are out of range, not an overflow.
+        let huge = Rect::new([usize::MAX, 0, 0], [4, 1, 1], 0, 0);
+        assert_eq!(huge.map(|r| r.end([4, 1, 1])), Ok(None));
     }
 
     #[test]
