@@ -212,6 +212,36 @@ impl Finding {
         )
     }
 
+    /// A race whose first access is known only by kind (the record had moved on).
+    pub(crate) fn first_unidentified(&self) -> bool {
+        self.race.is_some() && self.first.as_ref().is_some_and(|s| s.global_id.is_none())
+    }
+
+    /// The pair without the first access's identity: an unidentified first access is folded
+    /// into an identified finding with the same key (same second access, same first kind).
+    pub(crate) fn loose_key(&self) -> Option<String> {
+        let first = self.first.as_ref()?;
+        let second = self.second.as_ref()?;
+        self.race.map(|_| {
+            format!(
+                "{:?}|{:?}|{:?}|{:?}|{}|{:?}|{}|{}@{}:{:?}",
+                self.kind,
+                self.race,
+                self.scope,
+                self.memory,
+                self.kernel,
+                self.buffer,
+                first.access,
+                second.access,
+                second.kernel,
+                second
+                    .location
+                    .as_ref()
+                    .map(|l| (&*l.file, l.line, l.column))
+            )
+        })
+    }
+
     pub fn to_json(&self) -> Value {
         json!({
             "kind": self.kind.name(),

@@ -116,6 +116,8 @@ struct State {
     launches: Vec<LaunchSummary>,
     findings: Vec<Finding>,
     index: HashMap<String, usize>,
+    /// Races by `Finding::loose_key`, for folding unidentified first accesses.
+    loose: HashMap<String, usize>,
     dropped: u64,
     printed: usize,
 }
@@ -140,6 +142,7 @@ impl Session {
                 launches: Vec::new(),
                 findings: Vec::new(),
                 index: HashMap::new(),
+                loose: HashMap::new(),
                 dropped: 0,
                 printed: 0,
             }),
@@ -244,13 +247,23 @@ impl Session {
 
     fn merge_locked(st: &mut State, f: Finding, new: &mut usize) {
         let key = f.dedup_key();
-        if let Some(&i) = st.index.get(&key) {
+        let loose = f.loose_key();
+        let unidentified = f.first_unidentified();
+        let folded = loose
+            .as_ref()
+            .filter(|_| unidentified)
+            .and_then(|k| st.loose.get(k).copied());
+        if let Some(i) = st.index.get(&key).copied().or(folded) {
             st.findings[i].count += f.count;
         } else if *new >= LAUNCH_CAP {
             st.dropped += 1;
         } else {
             *new += 1;
-            st.index.insert(key, st.findings.len());
+            let i = st.findings.len();
+            st.index.insert(key, i);
+            if let (Some(k), false) = (loose, unidentified) {
+                st.loose.entry(k).or_insert(i);
+            }
             st.findings.push(f);
         }
     }
@@ -506,7 +519,9 @@ impl LaunchChecker<'_> {
         raws.sort_by(|a, b| a.key.cmp(&b.key));
         let Some(ls) = self.state() else { return 0 };
         let mut st = self.session.state.lock();
-        let findings: Vec<Finding> = raws.iter().map(|r| self.resolve(&st, ls, r)).collect();
+        let mut findings: Vec<Finding> = raws.iter().map(|r| self.resolve(&st, ls, r)).collect();
+        // Identified races first, so unidentified ones of the same pair fold into them.
+        findings.sort_by_key(Finding::first_unidentified);
         let mut new = 0;
         for f in findings {
             Session::merge_locked(&mut st, f, &mut new);

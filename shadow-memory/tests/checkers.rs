@@ -406,6 +406,19 @@ fn many_readers_then_a_write_races() {
     });
     assert_eq!(r2.findings.len(), 1);
     assert_eq!(r2.findings[0].first.as_ref().unwrap().global_id, None);
+    // Both in one launch: the unidentified one is counted with the identified pair.
+    let r3 = launch(&session(Checks::default()), 0, false, |c| {
+        let mut g = group(c, 0);
+        for (slot, writer) in [(0, 0), (4, 1)] {
+            read(c, &mut g, Global, BUF, slot, wi(0, 0), 60);
+            read(c, &mut g, Global, BUF, slot, wi(0, 1), 60);
+            write(c, &mut g, Global, BUF, slot, wi(0, writer), 61);
+        }
+        c.group_end(g);
+    });
+    assert_eq!(r3.findings.len(), 1, "{}", r3.render_text());
+    assert_eq!(r3.findings[0].count, 2);
+    assert!(r3.findings[0].first.as_ref().unwrap().global_id.is_some());
     assert_eq!(
         kinds(&r),
         [(
