@@ -6,6 +6,7 @@ use crate::dispatch_gen::{IcdDispatch, DISPATCH};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::c_void;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, LazyLock};
 
 /// A ShadowCL object type.
@@ -25,6 +26,10 @@ pub trait ClObject: Send + Sync + Sized + 'static {
 pub struct Obj<T: ClObject> {
     dispatch: &'static IcdDispatch,
     tag: u32,
+    /// References the application holds (`CL_*_REFERENCE_COUNT`); ShadowCL's own references
+    /// (a queue's context, a command's buffers) are further `Arc` counts. A release beyond
+    /// this count is refused instead of freeing an object still in use.
+    app_refs: std::sync::atomic::AtomicU32,
     pub inner: T,
 }
 
@@ -46,6 +51,7 @@ impl<T: ClObject> Obj<T> {
         Obj {
             dispatch: &DISPATCH,
             tag,
+            app_refs: std::sync::atomic::AtomicU32::new(1),
             inner,
         }
     }
@@ -64,6 +70,7 @@ pub fn create<T: ClObject>(inner: T) -> Ref<T> {
     let a = Arc::new(Obj {
         dispatch: &DISPATCH,
         tag: T::TAG,
+        app_refs: std::sync::atomic::AtomicU32::new(0),
         inner,
     });
     LIVE.lock().insert(Arc::as_ptr(&a) as usize, T::TAG);
@@ -83,6 +90,7 @@ pub fn into_handle<T: ClObject>(r: Ref<T>) -> T::Handle
 where
     T::Handle: From<RawHandle>,
 {
+    r.app_refs.fetch_add(1, Ordering::SeqCst);
     RawHandle(Arc::into_raw(r) as *mut c_void).into()
 }
 
@@ -140,6 +148,7 @@ pub fn tag_of<H>(h: *mut H) -> Option<u32> {
 /// `clRetain*`.
 pub fn retain<T: ClObject, H>(h: *mut H) -> Result<(), i32> {
     let r = get::<T, H>(h)?;
+    r.app_refs.fetch_add(1, Ordering::SeqCst);
     std::mem::forget(r);
     Ok(())
 }
@@ -147,6 +156,14 @@ pub fn retain<T: ClObject, H>(h: *mut H) -> Result<(), i32> {
 /// `clRelease*`.
 pub fn release<T: ClObject, H>(h: *mut H) -> Result<(), i32> {
     let r = get::<T, H>(h)?;
+    let took = r
+        .app_refs
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+    if took.is_err() {
+        // More releases than the application's references: refuse, the object may still be
+        // used by commands or other objects.
+        return Err(T::INVALID);
+    }
     // SAFETY: the handle was validated and holds the count the application got from
     // `into_handle`/`retain`; `r` keeps the object alive until it is dropped below.
     unsafe { Arc::decrement_strong_count(Arc::as_ptr(&r)) };
@@ -154,10 +171,9 @@ pub fn release<T: ClObject, H>(h: *mut H) -> Result<(), i32> {
     Ok(())
 }
 
-/// The reference count reported by `CL_*_REFERENCE_COUNT` (application and internal).
+/// The reference count reported by `CL_*_REFERENCE_COUNT`: the application's references.
 pub fn ref_count<T: ClObject>(r: &Ref<T>) -> u32 {
-    // The query itself holds one reference.
-    (Arc::strong_count(r).saturating_sub(1)) as u32
+    r.app_refs.load(Ordering::SeqCst)
 }
 
 /// Checks that `h` is the static object `s` (platform, device).
@@ -251,6 +267,13 @@ mod tests {
         assert_eq!(tag_of(h), Some(Context::TAG));
         assert!(get::<Context, _>(h).is_ok());
         assert_eq!(get::<Queue, _>(h).err(), Some(CL_INVALID_COMMAND_QUEUE));
+        // Internal references do not count as the application's.
+        let app: cl_context = into_handle(c.clone());
+        assert_eq!(app, h);
+        assert_eq!(ref_count(&c), 1);
+        assert_eq!(release::<Context, _>(h), Ok(()));
+        assert_eq!(release::<Context, _>(h), Err(CL_INVALID_CONTEXT));
+        assert!(get::<Context, _>(h).is_ok(), "still alive through `c`");
         drop(c);
         assert_eq!(tag_of(h), None);
         assert_eq!(get::<Context, _>(h).err(), Some(CL_INVALID_CONTEXT));

@@ -277,7 +277,7 @@ pub fn enqueue(
     if blocking {
         let s = ev.wait();
         if s < 0 {
-            out(event_out, object::into_handle(ev));
+            // A failed call hands out no event.
             return Err(if s == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST {
                 s
             } else {
