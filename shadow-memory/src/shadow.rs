@@ -1,7 +1,7 @@
 //! Global-memory shadow of one buffer: MARs in lazily allocated pages of atomics.
 
 use crate::mar;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// Bytes of device memory per shadow page (the page itself is 8x that).
@@ -12,6 +12,9 @@ pub(crate) struct Shadow {
     /// Record a fresh page starts with: `INITIALISED` for buffers created from host data.
     fresh: u64,
     pages: Box<[OnceLock<Box<[AtomicU64]>>]>,
+    /// Pages touched since the last reset: a reset after each in-order launch sweeps only
+    /// those, not every page a big buffer ever had.
+    dirty: Box<[AtomicBool]>,
 }
 
 impl Shadow {
@@ -21,6 +24,7 @@ impl Shadow {
             len,
             fresh: if initialised { mar::INITIALISED } else { 0 },
             pages: (0..n).map(|_| OnceLock::new()).collect(),
+            dirty: (0..n).map(|_| AtomicBool::new(false)).collect(),
         }
     }
 
@@ -31,6 +35,10 @@ impl Shadow {
         }
         let index = offset / PAGE;
         let page = self.pages.get(index as usize)?;
+        let dirty = self.dirty.get(index as usize)?;
+        if !dirty.load(Ordering::Relaxed) {
+            dirty.store(true, Ordering::Relaxed);
+        }
         let fresh = self.fresh;
         // The last page covers only the buffer's tail.
         let n = PAGE.min(self.len - index * PAGE);
@@ -38,9 +46,12 @@ impl Shadow {
         p.get((offset % PAGE) as usize)
     }
 
-    /// Applies `f` to every record of an allocated page (untouched pages hold `fresh`).
+    /// Applies `f` to every record of the pages touched since the last call (untouched pages
+    /// hold `fresh` or were already swept).
     fn for_each_touched(&self, f: impl Fn(u64) -> u64) {
-        for page in self.pages.iter().filter_map(OnceLock::get) {
+        let touched = self.pages.iter().zip(self.dirty.iter());
+        for (page, dirty) in touched.filter(|(_, d)| d.swap(false, Ordering::Relaxed)) {
+            let Some(page) = page.get() else { continue };
             for c in page.iter() {
                 // Not a compare-exchange loop: resets happen while no launch runs on the buffer.
                 c.store(f(c.load(Ordering::Relaxed)), Ordering::Relaxed);
@@ -91,6 +102,7 @@ mod tests {
         assert_eq!(small.allocated_bytes(), 80);
         assert!(s.cell(3 * PAGE).is_none());
         s.reset();
+        assert!(s.dirty.iter().all(|d| !d.load(Ordering::Relaxed)));
         assert_eq!(
             s.cell(PAGE + 5).unwrap().load(Ordering::Relaxed),
             mar::INIT_BIT
