@@ -50,7 +50,7 @@ impl Shadow {
     /// hold `fresh` or were already swept).
     fn for_each_touched(&self, f: impl Fn(u64) -> u64) {
         let touched = self.pages.iter().zip(self.dirty.iter());
-        for (page, dirty) in touched.filter(|(_, d)| d.swap(false, Ordering::Relaxed)) {
+        for (page, _) in touched.filter(|(_, d)| d.swap(false, Ordering::Relaxed)) {
             let Some(page) = page.get() else { continue };
             for c in page.iter() {
                 // Not a compare-exchange loop: resets happen while no launch runs on the buffer.
