@@ -1,5 +1,5 @@
 //! Quick throughput check: `cargo run --release -p shadowcl-interpreter --example bench -- k.spv N`
-//! where k.spv holds `mm(__global const float*, __global const float*, __global float*, int)`.
+//! [THREADS,...] where k.spv holds `mm(__global const float*, __global const float*, __global float*, int)`.
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -43,7 +43,11 @@ fn main() {
             ArgValue::Bytes((n as i32).to_le_bytes().to_vec()),
         ],
     };
-    for threads in [1, 2] {
+    let list: Vec<usize> = match args.get(3) {
+        Some(t) => t.split(',').filter_map(|x| x.parse().ok()).collect(),
+        None => vec![1, 2],
+    };
+    for threads in list {
         let s = Schedule {
             threads,
             ..Schedule::default()

@@ -1029,6 +1029,30 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
                 regs.copy_within(s..s + n as usize, base + d as usize);
             }
             Op::Bin { op, w, d, a, b } => r!(d) = alu::bin(op, w, r!(a), r!(b)),
+            Op::Add32 { d, a, b } => r!(d) = (r!(a) as u32).wrapping_add(r!(b) as u32) as u64,
+            Op::Add64 { d, a, b } => r!(d) = r!(a).wrapping_add(r!(b)),
+            Op::Sub32 { d, a, b } => r!(d) = (r!(a) as u32).wrapping_sub(r!(b) as u32) as u64,
+            Op::Sub64 { d, a, b } => r!(d) = r!(a).wrapping_sub(r!(b)),
+            Op::Mul32 { d, a, b } => r!(d) = (r!(a) as u32).wrapping_mul(r!(b) as u32) as u64,
+            Op::Mul64 { d, a, b } => r!(d) = r!(a).wrapping_mul(r!(b)),
+            Op::SLt32 { d, a, b } => r!(d) = ((r!(a) as i32) < (r!(b) as i32)) as u64,
+            Op::ULt32 { d, a, b } => r!(d) = ((r!(a) as u32) < (r!(b) as u32)) as u64,
+            Op::SLt64 { d, a, b } => r!(d) = ((r!(a) as i64) < (r!(b) as i64)) as u64,
+            Op::ULt64 { d, a, b } => r!(d) = (r!(a) < r!(b)) as u64,
+            Op::Eq32 { d, a, b } => r!(d) = (r!(a) as u32 == r!(b) as u32) as u64,
+            Op::FAdd32 { d, a, b } => {
+                r!(d) =
+                    (f32::from_bits(r!(a) as u32) + f32::from_bits(r!(b) as u32)).to_bits() as u64
+            }
+            Op::FMul32 { d, a, b } => {
+                r!(d) =
+                    (f32::from_bits(r!(a) as u32) * f32::from_bits(r!(b) as u32)).to_bits() as u64
+            }
+            Op::FSub32 { d, a, b } => {
+                r!(d) =
+                    (f32::from_bits(r!(a) as u32) - f32::from_bits(r!(b) as u32)).to_bits() as u64
+            }
+
             Op::BinV { op, w, n, d, a, b } => {
                 for i in 0..n as u32 {
                     r!(d + i) = alu::bin(op, w, r!(a + i), r!(b + i));

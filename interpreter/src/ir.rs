@@ -150,6 +150,77 @@ pub(crate) enum Op {
         a: u32,
         b: u32,
     },
+    // Scalar specialisations of `Bin` for the hottest operations (one dispatch, not two).
+    Add32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Add64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Sub32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Sub64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Mul32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Mul64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    SLt32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    ULt32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    SLt64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    ULt64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Eq32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    FAdd32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    FMul32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    FSub32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
     BinV {
         op: BinOp,
         w: u8,

@@ -1610,13 +1610,30 @@ fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
                 b: bb,
             });
         } else if n == 1 {
-            fx.emit(Op::Bin {
-                op: b,
-                w,
-                d,
-                a,
-                b: bb,
-            });
+            let op = match (b, w) {
+                (BinOp::IAdd, 32) => Op::Add32 { d, a, b: bb },
+                (BinOp::IAdd, 64) => Op::Add64 { d, a, b: bb },
+                (BinOp::ISub, 32) => Op::Sub32 { d, a, b: bb },
+                (BinOp::ISub, 64) => Op::Sub64 { d, a, b: bb },
+                (BinOp::IMul, 32) => Op::Mul32 { d, a, b: bb },
+                (BinOp::IMul, 64) => Op::Mul64 { d, a, b: bb },
+                (BinOp::SLt, 32) => Op::SLt32 { d, a, b: bb },
+                (BinOp::ULt, 32) => Op::ULt32 { d, a, b: bb },
+                (BinOp::SLt, 64) => Op::SLt64 { d, a, b: bb },
+                (BinOp::ULt, 64) => Op::ULt64 { d, a, b: bb },
+                (BinOp::IEq, 32) => Op::Eq32 { d, a, b: bb },
+                (BinOp::FAdd, 32) => Op::FAdd32 { d, a, b: bb },
+                (BinOp::FMul, 32) => Op::FMul32 { d, a, b: bb },
+                (BinOp::FSub, 32) => Op::FSub32 { d, a, b: bb },
+                _ => Op::Bin {
+                    op: b,
+                    w,
+                    d,
+                    a,
+                    b: bb,
+                },
+            };
+            fx.emit(op);
         } else {
             fx.emit(Op::BinV {
                 op: b,
