@@ -489,8 +489,16 @@ fn enqueue_kernel(
     let mut args = Vec::with_capacity(set.len());
     let mut mem_flags = Vec::with_capacity(set.len());
     let mut keep = Vec::new();
-    for a in set {
+    for (index, a) in set.into_iter().enumerate() {
         let a = a.ok_or(CL_INVALID_KERNEL_ARGS)?;
+        if let ArgSet::Mem(Some(m)) = &a {
+            if object::ref_count(m) == 0 {
+                // The application released this buffer after clSetKernelArg. We still hold
+                // it, so the launch runs safely; the bug is reported, not turned into a crash.
+                let name = k.info.args.get(index).map_or("?", |a| a.name.as_str());
+                crate::launch::use_after_release(&k.info.name, name);
+            }
+        }
         mem_flags.push(match &a {
             ArgSet::Mem(Some(m)) => m.flags,
             _ => 0,
