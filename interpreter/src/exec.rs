@@ -396,7 +396,17 @@ impl Device {
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&g) = order.get(i) else { break };
-                if let Err(e) = run_group(&lx, g, &mut pool) {
+                // Last resort: an interpreter bug must not unwind into the host application.
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_group(&lx, g, &mut pool)
+                }))
+                .unwrap_or_else(|_| {
+                    pool.clear();
+                    Err(ExecError::Aborted(format!(
+                        "internal interpreter error in work-group {g}"
+                    )))
+                });
+                if let Err(e) = r {
                     lx.abort.store(true, Ordering::Relaxed);
                     lx.error.lock().get_or_insert(e);
                 }
