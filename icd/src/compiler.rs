@@ -372,7 +372,7 @@ impl Compiler {
         let versions = self.tool_versions()?;
 
         let mut hasher = Sha256::new();
-        hash_part(&mut hasher, b"shadowcl-compile-v2");
+        hash_part(&mut hasher, b"shadowcl-compile-v3");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());
         // Relative -I folders depend on the working directory.
@@ -391,6 +391,10 @@ impl Compiler {
             hash_part(&mut hasher, text.as_bytes());
         }
         let key = hex(&hasher.finalize());
+        let source: String = req.sources.concat();
+        // Debug info names this folder, so reports can quote the source line after the
+        // scratch folder is gone (also for programs that come back from the cache).
+        let debug_dir = self.keep_source(&key, &source);
         if let Some(hit) = self.cache_load(&key) {
             return Ok(hit);
         }
@@ -409,7 +413,6 @@ impl Compiler {
             std::fs::write(&path, text.as_bytes())
                 .map_err(|e| CompileFailure::io("cannot write a header", e))?;
         }
-        let source: String = req.sources.concat();
         std::fs::write(root.join(SOURCE_NAME), source.as_bytes())
             .map_err(|e| CompileFailure::io("cannot write the source", e))?;
 
@@ -432,10 +435,8 @@ impl Compiler {
                 // and scalar code is what the interpreter and the checkers want anyway.
                 .args(["-fno-vectorize", "-fno-slp-vectorize"])
                 .args([debug, "-Xclang", "-cl-kernel-arg-info"])
-                .args([
-                    "-Wno-unused-command-line-argument",
-                    "-fdebug-compilation-dir=.",
-                ])
+                .arg("-Wno-unused-command-line-argument")
+                .arg(format!("-fdebug-compilation-dir={}", debug_dir.display()))
                 .arg("-fno-color-diagnostics")
                 .arg("-I")
                 .arg(&header_dir)
@@ -541,6 +542,28 @@ impl Compiler {
         run_tool(cmd, &self.llvm_spirv, "llvm-spirv-15", log)?;
         std::fs::read(root.join("program.spv"))
             .map_err(|e| CompileFailure::io("llvm-spirv wrote no SPIR-V", e))
+    }
+
+    /// Keeps a copy of the program source at `<cache>/sources/<key>/program.cl` (or under the
+    /// temp folder when the cache is off) and returns its folder. Best effort: when it cannot
+    /// be written, reports simply show no source text.
+    fn keep_source(&self, key: &str, source: &str) -> PathBuf {
+        let base = match &self.cache_dir {
+            Some(d) => d.join("sources"),
+            None => std::env::temp_dir().join("shadowcl-sources"),
+        };
+        let dir = base.join(key);
+        let path = dir.join(SOURCE_NAME);
+        if !path.exists() {
+            let tmp = dir.join(format!(".{SOURCE_NAME}.{}", std::process::id()));
+            let written = std::fs::create_dir_all(&dir)
+                .and_then(|()| std::fs::write(&tmp, source.as_bytes()))
+                .and_then(|()| std::fs::rename(&tmp, &path));
+            if let Err(e) = written {
+                tracing::debug!("cannot keep the source in {}: {e}", dir.display());
+            }
+        }
+        dir
     }
 
     fn cache_load(&self, key: &str) -> Option<Compiled> {
