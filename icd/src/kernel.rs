@@ -41,8 +41,14 @@ impl ClObject for Kernel {
     const TAG: u32 = 0x5C1_0007;
     const INVALID: i32 = CL_INVALID_KERNEL;
     type Handle = cl_kernel;
-    fn destroyed(&self, _handle: *mut c_void) {
-        self.program.kernels_live.fetch_sub(1, Ordering::SeqCst);
+    /// A kernel is "attached" to its program (which then refuses to be rebuilt) while the
+    /// application holds it, not while queued commands still do.
+    fn app_held(&self, held: bool) {
+        if held {
+            self.program.kernels_live.fetch_add(1, Ordering::SeqCst);
+        } else {
+            self.program.kernels_live.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 }
 
@@ -56,7 +62,6 @@ fn make_kernel(
     loaded: Arc<Loaded>,
     (non_uniform, no_arg_info): (bool, bool),
 ) -> cl_kernel {
-    p.kernels_live.fetch_add(1, Ordering::SeqCst);
     let n = info.args.len();
     object::into_handle(object::create(Kernel {
         program: p.clone(),

@@ -19,6 +19,10 @@ pub trait ClObject: Send + Sync + Sized + 'static {
     type Handle;
     /// Called once when the last reference goes, with the handle value (destructor callbacks).
     fn destroyed(&self, _handle: *mut c_void) {}
+    /// Called when the application's reference count goes from 0 to 1 (`true`: the handle is
+    /// handed out or retained again) and from 1 to 0 (`false`: its last `clRelease*`), while
+    /// ShadowCL's own references may keep the object alive longer.
+    fn app_held(&self, _held: bool) {}
 }
 
 /// The memory behind a handle.
@@ -90,7 +94,9 @@ pub fn into_handle<T: ClObject>(r: Ref<T>) -> T::Handle
 where
     T::Handle: From<RawHandle>,
 {
-    r.app_refs.fetch_add(1, Ordering::SeqCst);
+    if r.app_refs.fetch_add(1, Ordering::SeqCst) == 0 {
+        r.inner.app_held(true);
+    }
     RawHandle(Arc::into_raw(r) as *mut c_void).into()
 }
 
@@ -148,7 +154,9 @@ pub fn tag_of<H>(h: *mut H) -> Option<u32> {
 /// `clRetain*`.
 pub fn retain<T: ClObject, H>(h: *mut H) -> Result<(), i32> {
     let r = get::<T, H>(h)?;
-    r.app_refs.fetch_add(1, Ordering::SeqCst);
+    if r.app_refs.fetch_add(1, Ordering::SeqCst) == 0 {
+        r.inner.app_held(true);
+    }
     std::mem::forget(r);
     Ok(())
 }
@@ -159,10 +167,12 @@ pub fn release<T: ClObject, H>(h: *mut H) -> Result<(), i32> {
     let took = r
         .app_refs
         .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
-    if took.is_err() {
+    match took {
         // More releases than the application's references: refuse, the object may still be
         // used by commands or other objects.
-        return Err(T::INVALID);
+        Err(_) => return Err(T::INVALID),
+        Ok(1) => r.inner.app_held(false),
+        Ok(_) => {}
     }
     // SAFETY: the handle was validated and holds the count the application got from
     // `into_handle`/`retain`; `r` keeps the object alive until it is dropped below.

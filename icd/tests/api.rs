@@ -370,3 +370,75 @@ fn spirv_program_and_its_binary_run() {
         assert_eq!(context::clReleaseContext(e.ctx), CL_SUCCESS);
     }
 }
+
+/// A kernel the application released no longer blocks a rebuild of its program, even while a
+/// queued command still holds it (piglit `cl-api-create-program-with-binary` releases the
+/// kernel right after enqueueing it, then rebuilds); a kernel the application holds does.
+#[test]
+fn released_kernels_do_not_block_a_rebuild() {
+    if !have_compiler() {
+        eprintln!("clang-15 not installed: skipping (ci/setup installs it)");
+        return;
+    }
+    let e = env();
+    let src = CString::new("kernel void k() { }").unwrap_or_default();
+    let name = CString::new("k").unwrap_or_default();
+    let mut err = 0;
+    // SAFETY: valid arguments; every handle is live where it is used.
+    unsafe {
+        let mut sp = src.as_ptr();
+        let prog = program::clCreateProgramWithSource(e.ctx, 1, &mut sp, null(), &mut err);
+        assert_eq!(err, CL_SUCCESS);
+        assert_eq!(
+            program::clBuildProgram(prog, 0, null(), null(), None, null_mut()),
+            CL_SUCCESS
+        );
+        let held = kernel::clCreateKernel(prog, name.as_ptr(), &mut err);
+        assert_eq!(err, CL_SUCCESS);
+        assert_eq!(
+            program::clBuildProgram(prog, 0, null(), null(), None, null_mut()),
+            CL_INVALID_OPERATION
+        );
+        assert_eq!(kernel::clReleaseKernel(held), CL_SUCCESS);
+
+        // The command waits on a user event, so it keeps its kernel past clReleaseKernel.
+        let gate = queue::clCreateUserEvent(e.ctx, &mut err);
+        assert_eq!(err, CL_SUCCESS);
+        let k = kernel::clCreateKernel(prog, name.as_ptr(), &mut err);
+        assert_eq!(err, CL_SUCCESS);
+        let global = 1usize;
+        let mut done: cl_event = null_mut();
+        assert_eq!(
+            kernel::clEnqueueNDRangeKernel(e.q, k, 1, null(), &global, null(), 1, &gate, &mut done),
+            CL_SUCCESS
+        );
+        assert_eq!(kernel::clReleaseKernel(k), CL_SUCCESS);
+        assert_eq!(
+            program::clBuildProgram(prog, 0, null(), null(), None, null_mut()),
+            CL_SUCCESS
+        );
+        assert_eq!(
+            queue::clSetUserEventStatus(gate, CL_COMPLETE as cl_int),
+            CL_SUCCESS
+        );
+        assert_eq!(queue::clWaitForEvents(1, &done), CL_SUCCESS);
+        let mut status: cl_int = 1;
+        assert_eq!(
+            queue::clGetEventInfo(
+                done,
+                CL_EVENT_COMMAND_EXECUTION_STATUS,
+                4,
+                (&mut status as *mut cl_int).cast(),
+                null_mut()
+            ),
+            CL_SUCCESS
+        );
+        assert_eq!(status, CL_COMPLETE as cl_int);
+        for ev in [gate, done] {
+            assert_eq!(queue::clReleaseEvent(ev), CL_SUCCESS);
+        }
+        assert_eq!(program::clReleaseProgram(prog), CL_SUCCESS);
+        assert_eq!(queue::clReleaseCommandQueue(e.q), CL_SUCCESS);
+        assert_eq!(context::clReleaseContext(e.ctx), CL_SUCCESS);
+    }
+}
