@@ -1479,6 +1479,30 @@ fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses> {
         }
     }
     sconv.retain(|id, _| use_count.get(id) == index_uses.get(id));
+    // A `ByVal` pointer parameter points at the callee's own copy of the argument (LLVM's
+    // byval): the caller's object must not see the callee's writes. Each gets a fresh slot
+    // that the prologue points at a private copy.
+    let mut byval = vec![];
+    for p in &f.parameters {
+        let id = result_id(p)?;
+        if !md.param_attr(id, spirv::FunctionParameterAttribute::ByVal) {
+            continue;
+        }
+        let TyK::Ptr(StorageClass::Function, pointee) = md.ty(result_ty(p)?)?.k else {
+            continue;
+        };
+        let t = md.ty(pointee)?;
+        let size = u32::try_from(t.size).map_err(|_| LoadError::Unsupported {
+            what: "by-value parameter larger than 4 GiB".into(),
+            function: Some(fname.clone()),
+        })?;
+        let align = u32::try_from(t.align).unwrap_or(u32::MAX);
+        let orig = slots.get(&id).map(|s| s.0).unwrap_or(0);
+        byval.push((id, orig, next, size, align));
+        next = next
+            .checked_add(1)
+            .ok_or_else(|| malformed("frame too large"))?;
+    }
     let temp_base = next;
     let const_base = next + max_phi + 4;
     let start = md.code.ops.len();
@@ -1505,6 +1529,23 @@ fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses> {
         private_bytes: 0,
         sconv,
     };
+    // By-value copies, attributed to the function's first instruction. The entry block is
+    // never a branch target, so this prologue runs exactly once per call.
+    fx.cur_inst = fx.md.inst_counter;
+    for &(id, orig, copy, size, align) in &byval {
+        fx.private_bytes += u64::from(size);
+        fx.emit(Op::Alloca {
+            size,
+            align,
+            d: copy,
+        });
+        fx.emit(Op::CopyMem {
+            d: copy,
+            s: orig,
+            size,
+        });
+        fx.slots.insert(id, (copy, 1));
+    }
     let mut key_pc = vec![0u32; nblocks as usize];
     for (bi, b) in f.blocks.iter().enumerate() {
         key_pc[bi] = fx.md.code.ops.len() as u32;
