@@ -59,7 +59,10 @@ fn byval_struct_parameter_is_a_private_copy() {
     }
 }
 
-/// piglit atomic_int64_cmpxchg-local: 64-bit `atom_cmpxchg` on `__local` memory.
+/// piglit atomic_int64_cmpxchg-local: 64-bit `atom_cmpxchg` on `__local` memory. The piglit
+/// test itself binds its `__local long *mem` with `clSetKernelArg(.., sizeof(cl_mem), NULL)`
+/// (8 bytes) and then uses `mem[1]`, an out-of-bounds access ShadowCL reports and contains;
+/// with a large enough allocation the interpreter gives the expected values.
 #[test]
 fn int64_cmpxchg_on_local_memory() {
     let src = r#"
@@ -94,5 +97,29 @@ fn int64_cmpxchg_on_local_memory() {
         );
         run(&p, &l);
         assert_eq!(read_i64(&out), vec![-4, 5, -4, -4], "{opt}");
+    }
+}
+
+/// piglit amdgcn-f32-inline-immediates ("add integer 64") expects `0.0f + as_float(64)` to be
+/// 0 because it builds with `-cl-denorms-are-zero`. That option only *permits* flushing, and
+/// the device advertises `CL_FP_DENORM` (clang-15 also drops the option for spir64, so the
+/// module carries no DenormFlushToZero mode). The IEEE result, the denormal 0x40, is correct.
+#[test]
+fn single_precision_denormals_are_preserved() {
+    let src = r#"
+    __kernel void k(__global float *out, __global const float *in) {
+        int id = get_global_id(0);
+        out[id] = in[id] + as_float((int)64);
+        out[id + 2] = in[id] * 0x1p-140f;
+    }"#;
+    for opt in ["-O0", "-O2"] {
+        let p = program(src, opt);
+        let (out, inp) = (buf_f32(&[9.0; 4]), buf_f32(&[0.0, 0.5]));
+        run(
+            &p,
+            &launch("k", 1, [2, 1, 1], [2, 1, 1], vec![arg(&out), arg(&inp)]),
+        );
+        let bits: Vec<u32> = read_f32(&out).iter().map(|f| f.to_bits()).collect();
+        assert_eq!(bits, vec![0x40, 0x3f00_0000, 0, 0x100], "{opt}");
     }
 }
