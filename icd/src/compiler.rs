@@ -438,6 +438,11 @@ impl Compiler {
                 .arg("-Wno-unused-command-line-argument")
                 .arg(format!("-fdebug-compilation-dir={}", debug_dir.display()))
                 .arg("-fno-color-diagnostics")
+                // The device's predefined macros (OpenCL C spec, "Preprocessor Directives
+                // and Macros"): clang-15 does not define __OPENCL_VERSION__ (the device's
+                // OpenCL version, 300 for OpenCL 3.0, whatever the -cl-std), and defines
+                // __IMAGE_SUPPORT__, which must stay undefined without image support.
+                .args(["-D__OPENCL_VERSION__=300", "-U__IMAGE_SUPPORT__"])
                 .arg("-I")
                 .arg(&header_dir)
                 .args(args.iter().filter(|a| !is_opt_arg(a)))
@@ -1112,6 +1117,35 @@ mod tests {
         assert_eq!(err.kind, FailureKind::BuildFailed);
         let quiet = Compiler::new().compile(&req(src, "-Wall -w")).unwrap();
         assert!(!quiet.log.contains("unused_v"), "log: {}", quiet.log);
+    }
+
+    /// The macros the OpenCL C specification predefines have the values for ShadowCL's
+    /// device (OpenCL 3.0, OpenCL C 1.2 by default, no images) for every -cl-std.
+    #[test]
+    fn predefined_macros_describe_the_device() {
+        if !have_tools() {
+            return;
+        }
+        for (std, c_version) in [
+            ("", 120),
+            ("-cl-std=CL1.0", 100),
+            ("-cl-std=CL1.1", 110),
+            ("-cl-std=CL1.2", 120),
+            ("-cl-std=CL3.0", 300),
+        ] {
+            let src = format!(
+                "#if !defined(__OPENCL_VERSION__) || __OPENCL_VERSION__ != 300\n\
+                 #error bad __OPENCL_VERSION__\n#endif\n\
+                 #if __OPENCL_C_VERSION__ != {c_version}\n#error bad __OPENCL_C_VERSION__\n#endif\n\
+                 #ifdef __IMAGE_SUPPORT__\n#error __IMAGE_SUPPORT__ without images\n#endif\n\
+                 #if __ENDIAN_LITTLE__ != 1 || CL_VERSION_1_2 != 120\n#error bad macros\n#endif\n\
+                 __kernel void predefined_macros(__global int *p) {{ p[0] = __OPENCL_VERSION__; }}\n"
+            );
+            match Compiler::new().compile(&req(&src, std)) {
+                Ok(out) => assert!(is_spirv(&out.spirv), "{std}"),
+                Err(e) => panic!("{std}: {}", e.log),
+            }
+        }
     }
 
     #[test]
