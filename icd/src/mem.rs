@@ -982,6 +982,64 @@ mod tests {
         assert_eq!(huge.map(|r| r.end([4, 1, 1])), Ok(None));
     }
 
+    /// piglit's cl-custom-use-sub-buffer-in-kernel asks for origin 100 in a 1000-byte
+    /// buffer; with CL_DEVICE_MEM_BASE_ADDR_ALIGN at its specified minimum (1024 bits, 128
+    /// bytes) that origin is misaligned, and multiples of 128 bytes are accepted.
+    #[test]
+    fn sub_buffer_origins_follow_the_base_address_alignment() {
+        let d = crate::platform::device_id();
+        let mut err = 0;
+        // SAFETY: valid handles; regions point to live cl_buffer_region values.
+        unsafe {
+            let c = context::clCreateContext(
+                std::ptr::null(),
+                1,
+                &d,
+                None,
+                std::ptr::null_mut(),
+                &mut err,
+            );
+            assert_eq!(err, CL_SUCCESS);
+            let b = clCreateBuffer(c, CL_MEM_READ_WRITE, 1000, std::ptr::null_mut(), &mut err);
+            assert_eq!(err, CL_SUCCESS);
+            let sub = |origin: usize, size: usize, err: &mut cl_int| {
+                let reg = cl_buffer_region { origin, size };
+                clCreateSubBuffer(
+                    b,
+                    CL_MEM_READ_WRITE,
+                    CL_BUFFER_CREATE_TYPE_REGION,
+                    (&reg as *const cl_buffer_region).cast(),
+                    err,
+                )
+            };
+            assert!(sub(100, 800, &mut err).is_null());
+            assert_eq!(err, CL_MISALIGNED_SUB_BUFFER_OFFSET);
+            let align = MEM_BASE_ADDR_ALIGN_BITS as usize / 8;
+            assert_eq!(align, 128);
+            let s = sub(align, 800, &mut err);
+            assert_eq!(err, CL_SUCCESS);
+            let mut offset = 0usize;
+            assert_eq!(
+                clGetMemObjectInfo(
+                    s,
+                    CL_MEM_OFFSET,
+                    8,
+                    (&mut offset as *mut usize).cast(),
+                    std::ptr::null_mut()
+                ),
+                CL_SUCCESS
+            );
+            assert_eq!(offset, 128);
+            // In bounds is checked too: 128 + 900 > 1000.
+            assert!(sub(align, 900, &mut err).is_null());
+            assert_eq!(err, CL_INVALID_VALUE);
+            for m in [s, b] {
+                assert_eq!(clReleaseMemObject(m), CL_SUCCESS);
+            }
+            assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
+        }
+    }
+
     #[test]
     fn write_read_copy_fill_through_a_queue() {
         let d = crate::platform::device_id();

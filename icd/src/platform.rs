@@ -460,6 +460,80 @@ mod tests {
     }
 
     #[test]
+    fn extension_address_for_an_invalid_platform_is_null() {
+        let name = c"clIcdGetPlatformIDsKHR";
+        // SAFETY: NUL-terminated name; the platform handles are only compared, never read.
+        unsafe {
+            assert!(
+                !clGetExtensionFunctionAddressForPlatform(platform_id(), name.as_ptr()).is_null()
+            );
+            assert!(
+                clGetExtensionFunctionAddressForPlatform(std::ptr::null_mut(), name.as_ptr())
+                    .is_null()
+            );
+            let garbage = 0x1234usize as cl_platform_id;
+            assert!(clGetExtensionFunctionAddressForPlatform(garbage, name.as_ptr()).is_null());
+            assert!(
+                clGetExtensionFunctionAddressForPlatform(device_id().cast(), name.as_ptr())
+                    .is_null()
+            );
+            assert!(clGetExtensionFunctionAddressForPlatform(
+                platform_id(),
+                c"invalid_name".as_ptr()
+            )
+            .is_null());
+        }
+    }
+
+    fn text(b: Result<Vec<u8>, cl_int>) -> String {
+        let b = b.unwrap_or_default();
+        assert_eq!(b.last(), Some(&0), "strings are NUL-terminated");
+        String::from_utf8_lossy(&b[..b.len() - 1]).into_owned()
+    }
+
+    /// The formats the specification gives: "OpenCL<space><major.minor><space><vendor>" for
+    /// the platform and device versions, "OpenCL<space>C<space><major.minor><space><vendor>"
+    /// for the OpenCL C version, and the numeric versions agreeing with them.
+    #[test]
+    fn version_strings_follow_the_specified_format() {
+        let platform = text(platform_info(CL_PLATFORM_VERSION));
+        let device = text(device_info(CL_DEVICE_VERSION));
+        let c = text(device_info(CL_DEVICE_OPENCL_C_VERSION));
+        for (s, prefix) in [
+            (&platform, "OpenCL 3.0 "),
+            (&device, "OpenCL 3.0 "),
+            (&c, "OpenCL C 1.2 "),
+        ] {
+            let vendor = s.strip_prefix(prefix).unwrap_or_default();
+            assert!(
+                !vendor.trim().is_empty(),
+                "{s:?} has no vendor part after {prefix:?}"
+            );
+        }
+        assert_eq!(text(platform_info(CL_PLATFORM_PROFILE)), "FULL_PROFILE");
+        assert_eq!(text(device_info(CL_DEVICE_PROFILE)), "FULL_PROFILE");
+        assert!(!text(device_info(CL_DRIVER_VERSION)).is_empty());
+        let v300 = cl_make_version(3, 0, 0).to_ne_bytes().to_vec();
+        assert_eq!(platform_info(CL_PLATFORM_NUMERIC_VERSION), Ok(v300.clone()));
+        assert_eq!(device_info(CL_DEVICE_NUMERIC_VERSION), Ok(v300));
+    }
+
+    /// Sub-buffer origins must be multiples of CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bits, whose
+    /// minimum for a FULL_PROFILE device that is not CL_DEVICE_TYPE_CUSTOM is the size of a
+    /// long16: 1024 bits.
+    #[test]
+    fn base_address_alignment_is_the_long16_minimum() {
+        assert_eq!(
+            device_info(CL_DEVICE_MEM_BASE_ADDR_ALIGN),
+            Ok(1024u32.to_ne_bytes().to_vec())
+        );
+        assert_eq!(
+            device_info(CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE),
+            Ok(128u32.to_ne_bytes().to_vec())
+        );
+    }
+
+    #[test]
     fn every_answer_has_the_right_shape() {
         assert_eq!(
             device_info(CL_DEVICE_MAX_WORK_ITEM_SIZES).map(|b| b.len()),

@@ -747,6 +747,51 @@ mod tests {
         }
     }
 
+    /// OpenCL 3.0: CL_QUEUE_SIZE is only valid for a device command-queue; for a host queue
+    /// it is "not a valid command-queue for param_name" (CL_INVALID_COMMAND_QUEUE, as the
+    /// Khronos CTS checks), for the size query and the value query alike.
+    #[test]
+    fn queue_size_of_a_host_queue_is_invalid_command_queue() {
+        let c = ctx();
+        let mut err = 0;
+        // SAFETY: live handles, out-pointers sized for their answers.
+        unsafe {
+            let q = clCreateCommandQueue(c, device_id(), 0, &mut err);
+            assert_eq!(err, CL_SUCCESS);
+            let mut size_ret = 0usize;
+            assert_eq!(
+                clGetCommandQueueInfo(q, CL_QUEUE_SIZE, 0, std::ptr::null_mut(), &mut size_ret),
+                CL_INVALID_COMMAND_QUEUE
+            );
+            let mut size: cl_uint = 7;
+            assert_eq!(
+                clGetCommandQueueInfo(
+                    q,
+                    CL_QUEUE_SIZE,
+                    4,
+                    (&mut size as *mut cl_uint).cast(),
+                    std::ptr::null_mut()
+                ),
+                CL_INVALID_COMMAND_QUEUE
+            );
+            assert_eq!((size_ret, size), (0, 7), "nothing written on failure");
+            let mut props: cl_command_queue_properties = 1;
+            assert_eq!(
+                clGetCommandQueueInfo(
+                    q,
+                    CL_QUEUE_PROPERTIES,
+                    8,
+                    (&mut props as *mut cl_command_queue_properties).cast(),
+                    std::ptr::null_mut()
+                ),
+                CL_SUCCESS
+            );
+            assert_eq!(props, 0);
+            assert_eq!(clReleaseCommandQueue(q), CL_SUCCESS);
+            assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
+        }
+    }
+
     #[test]
     fn user_event_failure_propagates_through_wait_lists() {
         let c = ctx();
