@@ -372,7 +372,8 @@ impl Compiler {
         let versions = self.tool_versions()?;
 
         let mut hasher = Sha256::new();
-        hash_part(&mut hasher, b"shadowcl-compile-v3");
+        // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
+        hash_part(&mut hasher, b"shadowcl-compile-v4");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());
         // Relative -I folders depend on the working directory.
