@@ -17,13 +17,12 @@ def vendors(tmp, name, lib):
 
 def run(exe, app, reps, scale, platform, vend, extra_env):
     env = dict(os.environ, OCL_ICD_VENDORS=vend, BENCH_PLATFORM=platform, **extra_env)
-    p = subprocess.run(["/usr/bin/time", "-f", "RSS_KB %M", exe, app, str(reps), str(scale)],
+    p = subprocess.run([exe, app, str(reps), str(scale)],
                        env=env, capture_output=True, text=True, timeout=1800)
     if p.returncode != 0:
         return None, None, p.stderr.strip().splitlines()[-3:]
     res = json.loads(p.stdout.strip().splitlines()[-1])
-    rss = next(int(l.split()[1]) for l in p.stderr.splitlines() if l.startswith("RSS_KB"))
-    return res["median_ms"], rss, None
+    return res["median_ms"], res["rss_kb"], None
 
 
 def main():
@@ -59,7 +58,7 @@ def main():
                 print(f"# {app} on {name} failed: {' | '.join(err)}", file=sys.stderr)
     hdr = f"{'app':8} {'config':18} {'median ms':>10} {'RSS MB':>8} {'x PoCL':>8} {'vs ocg-races':>12}"
     print(f"scale={a.scale} reps={a.reps} (oclgrind reps=3); ratios: time / PoCL time; "
-          "oclgrind-races time / this time")
+          "oclgrind-races time / this time; RSS: peak of the application process itself")
     print(hdr)
     print("-" * len(hdr))
     for app in a.apps.split():
