@@ -36,9 +36,10 @@ struct Lx<'a, O: Observer> {
     obs: &'a O,
     /// Index 0 is the NULL allocation.
     allocs: Vec<Option<GAlloc>>,
-    /// Register lanes of each by-value/pointer parameter (by-val aggregates: bytes instead).
-    param_lanes: Vec<Vec<u64>>,
     byval: Vec<Option<(Vec<u8>, u32)>>,
+    /// `(slot, value)` of every register lane the kernel's parameters start with (by-value
+    /// aggregates excepted: those need a private copy per work-item).
+    param_init: Vec<(u32, u64)>,
     local_sizes: Vec<u64>,
     global_size: [u64; 3],
     local_size: [u64; 3],
@@ -340,13 +341,21 @@ impl Device {
         if allocs.len() as u64 > ptr::IDX_MASK {
             return Err(ExecError::InvalidLaunch("too many buffers".into()));
         }
+        let mut param_init = vec![];
+        for (k, &(slot, nl)) in code.funcs[kc.func as usize].params.iter().enumerate() {
+            if byval[k].is_none() {
+                for (i, v) in param_lanes[k].iter().take(nl as usize).enumerate() {
+                    param_init.push((slot + i as u32, *v));
+                }
+            }
+        }
         let lx = Lx {
             code,
             kc,
             obs: observer,
             allocs,
-            param_lanes,
             byval,
+            param_init,
             local_sizes,
             global_size,
             local_size,
@@ -466,51 +475,64 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, pool: &mut Vec<Item>) -> Resu
         pool.resize_with(n, Item::default);
     }
     let func = &lx.code.funcs[lx.kc.func as usize];
+    let n_async = lx.code.asyncs.len();
+    let has_byval = lx.byval.iter().any(|b| b.is_some());
+    let group32 = group.map(|x| x as u32);
+    let first: [u64; 3] = std::array::from_fn(|d| group[d] * lx.local_size[d] + lx.offset[d]);
+    // Local ids advance as an odometer (no divisions per work-item).
+    let mut local = [0u64; 3];
     for (l, it) in pool[..n].iter_mut().enumerate() {
-        let l = l as u64;
-        let local = [
-            l % size[0],
-            (l / size[0]) % size[1],
-            l / (size[0] * size[1]),
-        ];
-        it.st = St {
-            wi: WorkItem {
-                global: std::array::from_fn(|d| {
-                    group[d] * lx.local_size[d] + local[d] + lx.offset[d]
-                }),
-                local: local.map(|x| x as u32),
-                group: group.map(|x| x as u32),
-                local_linear: l as u32,
-            },
-            frames: std::mem::take(&mut it.st.frames),
-            pc: func.entry,
-            base: 0,
-            func: lx.kc.func,
-            async_seen: std::mem::take(&mut it.st.async_seen),
-            done: false,
-            waiting: false,
+        let st = &mut it.st;
+        st.wi = WorkItem {
+            global: [
+                first[0] + local[0],
+                first[1] + local[1],
+                first[2] + local[2],
+            ],
+            local: local.map(|x| x as u32),
+            group: group32,
+            local_linear: l as u32,
         };
-        it.st.frames.clear();
-        it.st.async_seen.clear();
-        it.st.async_seen.resize(lx.code.asyncs.len(), 0);
+        local[0] += 1;
+        if local[0] == size[0] {
+            local[0] = 0;
+            local[1] += 1;
+            if local[1] == size[1] {
+                local[1] = 0;
+                local[2] += 1;
+            }
+        }
+        st.frames.clear();
+        st.pc = func.entry;
+        st.base = 0;
+        st.func = lx.kc.func;
+        st.done = false;
+        st.waiting = false;
+        if n_async > 0 || !st.async_seen.is_empty() {
+            st.async_seen.clear();
+            st.async_seen.resize(n_async, 0);
+        }
         it.mem.bytes.clear();
         it.mem.allocs.clear();
         if it.regs.len() < func.frame as usize {
             it.regs.resize(func.frame as usize, 0);
         }
-        let cb = func.const_base as usize;
-        it.regs[cb..cb + func.consts.len()].copy_from_slice(&func.consts);
-        for (k, (slot, nl)) in func.params.iter().enumerate() {
-            let lanes = &lx.param_lanes[k];
-            let s = *slot as usize;
-            if let Some((bytes, align)) = &lx.byval[k] {
-                let p = alloca(&mut it.mem, bytes.len(), *align as usize);
-                let start = it.mem.allocs.last().map_or(0, |a| a.0);
-                it.mem.bytes[start..start + bytes.len()].copy_from_slice(bytes);
-                it.regs[s] = p;
-            } else {
-                let m = (*nl as usize).min(lanes.len());
-                it.regs[s..s + m].copy_from_slice(&lanes[..m]);
+        let regs = &mut it.regs[..];
+        if !func.consts.is_empty() {
+            let cb = func.const_base as usize;
+            regs[cb..cb + func.consts.len()].copy_from_slice(&func.consts);
+        }
+        for &(slot, v) in &lx.param_init {
+            regs[slot as usize] = v;
+        }
+        if has_byval {
+            for (k, &(slot, _)) in func.params.iter().enumerate() {
+                if let Some((bytes, align)) = &lx.byval[k] {
+                    let p = alloca(&mut it.mem, bytes.len(), *align as usize);
+                    let start = it.mem.allocs.last().map_or(0, |a| a.0);
+                    it.mem.bytes[start..start + bytes.len()].copy_from_slice(bytes);
+                    it.regs[slot as usize] = p;
+                }
             }
         }
     }
@@ -518,13 +540,14 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, pool: &mut Vec<Item>) -> Resu
     let mut order: Vec<usize> = (0..n).collect();
     ordered(&mut order, lx.wi_order, &mut rng);
     let mut result = Ok(());
+    let mut executed = 0u64;
     'outer: loop {
         for &i in &order {
             let it = &mut pool[i];
             if it.st.done || it.st.waiting {
                 continue;
             }
-            match run_item(lx, &mut gx, it) {
+            match run_item(lx, &mut gx, it, &mut executed) {
                 Stop::Barrier(fences, pc) => {
                     it.st.waiting = true;
                     if O::ENABLED {
@@ -545,6 +568,8 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, pool: &mut Vec<Item>) -> Resu
                     }
                 }
                 Stop::Yield => {
+                    lx.instructions
+                        .fetch_add(std::mem::take(&mut executed), Ordering::Relaxed);
                     if lx
                         .limit
                         .is_some_and(|l| lx.instructions.load(Ordering::Relaxed) > l)
@@ -587,6 +612,7 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, pool: &mut Vec<Item>) -> Resu
             }
         }
     }
+    lx.instructions.fetch_add(executed, Ordering::Relaxed);
     lx.obs.group_end(gx.obs);
     result
 }
@@ -989,10 +1015,20 @@ impl<O: Observer> Lx<'_, O> {
     }
 }
 
-fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
+/// Runs one turn of a work-item; the instructions it executed are added to `executed`
+/// (flushed to the launch-wide counter by the caller, not per turn: that counter is shared
+/// by all workers).
+fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &mut u64) -> Stop {
     let code = lx.code;
     let ops = &code.ops[..];
-    let Item { regs, mem, st } = it;
+    let Item {
+        regs: regs_vec,
+        mem,
+        st,
+    } = it;
+    // A plain slice keeps the register file's pointer and length in registers; only a call
+    // that needs a larger frame resizes the vector (and re-slices).
+    let mut regs: &mut [u64] = &mut regs_vec[..];
     let mut mx = Mx {
         lx,
         gx,
@@ -1027,12 +1063,12 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
         }};
     }
     let stop = loop {
-        let Some(&op) = ops.get(pc) else {
+        let Some(opr) = ops.get(pc) else {
             break Stop::Abort(format!("jump outside the program (pc {pc})"));
         };
         pc += 1;
         count += 1;
-        match op {
+        match *opr {
             Op::Mov { d, s } => r!(d) = r!(s),
             Op::MovN { d, s, n } => {
                 let s = base + s as usize;
@@ -1234,8 +1270,26 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
                 off,
             } => {
                 let i = sext(r!(idx), w);
-                r!(d) = r!(p)
+                let a = r!(p)
                     .wrapping_add(i.wrapping_mul(scale as i64).wrapping_add(off as i64) as u64);
+                r!(d) = a;
+                // Address computation followed by the access through it (the common case):
+                // run the access in this turn of the loop, saving one dispatch. The access op
+                // stays in place (it may be a branch target) and is skipped here.
+                match ops.get(pc) {
+                    Some(&Op::Load { w, d: ld, p: lp }) if lp == d => {
+                        pc += 1;
+                        count += 1;
+                        r!(ld) = mx.load(a, w as usize, pc - 1);
+                    }
+                    Some(&Op::Store { w, p: sp, v }) if sp == d => {
+                        pc += 1;
+                        count += 1;
+                        let vv = r!(v);
+                        mx.store(a, w as usize, vv, pc - 1);
+                    }
+                    _ => {}
+                }
             }
             Op::GepN { g, d, p } => {
                 let spec = &code.geps[g as usize];
@@ -1360,14 +1414,21 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
                 let nb = base + code.funcs[func as usize].frame as usize;
                 let need = nb + callee.frame as usize;
                 if regs.len() < need {
-                    regs.resize(need, 0);
+                    regs_vec.resize(need, 0);
+                    regs = &mut regs_vec[..];
                 }
-                let cb = nb + callee.const_base as usize;
-                regs[cb..cb + callee.consts.len()].copy_from_slice(&callee.consts);
+                if !callee.consts.is_empty() {
+                    let cb = nb + callee.const_base as usize;
+                    regs[cb..cb + callee.consts.len()].copy_from_slice(&callee.consts);
+                }
                 let ca = &code.calls[args as usize];
                 for &(s, ds, n) in &ca.moves {
                     let s = base + s as usize;
-                    regs.copy_within(s..s + n as usize, nb + ds as usize);
+                    if n == 1 {
+                        regs[nb + ds as usize] = regs[s];
+                    } else {
+                        regs.copy_within(s..s + n as usize, nb + ds as usize);
+                    }
                 }
                 frames.push(Frame {
                     pc: pc as u32,
@@ -1385,7 +1446,7 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
                 let Some(fr) = frames.pop() else {
                     break Stop::Done;
                 };
-                if let Op::RetV { s, n } = op {
+                if let Op::RetV { s, n } = *opr {
                     let s = base + s as usize;
                     let n = (n.min(fr.ret_n)) as usize;
                     regs.copy_within(s..s + n, fr.base as usize + fr.ret_d as usize);
@@ -1419,7 +1480,7 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item) -> Stop {
     st.pc = pc as u32;
     st.base = base as u32;
     st.func = func;
-    lx.instructions.fetch_add(count, Ordering::Relaxed);
+    *executed += count;
     stop
 }
 
