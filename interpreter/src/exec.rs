@@ -748,7 +748,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn load(&mut self, p: u64, n: usize, pc: usize) -> u64 {
         let (tag, idx, off) = ptr::dec(p);
         match tag {
@@ -794,7 +794,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
         0
     }
 
-    #[inline]
+    #[inline(always)]
     fn store(&mut self, p: u64, n: usize, v: u64, pc: usize) {
         let (tag, idx, off) = ptr::dec(p);
         match tag {
