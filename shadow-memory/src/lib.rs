@@ -35,9 +35,9 @@
 //! Limits: records keep one work-item identity per byte (KLEE-CL's design; a read after
 //! another item's read keeps the earlier reader), so a conflict with an access that is no
 //! longer in the record is reported with an unidentified first work-item and folded into the
-//! identified finding of the same pair when there is one. Global-memory barrier epochs are
-//! 8 bits and not aged (local ones are), so a byte left untouched for exactly a multiple of
-//! 256 global barriers of its group can look unsynchronised. Item ids are 30 bits per
+//! identified finding of the same pair when there is one. Barrier epochs are 8 bits; every
+//! 128 barriers a group ages its own records (local and global) so a wrap never makes an old
+//! access look current. Item ids are 30 bits per
 //! synchronisation window; a window that runs out is reset (inter-kernel races across the
 //! reset are missed), and a single launch of over 2^30 work-items aliases ids.
 

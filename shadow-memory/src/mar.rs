@@ -347,6 +347,16 @@ pub fn age(old: u64, now: u8) -> u64 {
     (old & !epoch_mask) | ((now.wrapping_sub(1) as u64) << EPOCH_SHIFT)
 }
 
+/// [`age`] for a record whose last accessor is one of the items `lo..hi` (one work-group's);
+/// other groups' records keep their own epochs.
+pub fn age_group(old: u64, now: u8, lo: u32, hi: u32) -> u64 {
+    if (lo..hi).contains(&Rec(old).item()) {
+        age(old, now)
+    } else {
+        old
+    }
+}
+
 /// The record after a full synchronisation (kernel end on an in-order queue): only "initialised"
 /// survives.
 pub fn reset(old: u64) -> u64 {

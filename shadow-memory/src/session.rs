@@ -871,13 +871,21 @@ impl Observer for LaunchChecker<'_> {
         });
         g.epoch_local = g.epoch_local.wrapping_add(local as u8);
         g.epoch_global = g.epoch_global.wrapping_add(global as u8);
-        // Epochs are 8 bits: every 128 local barriers, pull older records to "just before now"
-        // so none looks current again after a wrap. (Global records are not aged: that would
-        // sweep all of global memory; see the crate docs.)
+        // Epochs are 8 bits: every 128 barriers, pull the group's older records to "just before
+        // now" so none looks current again after a wrap. For global memory that sweeps the
+        // launch's buffers, once per 128 global barriers of a group (only long barrier loops).
         if local && g.epoch_local.is_multiple_of(128) {
             let now = g.epoch_local;
             for rec in g.local.iter_mut().flatten() {
                 *rec = mar::age(*rec, now);
+            }
+        }
+        if global && g.epoch_global.is_multiple_of(128) {
+            let now = g.epoch_global;
+            let end = |v: u64| v.min(u32::MAX as u64) as u32;
+            let (lo, hi) = (end(g.lo), end(g.hi));
+            for (_, shadow) in &g.shadows {
+                shadow.update_allocated(|rec| mar::age_group(rec, now, lo, hi));
             }
         }
         if !self.checks.divergence {

@@ -59,6 +59,20 @@ impl Shadow {
         }
     }
 
+    /// Applies `f` to every allocated record while other work-groups may be accessing the
+    /// buffer: a record that changed meanwhile belongs to a newer access and is left alone.
+    pub fn update_allocated(&self, f: impl Fn(u64) -> u64) {
+        for page in self.pages.iter().filter_map(|p| p.get()) {
+            for c in page.iter() {
+                let old = c.load(Ordering::Relaxed);
+                let new = f(old);
+                if new != old {
+                    let _ = c.compare_exchange(old, new, Ordering::Relaxed, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
     /// Full synchronisation: forget every access, keep "initialised".
     pub fn reset(&self) {
         self.for_each_touched(mar::reset);

@@ -387,6 +387,22 @@ fn hundreds_of_local_barriers_never_make_an_old_write_look_current() {
 }
 
 #[test]
+fn hundreds_of_global_barriers_never_make_an_old_write_look_current() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Global, BUF, 0, wi(0, 0), 45);
+        // 256 global-fence barriers bring the 8-bit epoch back to the write's value.
+        for _ in 0..256 {
+            barrier(c, &mut g, 0, 46, GLOBAL_FENCE);
+        }
+        read(c, &mut g, Global, BUF, 0, wi(0, 1), 47);
+        c.group_end(g);
+    });
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+}
+
+#[test]
 fn many_readers_then_a_write_races() {
     let s = session(Checks::default());
     let r = launch(&s, 0, false, |c| {
