@@ -568,6 +568,87 @@ fn check_rect(m: &Mem, r: &Rect, region: [usize; 3]) -> Result<(), cl_int> {
     }
 }
 
+/// Which way a rectangle moves between a buffer and host memory.
+#[derive(Clone, Copy)]
+enum HostRect {
+    Read,
+    Write,
+}
+
+/// `clEnqueueReadBufferRect` and `clEnqueueWriteBufferRect`: one validation and one copy loop.
+#[allow(clippy::too_many_arguments)]
+fn enqueue_host_rect(
+    dir: HostRect,
+    q: cl_command_queue,
+    buffer: cl_mem,
+    blocking: cl_bool,
+    buffer_origin: *const usize,
+    host_origin: *const usize,
+    region: *const usize,
+    [buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch]: [usize; 4],
+    ptr: *mut c_void,
+    num: cl_uint,
+    list: *const cl_event,
+    event: *mut cl_event,
+) -> Result<(), cl_int> {
+    let (q, m) = queue_and_mem(q, buffer)?;
+    let waits = wait_list(Some(&q.context), num, list)?;
+    let region = region_of(region)?;
+    let b = Rect::new(
+        triple(buffer_origin)?,
+        region,
+        buffer_row_pitch,
+        buffer_slice_pitch,
+    )?;
+    let h = Rect::new(
+        triple(host_origin)?,
+        region,
+        host_row_pitch,
+        host_slice_pitch,
+    )?;
+    check_rect(&m, &b, region)?;
+    let hend = h.end(region).ok_or(CL_INVALID_VALUE)?;
+    if ptr.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    let command = match dir {
+        HostRect::Read => {
+            host_readable(&m)?;
+            CL_COMMAND_READ_BUFFER_RECT
+        }
+        HostRect::Write => {
+            host_writable(&m)?;
+            CL_COMMAND_WRITE_BUFFER_RECT
+        }
+    };
+    let user = UserPtr(ptr);
+    enqueue(
+        &q,
+        command,
+        waits,
+        event,
+        blocking != 0,
+        Box::new(move || {
+            let host = host_bytes(user, hend);
+            for z in 0..region[2] {
+                for y in 0..region[1] {
+                    let (at, ho) = (m.offset + b.offset(y, z), h.offset(y, z));
+                    let row = &mut host[ho..ho + region[0]];
+                    match dir {
+                        HostRect::Read => m.storage.read(at, row),
+                        HostRect::Write => {
+                            crate::launch::buffer_written_by_host(m.storage.id(), at, row.len());
+                            m.storage.write(at, row)
+                        }
+                    }
+                    .map_err(|_| CL_OUT_OF_RESOURCES)?;
+                }
+            }
+            Ok(())
+        }),
+    )
+}
+
 pub unsafe extern "C" fn clEnqueueReadBufferRect(
     q: cl_command_queue,
     buffer: cl_mem,
@@ -585,46 +666,25 @@ pub unsafe extern "C" fn clEnqueueReadBufferRect(
     event: *mut cl_event,
 ) -> cl_int {
     call("clEnqueueReadBufferRect", || {
-        let (q, m) = queue_and_mem(q, buffer)?;
-        let waits = wait_list(Some(&q.context), num, list)?;
-        let region = region_of(region)?;
-        let b = Rect::new(
-            triple(buffer_origin)?,
-            region,
+        let pitches = [
             buffer_row_pitch,
             buffer_slice_pitch,
-        )?;
-        let h = Rect::new(
-            triple(host_origin)?,
-            region,
             host_row_pitch,
             host_slice_pitch,
-        )?;
-        check_rect(&m, &b, region)?;
-        let hend = h.end(region).ok_or(CL_INVALID_VALUE)?;
-        if ptr.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        host_readable(&m)?;
-        let dst = UserPtr(ptr);
-        enqueue(
-            &q,
-            CL_COMMAND_READ_BUFFER_RECT,
-            waits,
+        ];
+        enqueue_host_rect(
+            HostRect::Read,
+            q,
+            buffer,
+            blocking,
+            buffer_origin,
+            host_origin,
+            region,
+            pitches,
+            ptr,
+            num,
+            list,
             event,
-            blocking != 0,
-            Box::new(move || {
-                let host = host_bytes(dst, hend);
-                for z in 0..region[2] {
-                    for y in 0..region[1] {
-                        let (bo, ho) = (b.offset(y, z), h.offset(y, z));
-                        m.storage
-                            .read(m.offset + bo, &mut host[ho..ho + region[0]])
-                            .map_err(|_| CL_OUT_OF_RESOURCES)?;
-                    }
-                }
-                Ok(())
-            }),
         )
     })
 }
@@ -646,51 +706,25 @@ pub unsafe extern "C" fn clEnqueueWriteBufferRect(
     event: *mut cl_event,
 ) -> cl_int {
     call("clEnqueueWriteBufferRect", || {
-        let (q, m) = queue_and_mem(q, buffer)?;
-        let waits = wait_list(Some(&q.context), num, list)?;
-        let region = region_of(region)?;
-        let b = Rect::new(
-            triple(buffer_origin)?,
-            region,
+        let pitches = [
             buffer_row_pitch,
             buffer_slice_pitch,
-        )?;
-        let h = Rect::new(
-            triple(host_origin)?,
-            region,
             host_row_pitch,
             host_slice_pitch,
-        )?;
-        check_rect(&m, &b, region)?;
-        let hend = h.end(region).ok_or(CL_INVALID_VALUE)?;
-        if ptr.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        host_writable(&m)?;
-        let src = UserPtr(ptr.cast_mut());
-        enqueue(
-            &q,
-            CL_COMMAND_WRITE_BUFFER_RECT,
-            waits,
+        ];
+        enqueue_host_rect(
+            HostRect::Write,
+            q,
+            buffer,
+            blocking,
+            buffer_origin,
+            host_origin,
+            region,
+            pitches,
+            ptr.cast_mut(),
+            num,
+            list,
             event,
-            blocking != 0,
-            Box::new(move || {
-                let host = host_bytes(src, hend);
-                for z in 0..region[2] {
-                    for y in 0..region[1] {
-                        let (bo, ho) = (b.offset(y, z), h.offset(y, z));
-                        crate::launch::buffer_written_by_host(
-                            m.storage.id(),
-                            m.offset + bo,
-                            region[0],
-                        );
-                        m.storage
-                            .write(m.offset + bo, &host[ho..ho + region[0]])
-                            .map_err(|_| CL_OUT_OF_RESOURCES)?;
-                    }
-                }
-                Ok(())
-            }),
         )
     })
 }
