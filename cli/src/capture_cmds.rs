@@ -420,7 +420,7 @@ fn amplify_checked(
     )
 }
 
-fn replay_cmd(args: &ReplayArgs) -> i32 {
+pub(crate) fn replay_cmd(args: &ReplayArgs) -> i32 {
     if args.schedules == 0 {
         eprintln!("shadowcl replay: --schedules must be at least 1");
         return 2;

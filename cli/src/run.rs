@@ -54,7 +54,12 @@ pub struct RunArgs {
     /// Record every kernel launch into this folder (see `shadowcl captures`).
     #[arg(long, value_name = "DIR")]
     pub capture: Option<PathBuf>,
-    /// Exit with N when the report has findings (default: the application's exit status).
+    /// After the run, replay every launch under N seeded schedules and report output buffers
+    /// that differ between them (schedule-dependent output). Launches are captured into
+    /// --capture DIR, or a temporary folder.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub schedules: usize,
+    /// Exit with N when there were findings (default: the application's exit status).
     #[arg(long, value_name = "N")]
     pub error_exitcode: Option<i32>,
     /// The application and its arguments.
@@ -237,17 +242,69 @@ fn run_with_library(args: &RunArgs, lib: &Path) -> Result<i32, String> {
         .app
         .split_first()
         .ok_or("no application given (shadowcl run -- APP ARGS...)")?;
-    let status = Command::new(program)
-        .args(rest)
+    // Amplification replays recorded launches, so it needs capture on.
+    let capture = match (&args.capture, args.schedules > 1) {
+        (Some(dir), _) => Some(dir.clone()),
+        (None, true) => Some(tmp.0.join("capture")),
+        (None, false) => None,
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(rest)
         .env("OCL_ICD_VENDORS", &vendors)
-        .envs(child_env(args, &report))
+        .envs(child_env(args, &report));
+    if let Some(dir) = &capture {
+        cmd.env("SHADOWCL_CAPTURE", dir);
+    }
+    let status = cmd
         .status()
         .map_err(|e| format!("cannot run {program}: {e}"))?;
     let code = exit_status_code(status);
-    Ok(match (args.error_exitcode, report_findings(&report)) {
-        (Some(n), Some(found)) if found > 0 => n,
+    let amplified = match (&capture, args.schedules > 1) {
+        (Some(dir), true) => amplify_launches(dir, args)?,
+        _ => 0,
+    };
+    let found = report_findings(&report).unwrap_or(0) + amplified;
+    Ok(match args.error_exitcode {
+        Some(n) if found > 0 => n,
         _ => code,
     })
+}
+
+/// Replays every launch recorded under `dir` with `args.schedules` schedules (races were
+/// already checked live, so only output differences are looked for). Returns how many launches
+/// had schedule-dependent output.
+fn amplify_launches(dir: &Path, args: &RunArgs) -> Result<usize, String> {
+    let records = shadowcl_capture::find_records(dir).map_err(|e| {
+        format!(
+            "cannot list the launches recorded in {}: {e}",
+            dir.display()
+        )
+    })?;
+    eprintln!(
+        "shadowcl run: replaying {} launch(es) under {} schedules each",
+        records.len(),
+        args.schedules
+    );
+    let mut dependent = 0;
+    for record in records {
+        let replay = crate::capture_cmds::ReplayArgs {
+            record,
+            schedules: args.schedules,
+            wg_order: None,
+            wi_order: None,
+            quantum: None,
+            seed: args.seed,
+            report: None,
+            sarif: None,
+            checks: Some("none".into()),
+        };
+        match crate::capture_cmds::replay_cmd(&replay) {
+            0 => {}
+            1 => dependent += 1,
+            _ => eprintln!("shadowcl run: could not replay {}", replay.record.display()),
+        }
+    }
+    Ok(dependent)
 }
 
 /// Where `install` writes: the system folder, or the user's (`$HOME/.local/etc/OpenCL/vendors`).

@@ -165,3 +165,37 @@ fn seeded_random_replay_is_deterministic() {
         "same seed, different report"
     );
 }
+
+/// `shadowcl run --schedules N`: the racy reduction's output depends on the schedule (found
+/// with the race checkers off), vadd's does not.
+#[test]
+fn run_with_schedules_flags_schedule_dependent_output() {
+    let test = "run_with_schedules_flags_schedule_dependent_output";
+    let (Some(_), Some(cli)) = (Icd::shadowcl(test), shadowcl_cli(test)) else {
+        return;
+    };
+    let lib = find_shadowcl_lib().unwrap();
+    let run_app = |host: &str, args: &[&str]| {
+        let mut cmd = Command::new(&cli);
+        cmd.env("SHADOWCL_LIB", &lib)
+            .args(["run", "--checks", "none", "--schedules", "5"])
+            .args(["--error-exitcode", "3", "--"])
+            .arg(c_host(host))
+            .args(args);
+        run(cmd, TIMEOUT)
+    };
+    let racy = run_app("racy_reduction", &[]);
+    assert_eq!(racy.code(), Some(3), "{}", racy.describe());
+    assert!(
+        format!("{}{}", racy.stdout, racy.stderr).contains("schedule-dependent output"),
+        "{}",
+        racy.describe()
+    );
+    let clean = run_app("vadd", &["source"]);
+    assert_eq!(clean.code(), Some(0), "{}", clean.describe());
+    assert!(
+        format!("{}{}", clean.stdout, clean.stderr).contains("no schedule-dependent output"),
+        "{}",
+        clean.describe()
+    );
+}
