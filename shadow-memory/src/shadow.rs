@@ -53,8 +53,9 @@ impl Shadow {
         for (page, _) in touched.filter(|(_, d)| d.swap(false, Ordering::Relaxed)) {
             let Some(page) = page.get() else { continue };
             for c in page.iter() {
-                // Not a compare-exchange loop: resets happen while no launch runs on the buffer.
-                c.store(f(c.load(Ordering::Relaxed)), Ordering::Relaxed);
+                // A loop, not load-then-store: the host may mark bytes initialised from another
+                // thread meanwhile, and that mark must survive.
+                let _ = c.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some(f(v)));
             }
         }
     }
