@@ -938,6 +938,9 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    /// Tests propagate setup failures with `?` (the error names what failed).
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
+
     const VADD: &str = "__kernel void vadd(__global const float *a, __global const float *b,\n\
                         __global float *c) {\n  size_t i = get_global_id(0);\n  c[i] = a[i] + b[i];\n}\n";
 
@@ -972,11 +975,11 @@ mod tests {
     }
 
     #[test]
-    fn compiles_vadd_to_spirv_and_bitcode() {
+    fn compiles_vadd_to_spirv_and_bitcode() -> TestResult {
         if !have_tools() {
-            return;
+            return Ok(());
         }
-        let out = Compiler::new().compile(&req(VADD, "")).unwrap();
+        let out = Compiler::new().compile(&req(VADD, ""))?;
         assert!(is_spirv(&out.spirv), "not SPIR-V");
         assert!(is_bitcode(&out.bitcode), "not bitcode");
         assert!(!out.from_cache);
@@ -987,14 +990,15 @@ mod tests {
             text.contains(SOURCE_NAME),
             "source name missing from debug info"
         );
+        Ok(())
     }
 
     /// llvm-spirv-15 aborts on this kernel's optimised debug info with full -g; the
     /// driver falls back to line tables, which keep the source lines.
     #[test]
-    fn optimised_debug_info_that_llvm_spirv_rejects_still_compiles() {
+    fn optimised_debug_info_that_llvm_spirv_rejects_still_compiles() -> TestResult {
         if !have_tools() {
-            return;
+            return Ok(());
         }
         let src = "__kernel void reduce(__global const int *in, __global int *out,\n\
                    __local int *scratch) {\n  size_t l = get_local_id(0);\n\
@@ -1002,25 +1006,26 @@ mod tests {
                    for (size_t k = get_local_size(0) / 2; k > 0; k /= 2) {\n\
                    if (l < k)\n      scratch[l] += scratch[l + k];\n  }\n\
                    if (l == 0)\n    out[get_group_id(0)] = scratch[0];\n}\n";
-        let out = Compiler::new().compile(&req(src, "")).unwrap();
+        let out = Compiler::new().compile(&req(src, ""))?;
         assert!(is_spirv(&out.spirv));
         let text = String::from_utf8_lossy(&out.spirv);
         assert!(text.contains(SOURCE_NAME), "no line information left");
         assert!(text.contains("scratch"), "argument names lost");
+        Ok(())
     }
 
     #[test]
-    fn kernel_arg_metadata_has_qualifiers_and_type_names() {
+    fn kernel_arg_metadata_has_qualifiers_and_type_names() -> TestResult {
         if !have_tools() {
-            return;
+            return Ok(());
         }
         let src =
             "__kernel void info(__global const float *restrict in, __global volatile int *out,\n\
                    __local float4 *tmp, __constant uint *table, const int n, float2 scale) {\n\
                    out[0] = n; }\n\
                    __kernel void other(__read_only image2d_t img, __global int *p) { p[0] = 1; }\n";
-        let out = Compiler::new().compile(&req(src, "")).unwrap();
-        let md = kernel_arg_metadata(&out.bitcode).unwrap();
+        let out = Compiler::new().compile(&req(src, ""))?;
+        let md = kernel_arg_metadata(&out.bitcode)?;
         let info = &md["info"];
         let names: Vec<_> = info.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(names, ["in", "out", "tmp", "table", "n", "scale"]);
@@ -1040,28 +1045,30 @@ mod tests {
         assert_eq!(other[0].type_name, "image2d_t");
         assert_eq!(other[0].access, "read_only");
         assert_eq!(other[1].name, "p");
+        Ok(())
     }
 
     /// At -O2 the loop vectoriser turns this into llvm.vector.reduce.add, which
     /// llvm-spirv-15 rejects (piglit's calls.cl).
     #[test]
-    fn vectorised_reductions_do_not_reach_llvm_spirv() {
+    fn vectorised_reductions_do_not_reach_llvm_spirv() -> TestResult {
         if !have_tools() {
-            return;
+            return Ok(());
         }
         let src = "__attribute__((noinline)) int f(void) { int ret = 100; volatile int a[20];\n\
                    for (int i = 0; i < 20; ++i) a[i] = i;\n\
                    for (int i = 0; i < 20; ++i) ret += a[i];\n  return ret; }\n\
                    __kernel void k(__global int *p) { p[0] = f(); }\n";
-        let out = Compiler::new().compile(&req(src, "")).unwrap();
+        let out = Compiler::new().compile(&req(src, ""))?;
         assert!(is_spirv(&out.spirv));
         assert!(!String::from_utf8_lossy(&out.spirv).contains("llvm.vector.reduce"));
+        Ok(())
     }
 
     #[test]
-    fn sources_are_concatenated_and_headers_found() {
+    fn sources_are_concatenated_and_headers_found() -> TestResult {
         if !have_tools() {
-            return;
+            return Ok(());
         }
         let r = CompileRequest {
             sources: vec![
@@ -1074,7 +1081,7 @@ mod tests {
                 "#define K (41 + EXTRA)\n".to_string(),
             )],
         };
-        let out = Compiler::new().compile(&r).unwrap();
+        let out = Compiler::new().compile(&r)?;
         assert!(is_spirv(&out.spirv));
         // Without the header the same source does not compile.
         let bad = CompileRequest {
@@ -1084,6 +1091,7 @@ mod tests {
         let err = Compiler::new().compile(&bad).unwrap_err();
         assert_eq!(err.kind, FailureKind::BuildFailed);
         assert!(err.log.contains("sub/k.h"), "log: {}", err.log);
+        Ok(())
     }
 
     #[test]
@@ -1105,19 +1113,20 @@ mod tests {
     }
 
     #[test]
-    fn werror_and_w_reach_clang() {
+    fn werror_and_w_reach_clang() -> TestResult {
         if !have_tools() {
-            return;
+            return Ok(());
         }
         let src = "__kernel void f(__global int *p) { int unused_v; p[0] = 1; }\n";
-        let warn = Compiler::new().compile(&req(src, "-Wall")).unwrap();
+        let warn = Compiler::new().compile(&req(src, "-Wall"))?;
         assert!(warn.log.contains("unused_v"), "log: {}", warn.log);
         let err = Compiler::new()
             .compile(&req(src, "-Wall -Werror"))
             .unwrap_err();
         assert_eq!(err.kind, FailureKind::BuildFailed);
-        let quiet = Compiler::new().compile(&req(src, "-Wall -w")).unwrap();
+        let quiet = Compiler::new().compile(&req(src, "-Wall -w"))?;
         assert!(!quiet.log.contains("unused_v"), "log: {}", quiet.log);
+        Ok(())
     }
 
     /// The macros the OpenCL C specification predefines have the values for ShadowCL's
@@ -1169,27 +1178,27 @@ mod tests {
     }
 
     #[test]
-    fn options_translation() {
-        assert_eq!(translate_options("").unwrap(), Vec::<String>::new());
+    fn options_translation() -> TestResult {
+        assert_eq!(translate_options("")?, Vec::<String>::new());
         assert_eq!(
-            translate_options("-D FOO=1 -DBAR -cl-opt-disable -cl-std=cl1.2 -w").unwrap(),
+            translate_options("-D FOO=1 -DBAR -cl-opt-disable -cl-std=cl1.2 -w")?,
             vec!["-DFOO=1", "-DBAR", "-O0", "-cl-std=CL1.2", "-w"]
         );
         assert_eq!(
-            translate_options("-cl-mad-enable  -cl-fast-relaxed-math -Werror -g").unwrap(),
+            translate_options("-cl-mad-enable  -cl-fast-relaxed-math -Werror -g")?,
             vec!["-cl-mad-enable", "-cl-fast-relaxed-math", "-Werror"]
         );
         assert_eq!(
-            translate_options("-I /abs/inc -I/other -cl-kernel-arg-info").unwrap(),
+            translate_options("-I /abs/inc -I/other -cl-kernel-arg-info")?,
             vec!["-I/abs/inc", "-I/other"]
         );
-        let rel = translate_options("-I inc").unwrap();
+        let rel = translate_options("-I inc")?;
         assert!(
             rel[0].starts_with("-I/") && rel[0].ends_with("/inc"),
             "{rel:?}"
         );
         assert_eq!(
-            translate_options("-D 'MSG=a b' -D\"X=\\\"q\\\"\"").unwrap(),
+            translate_options("-D 'MSG=a b' -D\"X=\\\"q\\\"\"")?,
             vec!["-DMSG=a b", "-DX=\"q\""]
         );
         let err = translate_options("-cl-bogus -D FOO --frobnicate").unwrap_err();
@@ -1201,11 +1210,9 @@ mod tests {
         assert!(translate_options("-cl-std=CL9.9").is_err());
         assert!(translate_options("-D").is_err());
         assert!(translate_options("-D 'unterminated").is_err());
-        assert_eq!(opt_level(&translate_options("").unwrap()), '2');
-        assert_eq!(
-            opt_level(&translate_options("-cl-opt-disable").unwrap()),
-            '0'
-        );
+        assert_eq!(opt_level(&translate_options("")?), '2');
+        assert_eq!(opt_level(&translate_options("-cl-opt-disable")?), '0');
+        Ok(())
     }
 
     #[test]
@@ -1231,13 +1238,13 @@ mod tests {
     }
 
     #[test]
-    fn link_options() {
-        assert_eq!(parse_link_options("").unwrap(), LinkOptions::default());
-        let o =
-            parse_link_options("-create-library -enable-link-options -cl-no-signed-zeros").unwrap();
+    fn link_options() -> TestResult {
+        assert_eq!(parse_link_options("")?, LinkOptions::default());
+        let o = parse_link_options("-create-library -enable-link-options -cl-no-signed-zeros")?;
         assert!(o.create_library && o.enable_link_options);
         assert!(parse_link_options("-enable-link-options").is_err());
         assert!(parse_link_options("-D FOO").unwrap_err().contains("-D"));
+        Ok(())
     }
 
     #[test]
@@ -1254,57 +1261,55 @@ mod tests {
     }
 
     #[test]
-    fn cache_hit_returns_same_result() {
+    fn cache_hit_returns_same_result() -> TestResult {
         if !have_tools() {
-            return;
+            return Ok(());
         }
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir()?;
         let c = Compiler::new().with_cache_dir(Some(dir.path().to_path_buf()));
         let r = req(VADD, "-cl-mad-enable");
-        let first = c.compile(&r).unwrap();
+        let first = c.compile(&r)?;
         assert!(!first.from_cache);
         // Cache entries, beside the `sources` folder that keeps each program's text.
-        let entries = || {
-            std::fs::read_dir(dir.path())
-                .unwrap()
-                .filter(|e| e.as_ref().unwrap().file_name() != "sources")
-                .count()
+        let entries = || -> std::io::Result<usize> {
+            let mut n = 0;
+            for e in std::fs::read_dir(dir.path())? {
+                n += usize::from(e?.file_name() != "sources");
+            }
+            Ok(n)
         };
-        assert_eq!(entries(), 3);
+        assert_eq!(entries()?, 3);
         let kept = dir.path().join("sources");
-        assert_eq!(std::fs::read_dir(&kept).unwrap().count(), 1);
-        let second = c.compile(&r).unwrap();
+        assert_eq!(std::fs::read_dir(&kept)?.count(), 1);
+        let second = c.compile(&r)?;
         assert!(second.from_cache, "second compile was not a cache hit");
         assert_eq!(first.spirv, second.spirv);
         assert_eq!(first.bitcode, second.bitcode);
         // Other options are another key.
-        let third = c.compile(&req(VADD, "")).unwrap();
+        let third = c.compile(&req(VADD, ""))?;
         assert!(!third.from_cache);
         // Failures are not cached.
         let bad = req("__kernel void f() { nope; }", "");
         assert!(c.compile(&bad).is_err());
         assert!(c.compile(&bad).is_err());
-        assert_eq!(entries(), 6);
+        assert_eq!(entries()?, 6);
         // One kept source per distinct text: VADD (twice, two option sets) and the bad one.
-        assert_eq!(std::fs::read_dir(&kept).unwrap().count(), 3);
+        assert_eq!(std::fs::read_dir(&kept)?.count(), 3);
+        Ok(())
     }
 
     #[test]
-    fn link_two_modules() {
+    fn link_two_modules() -> TestResult {
         if !have_tools() {
-            return;
+            return Ok(());
         }
         let c = Compiler::new();
-        let lib = c
-            .compile(&req("int twice(int x) { return 2 * x; }\n", ""))
-            .unwrap();
-        let main = c
-            .compile(&req(
-                "int twice(int x);\n__kernel void k(__global int *p) { p[0] = twice(p[0]); }\n",
-                "",
-            ))
-            .unwrap();
-        let linked = c.link(&[main.bitcode.clone(), lib.bitcode], "").unwrap();
+        let lib = c.compile(&req("int twice(int x) { return 2 * x; }\n", ""))?;
+        let main = c.compile(&req(
+            "int twice(int x);\n__kernel void k(__global int *p) { p[0] = twice(p[0]); }\n",
+            "",
+        ))?;
+        let linked = c.link(&[main.bitcode.clone(), lib.bitcode], "")?;
         assert!(is_spirv(&linked.spirv));
         assert!(is_bitcode(&linked.bitcode));
         let err = c.link(&[b"not bitcode".to_vec()], "").unwrap_err();
@@ -1317,8 +1322,9 @@ mod tests {
             FailureKind::InvalidOptions
         );
         // SPIR-V round-trips to bitcode for linking IL programs.
-        let back = c.spirv_to_bitcode(&main.spirv).unwrap();
+        let back = c.spirv_to_bitcode(&main.spirv)?;
         assert!(is_bitcode(&back));
+        Ok(())
     }
 
     #[test]
