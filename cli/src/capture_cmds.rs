@@ -14,7 +14,7 @@ use shadowcl_capture::{
     AmplifyOptions, Finding, RecordDir, ReplayOutcome, Replayer,
 };
 use shadowcl_interpreter::{AddressSpace, NoObserver, Order, Schedule};
-use shadowcl_shadow::{Checks, Config, FindingKind, Session, Side};
+use shadowcl_shadow::{Checks, Config, FindingKind, Sequential, Session, Side};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -402,7 +402,7 @@ fn amplify_checked(
     amplify(
         rp,
         opts,
-        |i, s| session.launch(&rp.program, i as u64, &s.describe(), false),
+        |i, s| session.launch(&rp.program, i as u64, &s.describe(), &Sequential),
         |i, s, checker, out| {
             checker.finish();
             for id in &out.allocations {

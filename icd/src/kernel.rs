@@ -540,8 +540,8 @@ fn enqueue_kernel(
     let empty = range.global.contains(&0);
     let kernel = k.clone();
     let context = q.context.clone();
-    // Commands of an out-of-order queue with no wait list may overlap earlier launches.
-    let concurrent = q.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0 && waits.is_empty();
+    // Until it starts, the launch holds back forgetting what it may overlap.
+    let pending = crate::order::PendingLaunch::register();
     enqueue(
         q,
         CL_COMMAND_NDRANGE_KERNEL,
@@ -551,6 +551,7 @@ fn enqueue_kernel(
         Box::new(move || {
             // The kernel and every buffer argument stay alive until the command completes.
             let _keep = keep;
+            drop(pending);
             if empty {
                 return Ok(());
             }
@@ -564,7 +565,6 @@ fn enqueue_kernel(
                 kernel: &kernel.info,
                 local_size_given,
                 mem_flags: &mem_flags,
-                concurrent,
             };
             match crate::launch::run(&kernel.loaded, &launch, &how) {
                 Ok(_) => Ok(()),

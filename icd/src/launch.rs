@@ -5,13 +5,15 @@
 //! environment once (DESIGN.md, "Contracts"). Memory commands call the `buffer_*` hooks here so
 //! the uninitialised-read check knows which bytes the host wrote.
 
+use crate::order::{self, Clock, Point};
 use shadowcl_capture::{ProgramInput, Recorder};
 use shadowcl_interpreter::{
     AllocId, Buffer, Device, ExecError, KernelInfo, Launch, LaunchStats, NoObserver, Program,
     Schedule,
 };
-use shadowcl_shadow::{Config, Session};
+use shadowcl_shadow::{Config, LaunchOrder, Sequential, Session};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::sync::OnceLock;
 
 fn device(schedule: &Schedule) -> &'static Device {
@@ -92,9 +94,25 @@ pub struct Enqueued<'a> {
     pub local_size_given: Option<[u64; 3]>,
     /// `cl_mem_flags` of each argument (0 for non-buffers), for capture.
     pub mem_flags: &'a [u64],
-    /// The launch may overlap earlier commands (out-of-order queue with no wait list), so
-    /// access records of earlier launches are kept and races between kernels are found.
-    pub concurrent: bool,
+}
+
+/// A launch's order against earlier ones, from the queue/event graph (`order`).
+struct CommandOrder {
+    point: Point,
+    /// What completed before the launch started.
+    clock: Arc<Clock>,
+}
+
+impl LaunchOrder for CommandOrder {
+    fn key(&self) -> u64 {
+        self.point.key()
+    }
+    fn follows(&self, key: u64) -> bool {
+        self.clock.covers(Point::from_key(key))
+    }
+    fn settled(&self, key: u64) -> bool {
+        order::settled(Point::from_key(key))
+    }
 }
 
 /// Runs `launch` of `program` to completion under the schedule the environment selects,
@@ -138,7 +156,13 @@ pub fn run(
     let id = next_launch_id();
     let result = match session() {
         Some(s) => {
-            let checker = s.launch(program, id, &schedule.describe(), how.concurrent);
+            // Launches always run as queue commands; `Sequential` only guards direct calls.
+            let queued = order::current().map(|(point, clock)| CommandOrder { point, clock });
+            let order: &dyn LaunchOrder = match &queued {
+                Some(o) => o,
+                None => &Sequential,
+            };
+            let checker = s.launch(program, id, &schedule.describe(), order);
             let r = device(&schedule).run(program, launch, &schedule, &checker);
             checker.finish();
             report(s);

@@ -16,6 +16,7 @@ pub mod kernel;
 pub mod launch;
 pub mod mem;
 pub mod object;
+pub mod order;
 pub mod platform;
 pub mod program;
 pub mod queue;

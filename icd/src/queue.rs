@@ -8,12 +8,14 @@ use crate::context::{self, Context};
 use crate::entry::{call, call_ptr};
 use crate::info::{out, properties, slice, v, write_info, UserPtr};
 use crate::object::{self, ClObject, Ref};
+use crate::order::{self, Clock, Point, QueueOrder};
 use crate::platform::{check_device, device_id, now_ns};
 use crate::types::*;
 use crossbeam_channel::{unbounded, Sender};
 use parking_lot::{Condvar, Mutex};
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, OnceLock};
 
 pub type EventCallback = unsafe extern "C" fn(cl_event, cl_int, *mut c_void);
 
@@ -32,6 +34,9 @@ pub struct Event {
     pub profiling: bool,
     state: Mutex<EventState>,
     cond: Condvar,
+    /// The commands known complete once this one is, itself included (see `order`); set
+    /// before the event completes.
+    order: OnceLock<Arc<Clock>>,
 }
 
 impl ClObject for Event {
@@ -60,6 +65,7 @@ impl Event {
                 times: [t, 0, 0, 0],
             }),
             cond: Condvar::new(),
+            order: OnceLock::new(),
         })
     }
 
@@ -74,6 +80,20 @@ impl Event {
             self.cond.wait(&mut st);
         }
         st.status
+    }
+
+    /// [`Event::wait`] by the application: what completed is now ordered before everything
+    /// it enqueues later.
+    pub fn host_wait(&self) -> cl_int {
+        let s = self.wait();
+        self.host_saw();
+        s
+    }
+
+    fn host_saw(&self) {
+        if let Some(c) = self.order.get() {
+            order::host_saw(c);
+        }
     }
 }
 
@@ -141,6 +161,10 @@ struct Command {
     event: Ref<Event>,
     waits: Vec<Ref<Event>>,
     work: Work,
+    start: order::Start,
+    /// Events the command is ordered after without waiting for them (an out-of-order queue's
+    /// last barrier, already complete).
+    after: Vec<Ref<Event>>,
 }
 
 pub struct Queue {
@@ -148,6 +172,7 @@ pub struct Queue {
     pub properties: cl_command_queue_properties,
     pub properties_array: Vec<cl_queue_properties>,
     tx: Sender<Command>,
+    order: Arc<QueueOrder>,
     last: Mutex<Option<Ref<Event>>>,
     /// Out-of-order queues: commands not known to be complete, and the last barrier.
     outstanding: Mutex<Vec<Ref<Event>>>,
@@ -166,15 +191,58 @@ impl ClObject for Queue {
     type Handle = cl_command_queue;
 }
 
-fn run_command(cmd: Command) {
+/// The point of a starting command and its clock (what completed before it), from its wait
+/// list, its ordering and, on an in-order queue, the previous command's clock `prev`.
+fn start_clock(cmd: &Command, q: &QueueOrder, prev: Option<&Clock>) -> (Point, Clock, bool) {
+    let mut c = (*cmd.start.host).clone();
+    for e in cmd.waits.iter().chain(&cmd.after) {
+        if let Some(d) = e.order.get() {
+            c.join(d);
+        }
+    }
+    match cmd.start.point {
+        Some((p, all)) => {
+            if all {
+                c.join(&q.done());
+            }
+            (p, c, all)
+        }
+        None => {
+            if let Some(prev) = prev {
+                c.join(prev);
+            }
+            (q.next_point(), c, true)
+        }
+    }
+}
+
+/// Runs one command whose turn has come; returns its done clock.
+fn run_command(cmd: Command, q: &QueueOrder, prev: Option<&Clock>) -> Arc<Clock> {
     let failed = cmd.waits.iter().any(|w| w.wait() < 0);
+    let (point, start, follows_queue) = start_clock(&cmd, q, prev);
     drop(cmd.waits);
+    drop(cmd.after);
+    let mut done = start.clone();
+    if follows_queue {
+        done.add_prefix(point);
+    } else {
+        done.add_point(point);
+    }
+    let done = Arc::new(done);
+    let finish = |status: cl_int| {
+        q.completed(&done);
+        let _ = cmd.event.order.set(done.clone());
+        set_status(&cmd.event, status);
+    };
     if failed {
-        set_status(&cmd.event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-        return;
+        finish(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        return done.clone();
     }
     set_status(&cmd.event, CL_RUNNING as cl_int);
-    let status = match catch_unwind(AssertUnwindSafe(cmd.work)) {
+    let work = cmd.work;
+    let status = match order::with_current(point, Arc::new(start), || {
+        catch_unwind(AssertUnwindSafe(work))
+    }) {
         Ok(Ok(())) => CL_COMPLETE as cl_int,
         Ok(Err(e)) => e,
         Err(_) => {
@@ -182,7 +250,8 @@ fn run_command(cmd: Command) {
             CL_OUT_OF_RESOURCES
         }
     };
-    set_status(&cmd.event, status);
+    finish(status);
+    done
 }
 
 fn ready(cmd: &Command) -> bool {
@@ -194,12 +263,14 @@ fn ready(cmd: &Command) -> bool {
 /// The executor thread of a queue. In-order queues run commands strictly in submission
 /// order. Out-of-order queues set aside commands whose wait list is not complete yet and run
 /// later ones meanwhile (markers and barriers carry their implicit dependencies as waits).
-fn executor(rx: crossbeam_channel::Receiver<Command>, out_of_order: bool) {
+fn executor(rx: crossbeam_channel::Receiver<Command>, q: Arc<QueueOrder>, out_of_order: bool) {
     use crossbeam_channel::RecvTimeoutError;
     let mut pending: Vec<Command> = Vec::new();
+    // In-order queues: the previous command's done clock.
+    let mut prev: Option<Arc<Clock>> = None;
     loop {
         while let Some(i) = pending.iter().position(ready) {
-            run_command(pending.remove(i));
+            run_command(pending.remove(i), &q, None);
         }
         let next = if pending.is_empty() {
             match rx.recv() {
@@ -218,8 +289,10 @@ fn executor(rx: crossbeam_channel::Receiver<Command>, out_of_order: bool) {
         };
         if out_of_order && !ready(&next) {
             pending.push(next);
+        } else if out_of_order {
+            run_command(next, &q, None);
         } else {
-            run_command(next);
+            prev = Some(run_command(next, &q, prev.as_deref()));
         }
     }
 }
@@ -250,17 +323,28 @@ pub fn enqueue(
         profiling,
         CL_QUEUED as cl_int,
     );
+    let mut start = order::Start {
+        host: order::host_clock(),
+        point: None,
+    };
+    let mut after = Vec::new();
     if q.out_of_order() {
         let mut outstanding = q.outstanding.lock();
         outstanding.retain(|e| !done(e));
         let mut barrier = q.barrier.lock();
-        if let Some(b) = barrier.as_ref().filter(|b| !done(b)) {
-            waits.push(b.clone());
+        if let Some(b) = barrier.as_ref() {
+            if done(b) {
+                after.push(b.clone());
+            } else {
+                waits.push(b.clone());
+            }
         }
         let sync = command_type == CL_COMMAND_MARKER || command_type == CL_COMMAND_BARRIER;
-        if sync && waits.is_empty() {
+        let all = sync && waits.is_empty();
+        if all {
             waits.extend(outstanding.iter().cloned());
         }
+        start.point = Some((q.order.next_point(), all));
         if command_type == CL_COMMAND_BARRIER {
             *barrier = Some(ev.clone());
         }
@@ -272,10 +356,12 @@ pub fn enqueue(
         event: ev.clone(),
         waits,
         work,
+        start,
+        after,
     })
     .map_err(|_| CL_OUT_OF_RESOURCES)?;
     if blocking {
-        let s = ev.wait();
+        let s = ev.host_wait();
         if s < 0 {
             // A failed call hands out no event.
             return Err(if s == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST {
@@ -298,6 +384,7 @@ pub fn finish(q: &Queue) {
     for e in outstanding.iter().chain(last.iter()) {
         e.wait();
     }
+    order::host_saw(&q.order.done());
 }
 
 const QUEUE_PROPS: cl_command_queue_properties =
@@ -318,15 +405,24 @@ fn create_queue(
         return Err(CL_INVALID_QUEUE_PROPERTIES);
     }
     let (tx, rx) = unbounded();
+    let order = QueueOrder::new();
+    let executor_order = order.clone();
     std::thread::Builder::new()
         .name("shadowcl-queue".into())
-        .spawn(move || executor(rx, props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0))
+        .spawn(move || {
+            executor(
+                rx,
+                executor_order,
+                props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0,
+            )
+        })
         .map_err(|_| CL_OUT_OF_HOST_MEMORY)?;
     let q = object::create(Queue {
         context: ctx,
         properties: props,
         properties_array: array,
         tx,
+        order,
         last: Mutex::new(None),
         outstanding: Mutex::new(Vec::new()),
         barrier: Mutex::new(None),
@@ -443,7 +539,7 @@ pub unsafe extern "C" fn clWaitForEvents(
         }
         let mut failed = false;
         for e in &evs {
-            failed |= e.wait() < 0;
+            failed |= e.host_wait() < 0;
         }
         if failed {
             Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
@@ -546,6 +642,8 @@ pub unsafe extern "C" fn clSetUserEventStatus(event: cl_event, execution_status:
         if ev.status() <= CL_COMPLETE as cl_int {
             return Err(CL_INVALID_OPERATION);
         }
+        // Commands waiting for it follow what the host had waited for until now.
+        let _ = ev.order.set(order::host_clock());
         set_status(&ev, execution_status);
         Ok(())
     })
@@ -603,7 +701,14 @@ pub unsafe extern "C" fn clGetEventInfo(
             CL_EVENT_COMMAND_QUEUE => v(&(ev.queue_handle as cl_command_queue)),
             CL_EVENT_CONTEXT => v(&object::handle::<Context>(&ev.context)),
             CL_EVENT_COMMAND_TYPE => v(&ev.command_type),
-            CL_EVENT_COMMAND_EXECUTION_STATUS => v(&ev.status()),
+            CL_EVENT_COMMAND_EXECUTION_STATUS => {
+                let status = ev.status();
+                if status <= CL_COMPLETE as cl_int {
+                    // Polling completion is a wait too.
+                    ev.host_saw();
+                }
+                v(&status)
+            }
             CL_EVENT_REFERENCE_COUNT => v(&object::ref_count(&ev)),
             _ => Err(CL_INVALID_VALUE),
         };

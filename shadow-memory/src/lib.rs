@@ -17,11 +17,13 @@
 //! // clCreateBuffer (initialised: COPY_HOST_PTR / USE_HOST_PTR), clEnqueueWriteBuffer & co.
 //! session.buffer_created(buffer.id(), buffer.len() as u64, false);
 //! session.buffer_written_by_host(buffer.id(), 0, 16);
-//! // clEnqueueNDRangeKernel: `concurrent` is false on an in-order queue with nothing else
-//! // running, true when the launch may overlap earlier commands.
+//! // clEnqueueNDRangeKernel: the order says which earlier launches happen before this one
+//! // (`Sequential`: all of them, as on a single in-order queue; the platform derives it from
+//! // its queues and events).
 //! let schedule = Schedule::from_env();
 //! if session.checks() != shadowcl_shadow::Checks::none() {
-//!     let checker = session.launch(program, 0, &schedule.describe(), false);
+//!     let order = shadowcl_shadow::Sequential;
+//!     let checker = session.launch(program, 0, &schedule.describe(), &order);
 //!     let _ = Device::new(0).run(program, launch, &schedule, &checker);
 //!     drop(checker); // findings move into the session at launch_end (or drop)
 //! }
@@ -38,8 +40,13 @@
 //! identified finding of the same pair when there is one. Barrier epochs are 8 bits; every
 //! 128 barriers a group ages its own records (local and global) so a wrap never makes an old
 //! access look current. Item ids are 30 bits per
-//! synchronisation window; a window that runs out is reset (inter-kernel races across the
-//! reset are missed), and a single launch of over 2^30 work-items aliases ids.
+//! synchronisation window (ids wrap past that, and a single launch of over 2^30 work-items
+//! aliases ids). Launches ordered before the current one count as reset lazily, byte by byte:
+//! a record whose last accessor was such a launch is treated as fresh, but the summary flags
+//! of a record last touched by an overlapping launch may still carry accesses of an ordered
+//! one, which can add an unidentified inter-kernel finding on a byte where a real race between
+//! kernels was already found. The window keeps at most 256 launches; older ones ordered
+//! before the newest are forgotten (their races with later overlapping launches are missed).
 
 pub mod mar;
 pub mod report;
@@ -47,7 +54,9 @@ mod session;
 mod shadow;
 
 pub use report::{Finding, FindingKind, LaunchSummary, RaceKind, Report, Scope, Side};
-pub use session::{GroupState, LaunchChecker, Locations, Session, LAUNCH_CAP};
+pub use session::{
+    GroupState, LaunchChecker, LaunchOrder, Locations, Sequential, Session, Unordered, LAUNCH_CAP,
+};
 
 use std::path::PathBuf;
 

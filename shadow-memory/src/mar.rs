@@ -363,6 +363,11 @@ pub fn reset(old: u64) -> u64 {
     old & INIT_BIT
 }
 
+/// The work-item a record names (0: none since the last reset).
+pub fn item_of(rec: u64) -> u32 {
+    Rec(rec).item()
+}
+
 /// Marks a record initialised (host wrote the byte).
 pub fn initialise(old: u64) -> u64 {
     old | INIT_BIT

@@ -94,11 +94,62 @@ fn unlinear(mut v: u64, dims: [u64; 3]) -> [u64; 3] {
 /// A launch of the current synchronisation window (its items may still be in records).
 struct WindowLaunch {
     id: u64,
+    /// Its [`LaunchOrder::key`].
+    order: u64,
     kernel: Arc<str>,
     lo: u64,
     hi: u64,
     geometry: Geometry,
 }
+
+/// How a launch is ordered against earlier ones. The platform knows queues and events; the
+/// checkers only ask these questions about launches still in the window.
+pub trait LaunchOrder: Sync {
+    /// This launch's identity in the platform's ordering (stored with its window entry).
+    fn key(&self) -> u64;
+    /// The launch `key` completed before this one started (happens-before): its accesses can
+    /// not race with this launch's.
+    fn follows(&self, key: u64) -> bool;
+    /// The launch `key` happens before this one and before every launch that may still start,
+    /// so its records may be forgotten.
+    fn settled(&self, key: u64) -> bool;
+}
+
+/// Every earlier launch completed before this one and nothing else can start meanwhile (one
+/// in-order queue; replay).
+pub struct Sequential;
+
+impl LaunchOrder for Sequential {
+    fn key(&self) -> u64 {
+        0
+    }
+    fn follows(&self, _: u64) -> bool {
+        true
+    }
+    fn settled(&self, _: u64) -> bool {
+        true
+    }
+}
+
+/// The launch may overlap every earlier launch (out-of-order queue with no wait list).
+pub struct Unordered;
+
+impl LaunchOrder for Unordered {
+    fn key(&self) -> u64 {
+        0
+    }
+    fn follows(&self, _: u64) -> bool {
+        false
+    }
+    fn settled(&self, _: u64) -> bool {
+        false
+    }
+}
+
+/// Most window launches kept: past it the oldest launches ordered before the new one are
+/// forgotten (their inter-kernel races with later launches are missed), so each launch start
+/// stays cheap when an application enqueues thousands of kernels without waiting.
+const WINDOW_CAP: usize = 256;
 
 /// An interned instruction (MARs hold 13-bit site numbers, not instruction ids).
 struct Site {
@@ -196,8 +247,8 @@ impl Session {
         });
     }
 
-    /// Every earlier command has completed (clFinish, a wait on all events, an in-order launch):
-    /// forget all access records except "initialised". Call only while no launch runs.
+    /// Every earlier launch has completed and happens before every later one: forget all
+    /// access records except "initialised". Call only while no launch runs.
     pub fn synchronize(&self) {
         let mut st = self.state.lock();
         Self::reset_locked(&mut st, &self.shadows);
@@ -212,22 +263,22 @@ impl Session {
         st.sites.truncate(1);
     }
 
-    /// Starts checking one launch. `concurrent`: the launch may overlap earlier ones (out-of-order
-    /// queue, other queues without events between them); when false, everything before it is
-    /// complete and its records are reset. `schedule` goes into the report (`Schedule::describe`).
+    /// Starts checking one launch. `order` tells which earlier launches happen before it:
+    /// their records no longer count against this launch's accesses, while those of launches
+    /// that may overlap it (out-of-order queue, other queues without events between them) do,
+    /// so races between kernels are found. `schedule` goes into the report
+    /// (`Schedule::describe`).
     pub fn launch<'a>(
         &'a self,
         program: &'a dyn Locations,
         launch_id: u64,
         schedule: &str,
-        concurrent: bool,
+        order: &'a dyn LaunchOrder,
     ) -> LaunchChecker<'a> {
-        if !concurrent {
-            self.synchronize();
-        }
         LaunchChecker {
             session: self,
             program,
+            order,
             id: launch_id,
             schedule: schedule.to_string(),
             checks: self.config.checks,
@@ -400,6 +451,22 @@ struct LaunchState {
     args: Vec<ArgBinding>,
     local_allocs: Vec<LocalAlloc>,
     shadows: Vec<(AllocId, Arc<Shadow>)>,
+    /// Item ranges of earlier launches that may overlap this one. Records naming any other
+    /// item below `lo` come from launches ordered before this one and count as reset.
+    overlapping: Vec<(u32, u32)>,
+}
+
+impl LaunchState {
+    /// Whether record item `item` (not of this launch) is from a launch ordered before it.
+    fn is_stale(&self, item: u32) -> bool {
+        let item = item as u64;
+        // Ids above ours belong to launches that started after this one: they overlap it.
+        item < self.lo
+            && !self
+                .overlapping
+                .iter()
+                .any(|&(lo, hi)| (lo as u64..hi as u64).contains(&item))
+    }
 }
 
 /// Checks one launch; pass it to `Device::run` as the observer. Findings go into the session
@@ -407,6 +474,7 @@ struct LaunchState {
 pub struct LaunchChecker<'a> {
     session: &'a Session,
     program: &'a dyn Locations,
+    order: &'a dyn LaunchOrder,
     id: u64,
     schedule: String,
     checks: Checks,
@@ -475,6 +543,17 @@ impl GroupState {
 impl LaunchChecker<'_> {
     fn state(&self) -> Option<&LaunchState> {
         self.st.get()
+    }
+
+    /// A global record as this launch sees it: one last touched by a launch ordered before
+    /// this one counts as reset (only "initialised" is left).
+    fn current(&self, rec: u64, me: &Me) -> u64 {
+        let item = mar::item_of(rec);
+        let foreign = item != 0 && !(me.launch_lo..me.launch_hi).contains(&item);
+        match self.state() {
+            Some(ls) if foreign && ls.is_stale(item) => mar::reset(rec),
+            _ => rec,
+        }
     }
 
     fn site(&self, g: &mut GroupState, inst: InstId) -> u16 {
@@ -647,21 +726,40 @@ impl Observer for LaunchChecker<'_> {
         let geometry = Geometry::from_info(info);
         let total = geometry.total_items();
         let kernel: Arc<str> = Arc::from(info.kernel);
-        let (lo, hi) = {
+        let (lo, hi, overlapping) = {
             let mut st = self.session.state.lock();
-            if st.next_item.saturating_add(total) > mar::MAX_ITEM + 1 && st.next_item > 1 {
-                // Item ids of this window are used up: forget earlier launches (their
-                // inter-kernel races can no longer be seen).
-                tracing::warn!(
-                    "shadowcl: race records reset (too many work-items since last sync)"
-                );
+            let order = self.order;
+            st.window.retain(|w| !order.settled(w.order));
+            if st.window.is_empty() {
+                // Everything recorded happens before every launch to come: start afresh.
                 Session::reset_locked(&mut st, &self.session.shadows);
+            } else if st.next_item.saturating_add(total) > mar::MAX_ITEM + 1 {
+                // Item ids of this window are used up; ids wrap (two far-apart work-items
+                // may then look alike).
+                tracing::warn!("shadowcl: race record item ids wrap (no sync for too long)");
+            }
+            let end = |v: u64| v.min(u32::MAX as u64) as u32;
+            let mut overlapping = Vec::new();
+            let mut before = Vec::new();
+            for w in &st.window {
+                if order.follows(w.order) {
+                    before.push(w.id);
+                } else {
+                    overlapping.push((end(w.lo), end(w.hi)));
+                }
+            }
+            if st.window.len() >= WINDOW_CAP {
+                // Forget the oldest launches ordered before this one (their records now
+                // count as reset for every later launch too).
+                before.truncate(st.window.len() + 1 - WINDOW_CAP);
+                st.window.retain(|w| !before.contains(&w.id));
             }
             let lo = st.next_item;
             let hi = lo.saturating_add(total);
             st.next_item = hi;
             st.window.push(WindowLaunch {
                 id: self.id,
+                order: order.key(),
                 kernel: kernel.clone(),
                 lo,
                 hi,
@@ -675,7 +773,7 @@ impl Observer for LaunchChecker<'_> {
                 global_offset: info.global_offset,
                 schedule: self.schedule.clone(),
             });
-            (lo, hi)
+            (lo, hi, overlapping)
         };
         let shadows = info
             .args
@@ -694,6 +792,7 @@ impl Observer for LaunchChecker<'_> {
             args: info.args.to_vec(),
             local_allocs: info.local_allocs.to_vec(),
             shadows,
+            overlapping,
         });
     }
 
@@ -787,7 +886,7 @@ impl Observer for LaunchChecker<'_> {
                     let mut old = cell.load(Ordering::Relaxed);
                     // Work-groups run on several threads: retry until our update lands.
                     let s = loop {
-                        let s = mar::step(old, &me, site, epoch, op);
+                        let s = mar::step(self.current(old, &me), &me, site, epoch, op);
                         match cell.compare_exchange_weak(
                             old,
                             s.new,

@@ -6,7 +6,8 @@ use shadowcl_interpreter::{
     GroupInfo, InstId, LaunchInfo, LocalAlloc, Observer, Release, SourceLoc, WorkItem,
 };
 use shadowcl_shadow::{
-    Checks, Config, FindingKind, GroupState, LaunchChecker, RaceKind, Report, Scope, Session,
+    Checks, Config, FindingKind, GroupState, LaunchChecker, LaunchOrder, RaceKind, Report, Scope,
+    Sequential, Session, Unordered,
 };
 use std::sync::Arc;
 
@@ -198,12 +199,8 @@ const GLOBAL_FENCE: Fences = Fences {
 
 /// Runs `body` as one launch and returns the session's report.
 fn launch(s: &Session, id: u64, concurrent: bool, body: impl FnOnce(&LaunchChecker<'_>)) -> Report {
-    let c = s.launch(
-        &loc,
-        id,
-        "wg=in-order,wi=in-order,q=0,seed=0,serial",
-        concurrent,
-    );
+    let order: &dyn LaunchOrder = if concurrent { &Unordered } else { &Sequential };
+    let c = s.launch(&loc, id, "wg=in-order,wi=in-order,q=0,seed=0,serial", order);
     start(&c, "k");
     body(&c);
     c.launch_end();
@@ -784,6 +781,102 @@ fn inter_kernel_races_only_between_concurrent_launches() {
     assert_eq!(r.launches.len(), 2);
 }
 
+/// A partial order as a platform gives it: launch `key` follows the launches in `after`.
+struct Follows {
+    key: u64,
+    after: &'static [u64],
+}
+
+impl LaunchOrder for Follows {
+    fn key(&self) -> u64 {
+        self.key
+    }
+    fn follows(&self, key: u64) -> bool {
+        self.after.contains(&key)
+    }
+    fn settled(&self, _: u64) -> bool {
+        false
+    }
+}
+
+#[test]
+fn records_of_ordered_launches_count_as_reset_and_overlapping_ones_race() {
+    let on = |c: &LaunchChecker<'_>, f: &dyn Fn(&LaunchChecker<'_>, &mut GroupState)| {
+        start(c, "k");
+        let mut g = group(c, 0);
+        f(c, &mut g);
+        c.group_end(g);
+        c.launch_end();
+    };
+    let s = session(Checks::default());
+    // Launch 0 writes element 0; launch 1 (ordered after 0, like the next command of the same
+    // queue) writes element 1; launch 2 follows launch 1 only, but by transitivity the
+    // platform also lists 0. Then launch 3 overlaps everything.
+    let orders = [
+        Follows {
+            key: 10,
+            after: &[],
+        },
+        Follows {
+            key: 11,
+            after: &[10],
+        },
+        Follows {
+            key: 12,
+            after: &[10, 11],
+        },
+        Follows {
+            key: 13,
+            after: &[],
+        },
+    ];
+    let c = s.launch(&loc, 0, "serial", &orders[0]);
+    on(&c, &|c, g| {
+        write(c, g, Global, BUF, 0, wi(0, 0), 150);
+        write(c, g, Global, BUF, 8, wi(0, 1), 150);
+    });
+    drop(c);
+    let c = s.launch(&loc, 1, "serial", &orders[1]);
+    on(&c, &|c, g| write(c, g, Global, BUF, 4, wi(0, 0), 151));
+    drop(c);
+    // Ordered after both writers: reading either element is no race, and the records of
+    // launch 0 survived launch 1 (no reset of everything).
+    let c = s.launch(&loc, 2, "serial", &orders[2]);
+    on(&c, &|c, g| {
+        read(c, g, Global, BUF, 0, wi(0, 0), 152);
+        read(c, g, Global, BUF, 4, wi(0, 1), 152);
+    });
+    drop(c);
+    assert!(
+        s.report().findings.is_empty(),
+        "{}",
+        s.report().render_text()
+    );
+    // Launch 3 overlaps all of them: its write of element 0 races with launch 2's read (the
+    // last access recorded there), its read of element 8 with launch 0's write, which only
+    // launch 0 touched: its records outlived the two launches ordered after it.
+    let c = s.launch(&loc, 3, "serial", &orders[3]);
+    on(&c, &|c, g| {
+        write(c, g, Global, BUF, 0, wi(0, 0), 153);
+        read(c, g, Global, BUF, 8, wi(0, 1), 154);
+    });
+    drop(c);
+    let r = s.report();
+    let race = (
+        FindingKind::DataRace,
+        Some(RaceKind::ReadWrite),
+        Some(Scope::InterKernel),
+    );
+    assert_eq!(kinds(&r), [race, race], "{}", r.render_text());
+    let mut firsts: Vec<(u64, Option<i64>)> = r
+        .findings
+        .iter()
+        .map(|f| (f.first.as_ref().unwrap().launch, f.offset))
+        .collect();
+    firsts.sort();
+    assert_eq!(firsts, [(0, Some(8)), (2, Some(0))]);
+}
+
 #[test]
 fn identical_pairs_are_counted_and_each_launch_is_capped() {
     let s = session(Checks::default());
@@ -945,7 +1038,7 @@ fn text_names_both_accesses_and_quotes_source_lines() {
         })
     };
     let s = session(Checks::default());
-    let c = s.launch(&locate, 0, "serial", false);
+    let c = s.launch(&locate, 0, "serial", &Sequential);
     start(&c, "k");
     let mut g = group(&c, 0);
     for l in 0..3 {

@@ -7,7 +7,27 @@
 //! (`SHADOWCL_CORPUS_FILTER=substring` narrows it).
 
 use shadowcl_interpreter::{ArgValue, Buffer, Device, Launch, Program, Schedule};
-use shadowcl_shadow::{Checks, Config, Report, Session};
+use shadowcl_shadow::{Checks, Config, LaunchOrder, Report, Session};
+
+/// A case's launch order: an in-order queue, or an out-of-order one where a launch follows
+/// the launches its `after` list names.
+struct CaseOrder {
+    index: u64,
+    in_order: bool,
+    after: Vec<u64>,
+}
+
+impl LaunchOrder for CaseOrder {
+    fn key(&self) -> u64 {
+        self.index
+    }
+    fn follows(&self, key: u64) -> bool {
+        self.in_order || self.after.contains(&key)
+    }
+    fn settled(&self, _: u64) -> bool {
+        self.in_order
+    }
+}
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -328,9 +348,12 @@ fn run_case(path: &Path, tmp: &Path) -> Result<(Report, Vec<String>), String> {
             local_size: local,
             args,
         };
-        // In order, or waiting for every earlier launch: nothing else can still run.
-        let ordered = !case.out_of_order || (0..li).all(|e| spec.after.contains(&e));
-        let checker = session.launch(&program, li as u64, &schedule.describe(), !ordered);
+        let order = CaseOrder {
+            index: li as u64,
+            in_order: !case.out_of_order,
+            after: spec.after.iter().map(|&e| e as u64).collect(),
+        };
+        let checker = session.launch(&program, li as u64, &schedule.describe(), &order);
         Device::new(2)
             .run(&program, &launch, &schedule, &checker)
             .map_err(|e| format!("run: {e}"))?;

@@ -44,16 +44,12 @@ fn threads_stress_on_shadowcl_with_checks() {
     assert_pass(&o);
 }
 
-/// The checked run must also report no findings. Ignored: ShadowCL's checker state is not
-/// thread-safe across queues. Every launch on an in-order queue (icd/src/kernel.rs: `concurrent`
-/// is true only for out-of-order queues) calls `Session::synchronize`, which resets the shadow
-/// records of every buffer in the process with a plain load/store (`Shadow::for_each_touched`,
-/// "resets happen while no launch runs"), while other threads' host writes set INIT bits with
-/// `fetch_or` and other queues' launches record accesses. A lost INIT bit gives a false
-/// `uninitialized-read` on `a` or `b` of vadd (output values are still right); roughly 1 run in
-/// 10 of this host, more often without the early releases.
+/// The checked run must also report no findings: launches on the threads' queues overlap,
+/// so checker state must not be reset under a running launch, and a launch must count as
+/// ordered after exactly what its queue, its wait list and the host's waits order it after
+/// (icd/src/order.rs), or a host write racing a reset loses "initialised" marks (false
+/// `uninitialized-read`) and unrelated launches look racy.
 #[test]
-#[ignore = "lost init bits fixed (15/15 runs clean); kept out of CI: an in-order launch still resets all records while other queues run (no event-ordered resets yet)"]
 fn threads_stress_on_shadowcl_with_checks_has_no_findings() {
     let Some(icd) = Icd::shadowcl("threads_stress_on_shadowcl_with_checks_has_no_findings") else {
         return;

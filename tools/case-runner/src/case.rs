@@ -16,7 +16,10 @@ const KEYS: &[&str] = &[
     "offset",
     "arg",
     "after",
+    "on",
+    "host-wait",
     "queue",
+    "queues",
     "release-before-launch",
     "expect",
     "checks",
@@ -276,6 +279,10 @@ pub struct Launch {
     pub args: Vec<Arg>,
     /// Launch indices whose events this launch waits for.
     pub after: Vec<usize>,
+    /// Index of the queue the launch is enqueued on.
+    pub on: usize,
+    /// The host calls `clFinish` on every queue before enqueueing this launch.
+    pub host_wait: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -320,6 +327,8 @@ pub struct Case {
     pub path: PathBuf,
     pub source: String,
     pub out_of_order: bool,
+    /// Number of command queues (all of the `queue:` kind).
+    pub queues: usize,
     pub buffers: Vec<BufferDecl>,
     pub launches: Vec<Launch>,
     /// Buffer indices released (clReleaseMemObject) after clSetKernelArg, before the launch.
@@ -547,6 +556,7 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
         path: path.to_path_buf(),
         source: String::new(),
         out_of_order: false,
+        queues: 1,
         buffers: Vec::new(),
         launches: Vec::new(),
         release_before_launch: Vec::new(),
@@ -586,9 +596,11 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
                         offset: None,
                         args: Vec::new(),
                         after: Vec::new(),
+                        on: 0,
+                        host_wait: false,
                     });
                 }
-                "global" | "local" | "offset" | "arg" | "after" => {
+                "global" | "local" | "offset" | "arg" | "after" | "on" | "host-wait" => {
                     let nbuf = case.buffers.len();
                     let Some(l) = case.launches.last_mut() else {
                         return Err(e("must follow a `kernel:` or `launch:` line".into()));
@@ -598,6 +610,17 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
                         "local" if value == "none" => l.local = None,
                         "local" => l.local = Some(parse_dims(&value).map_err(e)?),
                         "offset" => l.offset = Some(parse_dims(&value).map_err(e)?),
+                        "on" => {
+                            l.on = value
+                                .parse()
+                                .map_err(|_| e(format!("`{value}` is not a queue index")))?
+                        }
+                        "host-wait" => {
+                            l.host_wait = match value.as_str() {
+                                "finish" => true,
+                                _ => return Err(e(format!("`{value}`: finish"))),
+                            }
+                        }
                         "after" => {
                             for a in value.split(',') {
                                 let n = a
@@ -625,6 +648,13 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
                             }
                         }
                     }
+                }
+                "queues" => {
+                    case.queues = value
+                        .parse()
+                        .ok()
+                        .filter(|&n| n >= 1)
+                        .ok_or_else(|| e(format!("`{value}` is not a queue count")))?
                 }
                 "queue" => match value.as_str() {
                     "out-of-order" => case.out_of_order = true,
@@ -747,6 +777,15 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
                     ));
                 }
             }
+        }
+        if l.on >= case.queues {
+            return Err(err(
+                0,
+                format!(
+                    "launch {i}: on: {} but the case has {} queue(s)",
+                    l.on, case.queues
+                ),
+            ));
         }
         for a in &l.after {
             if *a >= i {

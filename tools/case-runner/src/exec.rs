@@ -161,8 +161,13 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
         } else {
             0
         };
-        let q = clCreateCommandQueue(ctx, dev, props, &mut err);
-        check(err, "clCreateCommandQueue")?;
+        let mut queues = Vec::new();
+        for _ in 0..case.queues {
+            let q = clCreateCommandQueue(ctx, dev, props, &mut err);
+            check(err, "clCreateCommandQueue")?;
+            queues.push(q);
+        }
+        let q = queues[0];
 
         let src = CString::new(case.source.clone())
             .map_err(|_| RunError::Fail("source contains a NUL byte".into()))?;
@@ -262,13 +267,18 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
                     check(clReleaseMemObject(mems[*bi]), "clReleaseMemObject")?;
                 }
             }
+            if l.host_wait {
+                for &q in &queues {
+                    check(clFinish(q), "clFinish")?;
+                }
+            }
             let wait: Vec<cl_event> = l.after.iter().map(|a| events[*a]).collect();
             let mut ev: cl_event = null_mut();
             let dims = l.global.len() as cl_uint;
             let local_ptr = l.local.as_ref().map(|v| v.as_ptr()).unwrap_or(null());
             let off_ptr = l.offset.as_ref().map(|v| v.as_ptr()).unwrap_or(null());
             let rc = clEnqueueNDRangeKernel(
-                q,
+                queues[l.on],
                 k,
                 dims,
                 off_ptr,
@@ -296,7 +306,9 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
             }
             events.push(ev);
         }
-        check(clFinish(q), "clFinish")?;
+        for &q in &queues {
+            check(clFinish(q), "clFinish")?;
+        }
 
         let mut buffers = Vec::new();
         for (bi, b) in case.buffers.iter().enumerate() {
@@ -330,7 +342,9 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
             clReleaseKernel(k);
         }
         clReleaseProgram(prog);
-        clReleaseCommandQueue(q);
+        for &q in &queues {
+            clReleaseCommandQueue(q);
+        }
         clReleaseContext(ctx);
         Ok(Output {
             platform: pname,

@@ -1,0 +1,284 @@
+//! Happens-before between commands, for the race checker: which earlier kernel launches
+//! completed before a launch started, derived from queues and events, never from timing.
+//!
+//! Every command gets a [`Point`] (its queue and position there). A [`Clock`] is a set of
+//! points: per queue a prefix (positions `1..=n`) plus single points (commands of out-of-order
+//! queues reached through events). When a command starts, its clock joins
+//! - the clock of the previous command, on an in-order queue;
+//! - the clocks of its wait list, and of the last barrier on an out-of-order queue;
+//! - everything that ran on its queue before it, for out-of-order barriers and markers;
+//! - the host's clock when it was enqueued: what the application had waited for (`clFinish`,
+//!   `clWaitForEvents`, blocking commands, a polled `CL_COMPLETE`). Host waits count for every
+//!   thread: a command enqueued after any wait returned is taken to follow what was waited for.
+//!
+//! The command's own point is then added and the result is stored in its event, where
+//! successors find it. A launch's records may be forgotten once it is *settled*: in the host's
+//! clock as of the oldest kernel launch still waiting to start.
+
+use parking_lot::Mutex;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// A command's place: its queue and position there (from 1), packed as `queue << 40 | pos`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Point(u64);
+
+const POS_BITS: u32 = 40;
+
+impl Point {
+    fn new(queue: u32, pos: u64) -> Point {
+        Point((queue as u64) << POS_BITS | (pos & ((1 << POS_BITS) - 1)))
+    }
+    fn queue(self) -> u32 {
+        (self.0 >> POS_BITS) as u32
+    }
+    fn pos(self) -> u64 {
+        self.0 & ((1 << POS_BITS) - 1)
+    }
+    pub fn key(self) -> u64 {
+        self.0
+    }
+    pub fn from_key(key: u64) -> Point {
+        Point(key)
+    }
+}
+
+/// A set of commands known to have completed: per-queue prefixes plus single points.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Clock {
+    /// (queue, n): positions `1..=n` of the queue; sorted by queue.
+    prefix: Vec<(u32, u64)>,
+    /// Points not covered by `prefix`; sorted.
+    points: Vec<Point>,
+}
+
+impl Clock {
+    pub fn covers(&self, p: Point) -> bool {
+        self.prefix_of(p.queue()) >= p.pos() || self.points.binary_search(&p).is_ok()
+    }
+
+    fn prefix_of(&self, queue: u32) -> u64 {
+        match self.prefix.binary_search_by_key(&queue, |e| e.0) {
+            Ok(i) => self.prefix[i].1,
+            Err(_) => 0,
+        }
+    }
+
+    /// Adds `p` and every earlier position of its queue.
+    pub fn add_prefix(&mut self, p: Point) {
+        match self.prefix.binary_search_by_key(&p.queue(), |e| e.0) {
+            Ok(i) => self.prefix[i].1 = self.prefix[i].1.max(p.pos()),
+            Err(i) => self.prefix.insert(i, (p.queue(), p.pos())),
+        }
+        self.prune();
+    }
+
+    /// Adds `p` alone.
+    pub fn add_point(&mut self, p: Point) {
+        if !self.covers(p) {
+            if let Err(i) = self.points.binary_search(&p) {
+                self.points.insert(i, p);
+            }
+        }
+    }
+
+    pub fn join(&mut self, other: &Clock) {
+        for &(q, n) in &other.prefix {
+            self.add_prefix(Point::new(q, n));
+        }
+        for &p in &other.points {
+            self.add_point(p);
+        }
+    }
+
+    fn prune(&mut self) {
+        let prefix = &self.prefix;
+        self.points.retain(|p| {
+            let n = match prefix.binary_search_by_key(&p.queue(), |e| e.0) {
+                Ok(i) => prefix[i].1,
+                Err(_) => 0,
+            };
+            p.pos() > n
+        });
+    }
+}
+
+/// What the host has waited for, and the host clocks of kernel launches not started yet.
+struct Host {
+    clock: Arc<Clock>,
+    pending: BTreeMap<u64, Arc<Clock>>,
+    next: u64,
+}
+
+fn host() -> &'static Mutex<Host> {
+    static HOST: OnceLock<Mutex<Host>> = OnceLock::new();
+    HOST.get_or_init(|| {
+        Mutex::new(Host {
+            clock: Arc::new(Clock::default()),
+            pending: BTreeMap::new(),
+            next: 0,
+        })
+    })
+}
+
+/// The host's clock now (taken when a command is enqueued).
+pub fn host_clock() -> Arc<Clock> {
+    host().lock().clock.clone()
+}
+
+/// The application saw commands complete: everything it enqueues from now on follows them.
+pub fn host_saw(done: &Clock) {
+    let mut h = host().lock();
+    let mut c = (*h.clock).clone();
+    c.join(done);
+    if c != *h.clock {
+        h.clock = Arc::new(c);
+    }
+}
+
+/// A kernel launch enqueued and not started yet; its host clock bounds what may be forgotten.
+pub struct PendingLaunch(u64);
+
+impl PendingLaunch {
+    /// Registers a launch being enqueued now.
+    pub fn register() -> PendingLaunch {
+        let mut h = host().lock();
+        let id = h.next;
+        h.next += 1;
+        let clock = h.clock.clone();
+        h.pending.insert(id, clock);
+        PendingLaunch(id)
+    }
+}
+
+impl Drop for PendingLaunch {
+    fn drop(&mut self) {
+        host().lock().pending.remove(&self.0);
+    }
+}
+
+/// Whether `p` happens before every launch that may still start.
+pub fn settled(p: Point) -> bool {
+    host().lock().settled(p)
+}
+
+impl Host {
+    /// In the host clock as of the oldest launch waiting to start (host clocks only grow, so
+    /// that one is the smallest).
+    fn settled(&self, p: Point) -> bool {
+        match self.pending.values().next() {
+            Some(c) => c.covers(p),
+            None => self.clock.covers(p),
+        }
+    }
+}
+
+/// A queue's side of the ordering, shared by the queue object and its executor thread.
+pub struct QueueOrder {
+    id: u32,
+    next_pos: AtomicU64,
+    /// Join of the done clocks of every command of the queue that completed.
+    done: Mutex<Clock>,
+}
+
+impl QueueOrder {
+    pub fn new() -> Arc<QueueOrder> {
+        static NEXT: AtomicU32 = AtomicU32::new(1);
+        Arc::new(QueueOrder {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            next_pos: AtomicU64::new(1),
+            done: Mutex::new(Clock::default()),
+        })
+    }
+
+    /// The next position; called in the order commands take effect on the queue (at enqueue
+    /// for out-of-order queues, at start on the executor for in-order ones).
+    pub fn next_point(&self) -> Point {
+        Point::new(self.id, self.next_pos.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Everything that completed on this queue.
+    pub fn done(&self) -> Clock {
+        self.done.lock().clone()
+    }
+
+    pub fn completed(&self, clock: &Clock) {
+        self.done.lock().join(clock);
+    }
+}
+
+/// How a command's clock is made when it starts (besides its wait list).
+pub struct Start {
+    /// The host clock at enqueue.
+    pub host: Arc<Clock>,
+    /// Out-of-order queues: the position taken at enqueue, and whether the command follows
+    /// everything before it on the queue (barriers, markers without a wait list).
+    pub point: Option<(Point, bool)>,
+}
+
+/// The command that runs on this thread now: its point and its clock (without itself).
+type Current = Option<(Point, Arc<Clock>)>;
+
+thread_local! {
+    static CURRENT: RefCell<Current> = const { RefCell::new(None) };
+}
+
+/// Runs `f` as the current command of this thread (the launch code asks [`current`]).
+pub fn with_current<R>(point: Point, clock: Arc<Clock>, f: impl FnOnce() -> R) -> R {
+    let prev = CURRENT.with(|c| c.replace(Some((point, clock))));
+    let r = f();
+    CURRENT.with(|c| *c.borrow_mut() = prev);
+    r
+}
+
+/// The point and start clock of the command running on this thread (`None` off executors).
+pub fn current() -> Current {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_cover_earlier_positions_and_absorb_points() {
+        let mut c = Clock::default();
+        c.add_point(Point::new(2, 5));
+        c.add_point(Point::new(2, 9));
+        assert!(c.covers(Point::new(2, 5)));
+        assert!(!c.covers(Point::new(2, 6)));
+        c.add_prefix(Point::new(2, 7));
+        assert!(c.covers(Point::new(2, 6)));
+        assert_eq!(c.points, vec![Point::new(2, 9)]);
+        assert!(!c.covers(Point::new(1, 1)));
+        let mut d = Clock::default();
+        d.add_prefix(Point::new(1, 3));
+        d.join(&c);
+        assert!(d.covers(Point::new(1, 3)) && d.covers(Point::new(2, 9)));
+        assert!(!d.covers(Point::new(1, 4)));
+    }
+
+    #[test]
+    fn settled_waits_for_the_oldest_pending_launch() {
+        let p = Point::new(7, 1);
+        let mut seen = Clock::default();
+        seen.add_prefix(p);
+        let mut h = Host {
+            clock: Arc::new(Clock::default()),
+            pending: BTreeMap::new(),
+            next: 0,
+        };
+        // A launch enqueued before the host saw `p` complete may overlap it.
+        h.pending.insert(0, h.clock.clone());
+        h.clock = Arc::new(seen.clone());
+        assert!(!h.settled(p));
+        h.pending.insert(1, h.clock.clone());
+        h.pending.remove(&0);
+        assert!(h.settled(p));
+        h.pending.clear();
+        assert!(h.settled(p));
+        assert!(!h.settled(Point::new(7, 2)));
+    }
+}
