@@ -22,6 +22,8 @@ pub type EventCallback = unsafe extern "C" fn(cl_event, cl_int, *mut c_void);
 struct EventState {
     status: cl_int,
     callbacks: Vec<(cl_int, EventCallback, UserPtr)>,
+    /// Out-of-order executors with a command waiting for this event, woken when it ends.
+    wakers: Vec<Sender<()>>,
     /// queued, submit, start, end (ns).
     times: [u64; 4],
 }
@@ -62,6 +64,7 @@ impl Event {
             state: Mutex::new(EventState {
                 status,
                 callbacks: Vec::new(),
+                wakers: Vec::new(),
                 times: [t, 0, 0, 0],
             }),
             cond: Condvar::new(),
@@ -88,6 +91,16 @@ impl Event {
         let s = self.wait();
         self.host_saw();
         s
+    }
+
+    /// Arranges for `waker` to be signalled when the event ends; false if it already has.
+    fn wake_when_done(&self, waker: &Sender<()>) -> bool {
+        let mut st = self.state.lock();
+        if st.status <= CL_COMPLETE as cl_int {
+            return false;
+        }
+        st.wakers.push(waker.clone());
+        true
     }
 
     fn host_saw(&self) {
@@ -117,6 +130,11 @@ pub fn set_status(ev: &Ref<Event>, status: cl_int) {
             .into_iter()
             .partition(|(when, _, _)| status <= *when);
         st.callbacks = keep;
+        if status <= CL_COMPLETE as cl_int {
+            for w in st.wakers.drain(..) {
+                let _ = w.try_send(());
+            }
+        }
         ev.cond.notify_all();
         due
     };
@@ -263,32 +281,67 @@ fn ready(cmd: &Command) -> bool {
 /// The executor thread of a queue. In-order queues run commands strictly in submission
 /// order. Out-of-order queues set aside commands whose wait list is not complete yet and run
 /// later ones meanwhile (markers and barriers carry their implicit dependencies as waits).
+/// A command an out-of-order queue set aside, and which event of its wait list will wake the
+/// executor when it ends.
+struct SetAside {
+    cmd: Command,
+    armed: Option<usize>,
+}
+
+/// Set-aside commands sleep until an event of their wait list ends and signals the executor.
 fn executor(rx: crossbeam_channel::Receiver<Command>, q: Arc<QueueOrder>, out_of_order: bool) {
-    use crossbeam_channel::RecvTimeoutError;
-    let mut pending: Vec<Command> = Vec::new();
+    let (wake, woken) = crossbeam_channel::unbounded::<()>();
+    let mut pending: Vec<SetAside> = Vec::new();
     // In-order queues: the previous command's done clock.
     let mut prev: Option<Arc<Clock>> = None;
+    let mut open = true;
     loop {
-        while let Some(i) = pending.iter().position(ready) {
-            run_command(pending.remove(i), &q, None);
+        while let Some(i) = pending.iter().position(|p| ready(&p.cmd)) {
+            run_command(pending.remove(i).cmd, &q, None);
         }
-        let next = if pending.is_empty() {
+        let mut runnable = false;
+        for p in &mut pending {
+            let armed = p
+                .armed
+                .is_some_and(|i| p.cmd.waits[i].status() > CL_COMPLETE as cl_int);
+            if !armed {
+                p.armed = p.cmd.waits.iter().position(|w| w.wake_when_done(&wake));
+                // Every event ended meanwhile: the scan above runs it.
+                runnable |= p.armed.is_none();
+            }
+        }
+        if runnable {
+            continue;
+        }
+        let next = if !open {
+            // The queue is gone; set-aside commands still run when their events end.
+            if pending.is_empty() {
+                return;
+            }
+            let _ = woken.recv();
+            continue;
+        } else if pending.is_empty() {
             match rx.recv() {
                 Ok(c) => c,
                 Err(_) => return,
             }
         } else {
-            match rx.recv_timeout(std::time::Duration::from_millis(1)) {
-                Ok(c) => c,
-                Err(RecvTimeoutError::Timeout) => continue,
-                Err(RecvTimeoutError::Disconnected) => {
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                    continue;
-                }
+            crossbeam_channel::select! {
+                recv(rx) -> c => match c {
+                    Ok(c) => c,
+                    Err(_) => {
+                        open = false;
+                        continue;
+                    }
+                },
+                recv(woken) -> _ => continue,
             }
         };
         if out_of_order && !ready(&next) {
-            pending.push(next);
+            pending.push(SetAside {
+                cmd: next,
+                armed: None,
+            });
         } else if out_of_order {
             run_command(next, &q, None);
         } else {
@@ -848,6 +901,55 @@ mod tests {
             }
             assert_eq!(crate::mem::clReleaseMemObject(k), CL_SUCCESS);
             assert_eq!(clReleaseCommandQueue(q), CL_SUCCESS);
+            assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
+        }
+    }
+
+    /// A command set aside on an out-of-order queue runs when its user event completes, even
+    /// after the application released the queue (the executor sleeps on the event, it does
+    /// not poll).
+    #[test]
+    fn set_aside_commands_run_after_the_queue_is_released() {
+        let c = ctx();
+        let mut err = 0;
+        // SAFETY: all handles below are live, out-pointers valid.
+        unsafe {
+            let q = clCreateCommandQueue(
+                c,
+                device_id(),
+                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+                &mut err,
+            );
+            assert_eq!(err, CL_SUCCESS);
+            let user = clCreateUserEvent(c, &mut err);
+            let mut first: cl_event = std::ptr::null_mut();
+            let mut second: cl_event = std::ptr::null_mut();
+            assert_eq!(
+                clEnqueueMarkerWithWaitList(q, 1, &user, &mut first),
+                CL_SUCCESS
+            );
+            assert_eq!(
+                clEnqueueMarkerWithWaitList(q, 1, &first, &mut second),
+                CL_SUCCESS
+            );
+            assert_eq!(clReleaseCommandQueue(q), CL_SUCCESS);
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert_eq!(
+                get_event(second).map(|e| e.status()),
+                Ok(CL_SUBMITTED as cl_int)
+            );
+            assert_eq!(
+                clSetUserEventStatus(user, CL_COMPLETE as cl_int),
+                CL_SUCCESS
+            );
+            assert_eq!(clWaitForEvents(1, &second), CL_SUCCESS);
+            assert_eq!(
+                get_event(first).map(|e| e.status()),
+                Ok(CL_COMPLETE as cl_int)
+            );
+            for e in [user, first, second] {
+                assert_eq!(clReleaseEvent(e), CL_SUCCESS);
+            }
             assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
         }
     }
