@@ -1,7 +1,8 @@
 //! Per-work-item overhead check with the ci/bench kernels:
 //! `cargo run --release -p shadowcl-interpreter --example appbench -- k.spv APP [THREADS] [REPS]`
 //! where APP is vadd (2^19 items, groups of 256), stencil (512x256, 16x16) or matmul
-//! (256x256, 16x16) and k.spv holds bench/bench.c's kernels.
+//! (256x256, 16x16) and k.spv holds bench/bench.c's kernels. The schedule comes from the
+//! SHADOWCL_* variables (e.g. SHADOWCL_QUANTUM=1 for lockstep).
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -64,9 +65,10 @@ fn main() {
         local_size: ls,
         args,
     };
+    // SHADOWCL_QUANTUM etc. pick the schedule, as in the platform library.
     let s = Schedule {
         threads,
-        ..Schedule::default()
+        ..Schedule::from_env()
     };
     for _ in 0..reps {
         let t = Instant::now();

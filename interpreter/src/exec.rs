@@ -14,6 +14,8 @@ use crate::observer::*;
 use crate::schedule::Order;
 use crate::{ArgValue, Buffer, ExecError, Launch, LaunchStats, Program, Schedule};
 
+mod lockstep;
+
 /// The software device: a pool of worker threads that runs launches.
 #[derive(Debug)]
 pub struct Device {
@@ -399,6 +401,7 @@ impl Device {
         let next = AtomicUsize::new(0);
         let worker = || {
             let mut pool: Vec<Item> = vec![];
+            let mut lanes: Vec<u64> = vec![];
             loop {
                 if lx.abort.load(Ordering::Relaxed) {
                     break;
@@ -407,7 +410,7 @@ impl Device {
                 let Some(&g) = order.get(i) else { break };
                 // Last resort: an interpreter bug must not unwind into the host application.
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_group(&lx, g, &mut pool)
+                    run_group(&lx, g, &mut pool, &mut lanes)
                 }))
                 .unwrap_or_else(|_| {
                     pool.clear();
@@ -444,7 +447,12 @@ impl Device {
     }
 }
 
-fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, pool: &mut Vec<Item>) -> Result<(), ExecError> {
+fn run_group<O: Observer>(
+    lx: &Lx<O>,
+    linear: u64,
+    pool: &mut Vec<Item>,
+    lanes: &mut Vec<u64>,
+) -> Result<(), ExecError> {
     let ng = lx.num_groups;
     let group = [
         linear % ng[0],
@@ -478,6 +486,9 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, pool: &mut Vec<Item>) -> Resu
     let n_async = lx.code.asyncs.len();
     let has_byval = lx.byval.iter().any(|b| b.is_some());
     let group32 = group.map(|x| x as u32);
+    // Quantum 1 is lockstep order: run it one op for all items at a time (exec/lockstep.rs).
+    // By-value struct arguments need private memory, which only the per-item path has.
+    let lockstep_ok = lx.quantum == 1 && !has_byval;
     let first: [u64; 3] = std::array::from_fn(|d| group[d] * lx.local_size[d] + lx.offset[d]);
     // Local ids advance as an odometer (no divisions per work-item).
     let mut local = [0u64; 3];
@@ -514,6 +525,9 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, pool: &mut Vec<Item>) -> Resu
         }
         it.mem.bytes.clear();
         it.mem.allocs.clear();
+        if lockstep_ok {
+            continue;
+        }
         if it.regs.len() < func.frame as usize {
             it.regs.resize(func.frame as usize, 0);
         }
@@ -541,7 +555,35 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, pool: &mut Vec<Item>) -> Resu
     ordered(&mut order, lx.wi_order, &mut rng);
     let mut result = Ok(());
     let mut executed = 0u64;
+    let mut lockstep_at = lockstep_ok.then(|| {
+        lockstep::init_regs(lx, lanes, n);
+        lockstep::Pos {
+            pc: func.entry as usize,
+            base: 0,
+            func: lx.kc.func,
+            frames: vec![],
+        }
+    });
     'outer: loop {
+        if let Some(mut at) = lockstep_at.take() {
+            match lockstep::run(
+                lx,
+                &mut gx,
+                &pool[..n],
+                &mut order,
+                &mut rng,
+                lanes,
+                &mut at,
+                &mut executed,
+            ) {
+                lockstep::LsStop::Done | lockstep::LsStop::Stopped => break 'outer,
+                lockstep::LsStop::Scatter => lockstep::scatter(lx, lanes, &mut pool[..n], &at),
+                lockstep::LsStop::Abort(m) => {
+                    result = Err(ExecError::Aborted(m));
+                    break 'outer;
+                }
+            }
+        }
         for &i in &order {
             let it = &mut pool[i];
             if it.st.done || it.st.waiting {
@@ -610,6 +652,12 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, pool: &mut Vec<Item>) -> Resu
             if lx.wi_order == Order::Random {
                 rng.shuffle(&mut order);
             }
+            if lockstep_ok {
+                lockstep_at = lockstep::can_gather(&pool[..n]);
+                if let Some(at) = &lockstep_at {
+                    lockstep::gather(lx, lanes, &pool[..n], at);
+                }
+            }
         }
     }
     lx.instructions.fetch_add(executed, Ordering::Relaxed);
@@ -625,16 +673,31 @@ fn alloca(mem: &mut Priv, size: usize, align: usize) -> u64 {
     ptr::enc(ptr::TAG_PRIVATE, (mem.allocs.len() - 1) as u64, 0)
 }
 
+// Fixed-width arms: a variable-length copy compiles to a memcpy call per access.
 #[inline(always)]
 fn rd(b: &[u8], o: usize, n: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w[..n].copy_from_slice(&b[o..o + n]);
-    u64::from_le_bytes(w)
+    match n {
+        4 => u32::from_le_bytes(b[o..o + 4].try_into().unwrap_or_default()) as u64,
+        8 => u64::from_le_bytes(b[o..o + 8].try_into().unwrap_or_default()),
+        1 => b[o] as u64,
+        2 => u16::from_le_bytes(b[o..o + 2].try_into().unwrap_or_default()) as u64,
+        _ => {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(&b[o..o + n]);
+            u64::from_le_bytes(w)
+        }
+    }
 }
 
 #[inline(always)]
 fn wr(b: &mut [u8], o: usize, n: usize, v: u64) {
-    b[o..o + n].copy_from_slice(&v.to_le_bytes()[..n]);
+    match n {
+        4 => b[o..o + 4].copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => b[o..o + 8].copy_from_slice(&v.to_le_bytes()),
+        1 => b[o] = v as u8,
+        2 => b[o..o + 2].copy_from_slice(&(v as u16).to_le_bytes()),
+        _ => b[o..o + n].copy_from_slice(&v.to_le_bytes()[..n]),
+    }
 }
 
 #[inline(always)]

@@ -505,3 +505,148 @@ fn printf_runs() {
         assert!(st.instructions > 0);
     }
 }
+
+/// Quantum 1 runs in lockstep (exec/lockstep.rs) while the items agree and per item after
+/// they diverge; race-free kernels must give what run-to-barrier gives, under every order.
+#[test]
+fn lockstep_quantum_one_matches_run_to_barrier() {
+    let src = r#"
+    __attribute__((noinline)) int step(__local int *s, int lid, int k) {
+        int v = s[lid] + (lid < k ? s[lid + k] : 0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        s[lid] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        return v;
+    }
+    __kernel void k(__global const int *in, __global int *out, __global int *hist,
+                    __local int *s, __local int *cnt) {
+        int lid = get_local_id(0), gid = get_global_id(0);
+        s[lid] = in[gid];
+        if (lid == 0) *cnt = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int acc = 0;
+        for (int k = get_local_size(0) / 2; k > 0; k >>= 1) acc += step(s, lid, k);
+        switch (in[gid]) {
+            case 11: acc *= 3; break;
+            case 48: acc -= 7; break;
+            case 85: acc += 9; break;
+            default: acc ^= 0x55;
+        }
+        if (in[gid] & 1) atomic_inc(cnt);
+        atomic_add(&hist[in[gid] & 7], 1);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[gid] = acc + (int)sqrt((float)(lid * lid)) + *cnt * 1000;
+    }"#;
+    let input: Vec<i32> = (0..256).map(|i| (i * 37 + 11) % 101).collect();
+    for opt in OPTS {
+        let p = program(src, opt);
+        // With an observer (events sorted: only the order may differ) and without one.
+        let go = |s: &Schedule, observe: bool| {
+            let (bi, bo, bh) = (buf_i32(&input), buf_i32(&[0; 256]), buf_i32(&[0; 8]));
+            let l = launch(
+                "k",
+                1,
+                [256, 1, 1],
+                [32, 1, 1],
+                vec![
+                    arg(&bi),
+                    arg(&bo),
+                    arg(&bh),
+                    ArgValue::Local(32 * 4),
+                    ArgValue::Local(4),
+                ],
+            );
+            let rec = Recorder::default();
+            if observe {
+                Device::new(1).run(&p, &l, s, &rec).unwrap();
+            } else {
+                Device::new(1).run(&p, &l, s, &NoObserver).unwrap();
+            }
+            // Buffers are fresh per run: name them instead of their ids.
+            let names = [(bi.id(), "IN"), (bo.id(), "OUT"), (bh.id(), "HIST")];
+            let mut ev: Vec<String> = rec
+                .take()
+                .iter()
+                .map(|e| {
+                    let mut t = format!("{e:?}");
+                    for (id, name) in names {
+                        t = t.replace(&format!("{id:?},"), &format!("{name},"));
+                    }
+                    // What an atomic leaves behind depends on the order (the totals do not).
+                    if let (true, Some(v), Some(e)) =
+                        (t.contains("Atomic"), t.find(", value:"), t.find(", local:"))
+                    {
+                        t.replace_range(v..e, "");
+                    }
+                    t
+                })
+                .collect();
+            ev.sort();
+            (read_i32(&bo), read_i32(&bh), ev)
+        };
+        let reference = go(
+            &Schedule {
+                parallel: false,
+                ..Schedule::default()
+            },
+            true,
+        );
+        for wi_order in [Order::InOrder, Order::Reverse, Order::Random] {
+            let s = Schedule {
+                quantum: 1,
+                wi_order,
+                seed: 5,
+                parallel: false,
+                ..Schedule::default()
+            };
+            let got = go(&s, true);
+            assert_eq!(got.0, reference.0, "{opt} {wi_order}");
+            assert_eq!(got.1, reference.1, "{opt} {wi_order}");
+            assert!(
+                got.2 == reference.2,
+                "{opt} {wi_order}: observed events differ"
+            );
+            let fast = go(&s, false);
+            assert_eq!((fast.0, fast.1), (reference.0.clone(), reference.1.clone()));
+        }
+    }
+}
+
+/// In lockstep every item runs one instruction before any runs the next: all loads of a
+/// group come before its stores, in the schedule's work-item order.
+#[test]
+fn lockstep_interleaves_one_instruction_at_a_time() {
+    let p = program(
+        "__kernel void k(__global int *a, __global int *b) { b[get_local_id(0)] = a[get_local_id(0)] + 1; }",
+        "-O2",
+    );
+    let (a, b) = (buf_i32(&[5; 4]), buf_i32(&[0; 4]));
+    let l = launch("k", 1, [4, 1, 1], [4, 1, 1], vec![arg(&a), arg(&b)]);
+    for (wi_order, items) in [
+        (Order::InOrder, [0, 1, 2, 3]),
+        (Order::Reverse, [3, 2, 1, 0]),
+    ] {
+        let rec = Recorder::default();
+        let s = Schedule {
+            quantum: 1,
+            wi_order,
+            ..Schedule::default()
+        };
+        Device::new(1).run(&p, &l, &s, &rec).unwrap();
+        let acc: Vec<(AccessKind, u32)> = rec
+            .take()
+            .into_iter()
+            .filter_map(|e| match e {
+                Ev::Access { kind, local, .. } => Some((kind, local)),
+                _ => None,
+            })
+            .collect();
+        let expect: Vec<(AccessKind, u32)> = items
+            .iter()
+            .map(|&i| (AccessKind::Read, i))
+            .chain(items.iter().map(|&i| (AccessKind::Write, i)))
+            .collect();
+        assert_eq!(acc, expect, "{wi_order}");
+        assert_eq!(read_i32(&b), [6; 4]);
+    }
+}

@@ -1,0 +1,749 @@
+//! Lockstep execution of a work-group: the round-robin schedule with a quantum of one
+//! instruction (DESIGN.md, "Execution model"), run one lowered op at a time for every
+//! work-item of the group while they all share a program counter.
+//!
+//! Registers are laid out slot-major (`regs[slot * n + lane]`), so one dispatch serves the
+//! whole group and pure ops are plain loops over contiguous lanes. Ops with effects (memory,
+//! atomics, barriers, printf) visit the lanes in the schedule's work-item order, which is what
+//! round-robin with quantum 1 does. When the lanes disagree at a branch, or reach an op this
+//! path does not run (calls, private allocations, async copies, traps), the group's registers
+//! are scattered into the per-work-item register files and the ordinary per-item executor
+//! takes over from that op; the group comes back to lockstep when a barrier releases every
+//! work-item at one program counter.
+
+use super::*;
+
+/// Why a lockstep turn ended.
+pub(super) enum LsStop {
+    /// Every work-item returned from the kernel.
+    Done,
+    /// Continue per work-item from [`Pos::pc`] (that op has not run for any lane).
+    Scatter,
+    /// Another work-group aborted the launch.
+    Stopped,
+    Abort(String),
+}
+
+/// Where the group stands in lockstep: one program counter and call stack for every lane.
+/// `frames[..].mark` stays (0, 0): lockstep never has private allocations.
+pub(super) struct Pos {
+    pub pc: usize,
+    pub base: usize,
+    pub func: u32,
+    pub frames: Vec<Frame>,
+}
+
+/// Sets up the group's lockstep registers: constants and parameters in every lane.
+pub(super) fn init_regs(lx: &Lx<'_, impl Observer>, regs: &mut Vec<u64>, n: usize) {
+    let func = &lx.code.funcs[lx.kc.func as usize];
+    let need = func.frame as usize * n;
+    if regs.len() < need {
+        regs.resize(need, 0);
+    }
+    let cb = func.const_base as usize;
+    for (i, &c) in func.consts.iter().enumerate() {
+        regs[(cb + i) * n..(cb + i + 1) * n].fill(c);
+    }
+    for &(slot, v) in &lx.param_init {
+        let s = slot as usize;
+        regs[s * n..(s + 1) * n].fill(v);
+    }
+}
+
+/// Hands the group over to the per-item executor at `at` (the op has not run yet).
+pub(super) fn scatter(lx: &Lx<'_, impl Observer>, regs: &[u64], items: &mut [Item], at: &Pos) {
+    let n = items.len();
+    let used = at.base + lx.code.funcs[at.func as usize].frame as usize;
+    for (l, it) in items.iter_mut().enumerate() {
+        if it.regs.len() < used {
+            it.regs.resize(used, 0);
+        }
+        for (s, r) in it.regs[..used].iter_mut().enumerate() {
+            *r = regs[s * n + l];
+        }
+        let st = &mut it.st;
+        st.pc = at.pc as u32;
+        st.base = at.base as u32;
+        st.func = at.func;
+        st.frames.clear();
+        st.frames.extend(at.frames.iter().map(|f| Frame { ..*f }));
+    }
+}
+
+/// Whether the per-item executor left the group where lockstep can resume: every work-item
+/// at the same op with the same call stack, none finished, no private allocations.
+pub(super) fn can_gather(items: &[Item]) -> Option<Pos> {
+    let s0 = &items.first()?.st;
+    let same = |a: &Frame, b: &Frame| {
+        (a.pc, a.base, a.func, a.ret_d, a.ret_n) == (b.pc, b.base, b.func, b.ret_d, b.ret_n)
+    };
+    items
+        .iter()
+        .all(|it| {
+            let st = &it.st;
+            !st.done
+                && (st.pc, st.base, st.func) == (s0.pc, s0.base, s0.func)
+                && st.frames.len() == s0.frames.len()
+                && st.frames.iter().zip(&s0.frames).all(|(a, b)| same(a, b))
+                && it.mem.allocs.is_empty()
+        })
+        .then(|| Pos {
+            pc: s0.pc as usize,
+            base: s0.base as usize,
+            func: s0.func,
+            frames: s0.frames.iter().map(|f| Frame { ..*f }).collect(),
+        })
+}
+
+/// The inverse of [`scatter`].
+pub(super) fn gather(lx: &Lx<'_, impl Observer>, regs: &mut Vec<u64>, items: &[Item], at: &Pos) {
+    let n = items.len();
+    let used = at.base + lx.code.funcs[at.func as usize].frame as usize;
+    if regs.len() < used * n {
+        regs.resize(used * n, 0);
+    }
+    for (l, it) in items.iter().enumerate() {
+        for (s, &r) in it.regs[..used].iter().enumerate() {
+            regs[s * n + l] = r;
+        }
+    }
+}
+
+/// `d[l] = f(a[l], b[l])` for every lane.
+#[inline(always)]
+fn bin(
+    regs: &mut [u64],
+    n: usize,
+    base: usize,
+    d: u32,
+    a: u32,
+    b: u32,
+    f: impl Fn(u64, u64) -> u64,
+) {
+    let (d, a, b) = (
+        (base + d as usize) * n,
+        (base + a as usize) * n,
+        (base + b as usize) * n,
+    );
+    let end = d.max(a).max(b) + n;
+    let r = &mut regs[..end];
+    for l in 0..n {
+        r[d + l] = f(r[a + l], r[b + l]);
+    }
+}
+
+/// `d[l] = f(a[l])` for every lane.
+#[inline(always)]
+fn un(regs: &mut [u64], n: usize, base: usize, d: u32, a: u32, f: impl Fn(u64) -> u64) {
+    let (d, a) = ((base + d as usize) * n, (base + a as usize) * n);
+    let end = d.max(a) + n;
+    let r = &mut regs[..end];
+    for l in 0..n {
+        r[d + l] = f(r[a + l]);
+    }
+}
+
+/// Without observers, a load or store whose lanes all point into one allocation resolves
+/// that allocation once. Returns false, having changed nothing another try would not redo
+/// identically, when it cannot (mixed allocations, a lane out of bounds: the per-lane path
+/// then reports the fault).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // one flat call for the hottest op
+fn load_fast<O: Observer>(
+    lx: &Lx<'_, O>,
+    gx: &Gx<O>,
+    regs: &mut [u64],
+    n: usize,
+    di: usize,
+    pi: usize,
+    w: usize,
+) -> bool {
+    if O::ENABLED {
+        return false;
+    }
+    let end = di.max(pi) + n;
+    let r = &mut regs[..end];
+    let p0 = r[pi];
+    if r[pi..pi + n]
+        .iter()
+        .any(|&x| (x ^ p0) >> ptr::OFF_BITS != 0)
+    {
+        return false;
+    }
+    let (tag, idx, _) = ptr::dec(p0);
+    let off = |x: u64| (x & ((1u64 << ptr::OFF_BITS) - 1)) as i64 - ptr::BIAS as i64;
+    match tag {
+        ptr::TAG_LOCAL => {
+            let Some(m) = gx.locals.get(idx) else {
+                return false;
+            };
+            for l in 0..n {
+                let o = off(r[pi + l]);
+                if !in_range(o, w, m.len() as u64) {
+                    return false;
+                }
+                r[di + l] = rd(m, o as usize, w);
+            }
+            true
+        }
+        ptr::TAG_LAUNCH => {
+            let Some(Some(a)) = lx.allocs.get(idx) else {
+                return false;
+            };
+            for l in 0..n {
+                let o = off(r[pi + l]);
+                if !in_range(o, w, a.view_size) {
+                    return false;
+                }
+                r[di + l] = a.buf.load((a.view_off + o as u64) as usize, w).unwrap_or(0);
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The store counterpart of [`load_fast`]; lanes store in the schedule's `order`, so a retry
+/// replays the same stores in the same order.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // one flat call for the hottest op
+fn store_fast<O: Observer>(
+    lx: &Lx<'_, O>,
+    gx: &mut Gx<O>,
+    regs: &[u64],
+    n: usize,
+    pi: usize,
+    vi: usize,
+    w: usize,
+    order: &[usize],
+) -> bool {
+    if O::ENABLED {
+        return false;
+    }
+    let ps = &regs[pi..pi + n];
+    let vs = &regs[vi..vi + n];
+    let p0 = ps[0];
+    if ps.iter().any(|&x| (x ^ p0) >> ptr::OFF_BITS != 0) {
+        return false;
+    }
+    let (tag, idx, _) = ptr::dec(p0);
+    let off = |x: u64| (x & ((1u64 << ptr::OFF_BITS) - 1)) as i64 - ptr::BIAS as i64;
+    match tag {
+        ptr::TAG_LOCAL => {
+            let Some(m) = gx.locals.get_mut(idx) else {
+                return false;
+            };
+            for &l in order {
+                let o = off(ps[l]);
+                if !in_range(o, w, m.len() as u64) {
+                    return false;
+                }
+                wr(m, o as usize, w, vs[l]);
+            }
+            true
+        }
+        ptr::TAG_LAUNCH => {
+            let Some(Some(a)) = lx.allocs.get(idx) else {
+                return false;
+            };
+            for &l in order {
+                let o = off(ps[l]);
+                if !in_range(o, w, a.view_size) {
+                    return false;
+                }
+                a.buf.store((a.view_off + o as u64) as usize, w, vs[l]);
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+fn f32b(x: u64) -> f32 {
+    f32::from_bits(x as u32)
+}
+
+/// Runs the group in lockstep from `pc` until every item has returned, the lanes diverge,
+/// or an op needs the per-item executor. `items` gives each lane's identity; `order` is the
+/// schedule's work-item order (reshuffled at barriers for random order).
+#[allow(clippy::too_many_arguments)] // the group's whole state, passed flat
+pub(super) fn run<O: Observer>(
+    lx: &Lx<'_, O>,
+    gx: &mut Gx<O>,
+    items: &[Item],
+    order: &mut [usize],
+    rng: &mut Rng,
+    regs_vec: &mut Vec<u64>,
+    at: &mut Pos,
+    executed: &mut u64,
+) -> LsStop {
+    let code = lx.code;
+    let ops = &code.ops[..];
+    let n = items.len();
+    let mut regs: &mut [u64] = &mut regs_vec[..];
+    let Pos {
+        pc,
+        base,
+        func,
+        frames,
+    } = at;
+    let (mut pc, mut base, mut func) = (*pc, *base, *func);
+    let mut count: u64 = 0;
+    // Private memory stays empty in lockstep (allocations hand over to the per-item path).
+    let mut nomem = Priv::default();
+    let mut scratch: Vec<u64> = vec![];
+    macro_rules! lane {
+        ($s:expr, $l:expr) => {
+            regs[(base + $s as usize) * n + $l]
+        };
+    }
+    macro_rules! mx {
+        ($l:expr) => {
+            Mx {
+                lx,
+                gx: &mut *gx,
+                mem: &mut nomem,
+                wi: &items[$l].st.wi,
+            }
+        };
+    }
+    // Control transfers check the watchdog and whether another group aborted.
+    macro_rules! jump {
+        ($t:expr) => {{
+            pc = $t;
+            if lx.abort.load(Ordering::Relaxed) {
+                break LsStop::Stopped;
+            }
+            if let Some(limit) = lx.limit {
+                lx.instructions
+                    .fetch_add(std::mem::take(&mut count) * n as u64, Ordering::Relaxed);
+                if lx.instructions.load(Ordering::Relaxed) > limit {
+                    break LsStop::Abort(format!("instruction limit of {limit} exceeded"));
+                }
+            }
+        }};
+    }
+    let stop = loop {
+        let Some(opr) = ops.get(pc) else {
+            break LsStop::Abort(format!("jump outside the program (pc {pc})"));
+        };
+        let here = pc;
+        pc += 1;
+        count += 1;
+        match *opr {
+            Op::Mov { d, s } => un(regs, n, base, d, s, |x| x),
+            Op::Bin { op, w, d, a, b } => bin(regs, n, base, d, a, b, |x, y| alu::bin(op, w, x, y)),
+            Op::Add32 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| {
+                (x as u32).wrapping_add(y as u32) as u64
+            }),
+            Op::Add64 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| x.wrapping_add(y)),
+            Op::Sub32 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| {
+                (x as u32).wrapping_sub(y as u32) as u64
+            }),
+            Op::Sub64 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| x.wrapping_sub(y)),
+            Op::Mul32 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| {
+                (x as u32).wrapping_mul(y as u32) as u64
+            }),
+            Op::Mul64 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| x.wrapping_mul(y)),
+            Op::SLt32 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| {
+                ((x as i32) < (y as i32)) as u64
+            }),
+            Op::ULt32 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| {
+                ((x as u32) < (y as u32)) as u64
+            }),
+            Op::SLt64 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| {
+                ((x as i64) < (y as i64)) as u64
+            }),
+            Op::ULt64 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| (x < y) as u64),
+            Op::Eq32 { d, a, b } => {
+                bin(regs, n, base, d, a, b, |x, y| (x as u32 == y as u32) as u64)
+            }
+            Op::FAdd32 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| {
+                (f32b(x) + f32b(y)).to_bits() as u64
+            }),
+            Op::FMul32 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| {
+                (f32b(x) * f32b(y)).to_bits() as u64
+            }),
+            Op::FSub32 { d, a, b } => bin(regs, n, base, d, a, b, |x, y| {
+                (f32b(x) - f32b(y)).to_bits() as u64
+            }),
+            Op::BinV {
+                op,
+                w,
+                n: k,
+                d,
+                a,
+                b,
+            } => {
+                for i in 0..k as u32 {
+                    bin(regs, n, base, d + i, a + i, b + i, |x, y| {
+                        alu::bin(op, w, x, y)
+                    });
+                }
+            }
+            Op::Un { op, w, n: k, d, a } => {
+                for i in 0..k as u32 {
+                    un(regs, n, base, d + i, a + i, |x| alu::un(op, w, x));
+                }
+            }
+            Op::Select {
+                cvec,
+                n: k,
+                d,
+                c,
+                a,
+                b,
+            } => {
+                for i in 0..k {
+                    let cs = if cvec { c + i } else { c };
+                    for l in 0..n {
+                        lane!(d + i, l) = if lane!(cs, l) & 1 != 0 {
+                            lane!(a + i, l)
+                        } else {
+                            lane!(b + i, l)
+                        };
+                    }
+                }
+            }
+            Op::IConv {
+                signed,
+                from,
+                to,
+                n: k,
+                d,
+                s,
+            } => {
+                let m = mask(to);
+                let mf = mask(from);
+                for i in 0..k as u32 {
+                    if signed {
+                        un(regs, n, base, d + i, s + i, |v| sext(v, from) as u64 & m);
+                    } else {
+                        un(regs, n, base, d + i, s + i, |v| v & mf & m);
+                    }
+                }
+            }
+            Op::Conv { cv, n: k, d, s } => {
+                let c = code.convs[cv as usize];
+                for i in 0..k as u32 {
+                    un(regs, n, base, d + i, s + i, |v| {
+                        clstd::convert(
+                            v,
+                            c.from,
+                            c.from_signed,
+                            c.to,
+                            c.to_signed,
+                            c.sat,
+                            c.rounding,
+                        )
+                    });
+                }
+            }
+            Op::Mask { w, d, s } => {
+                let m = mask(w);
+                un(regs, n, base, d, s, |v| v & m)
+            }
+            Op::Gep { d, p, off } => un(regs, n, base, d, p, |x| x.wrapping_add(off as u64)),
+            Op::Gep1 {
+                w,
+                d,
+                p,
+                idx,
+                scale,
+                off,
+            } => {
+                bin(regs, n, base, d, p, idx, |x, i| {
+                    x.wrapping_add(
+                        sext(i, w)
+                            .wrapping_mul(scale as i64)
+                            .wrapping_add(off as i64) as u64,
+                    )
+                });
+            }
+            Op::GepN { g, d, p } => {
+                let spec = &code.geps[g as usize];
+                for l in 0..n {
+                    let mut o = spec.off;
+                    for t in &spec.terms {
+                        o = o.wrapping_add(sext(lane!(t.slot, l), t.w).wrapping_mul(t.scale));
+                    }
+                    lane!(d, l) = lane!(p, l).wrapping_add(o as u64);
+                }
+            }
+            Op::Load { w, d, p } => {
+                let (di, pi) = ((base + d as usize) * n, (base + p as usize) * n);
+                if load_fast(lx, gx, regs, n, di, pi, w as usize) {
+                    continue;
+                }
+                for &l in order.iter() {
+                    let pv = lane!(p, l);
+                    lane!(d, l) = mx!(l).load(pv, w as usize, here);
+                }
+            }
+            Op::LoadN { w, n: k, d, p } => {
+                for &l in order.iter() {
+                    let pv = lane!(p, l);
+                    for i in 0..k {
+                        let v = mx!(l).load(pv.wrapping_add(i as u64 * w as u64), w as usize, here);
+                        lane!(d + i, l) = v;
+                    }
+                }
+            }
+            Op::Store { w, p, v } => {
+                let (pi, vi) = ((base + p as usize) * n, (base + v as usize) * n);
+                if store_fast(lx, gx, regs, n, pi, vi, w as usize, order) {
+                    continue;
+                }
+                for &l in order.iter() {
+                    let (pv, vv) = (lane!(p, l), lane!(v, l));
+                    mx!(l).store(pv, w as usize, vv, here);
+                }
+            }
+            Op::StoreN { w, n: k, p, v } => {
+                for &l in order.iter() {
+                    let pv = lane!(p, l);
+                    for i in 0..k {
+                        let vv = lane!(v + i, l);
+                        mx!(l).store(pv.wrapping_add(i as u64 * w as u64), w as usize, vv, here);
+                    }
+                }
+            }
+            Op::LoadBuiltin { b, comp, d } => {
+                let comps = if comp == u8::MAX {
+                    0..b.lanes()
+                } else {
+                    comp as u32..comp as u32 + 1
+                };
+                for (k, c) in comps.enumerate() {
+                    for (l, it) in items.iter().enumerate() {
+                        lane!(d + k as u32, l) = lx.builtin(gx, &it.st.wi, b, c as usize);
+                    }
+                }
+            }
+            Op::Fma {
+                fused,
+                w,
+                n: k,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                for i in 0..k as u32 {
+                    for l in 0..n {
+                        let (x, y, z) = (lane!(a + i, l), lane!(b + i, l), lane!(c + i, l));
+                        lane!(d + i, l) = if w == 32 {
+                            let (x, y, z) = (f32b(x), f32b(y), f32b(z));
+                            (if fused { x.mul_add(y, z) } else { x * y + z }).to_bits() as u64
+                        } else {
+                            let (x, y, z) =
+                                (f64::from_bits(x), f64::from_bits(y), f64::from_bits(z));
+                            (if fused { x.mul_add(y, z) } else { x * y + z }).to_bits()
+                        };
+                    }
+                }
+            }
+            Op::FMinMax {
+                max,
+                w,
+                n: k,
+                d,
+                a,
+                b,
+            } => {
+                for i in 0..k as u32 {
+                    bin(regs, n, base, d + i, a + i, b + i, |x, y| {
+                        if w == 32 {
+                            let (x, y) = (f32b(x), f32b(y));
+                            (if max { x.max(y) } else { x.min(y) }).to_bits() as u64
+                        } else {
+                            let (x, y) = (f64::from_bits(x), f64::from_bits(y));
+                            (if max { x.max(y) } else { x.min(y) }).to_bits()
+                        }
+                    });
+                }
+            }
+            Op::FUn {
+                sqrt,
+                w,
+                n: k,
+                d,
+                a,
+            } => {
+                for i in 0..k as u32 {
+                    un(regs, n, base, d + i, a + i, |x| match (sqrt, w) {
+                        (true, 32) => f32b(x).sqrt().to_bits() as u64,
+                        (true, _) => f64::from_bits(x).sqrt().to_bits(),
+                        (false, 32) => x & 0x7fff_ffff,
+                        (false, _) => x & 0x7fff_ffff_ffff_ffff,
+                    });
+                }
+            }
+            Op::Br { t } => jump!(t as usize),
+            Op::BrIf { c, t, f } => {
+                let c0 = (base + c as usize) * n;
+                let cs = &regs[c0..c0 + n];
+                let first = cs[0] & 1;
+                if cs.iter().any(|x| x & 1 != first) {
+                    {
+                        pc = here;
+                        break LsStop::Scatter;
+                    };
+                }
+                jump!(if first != 0 { t as usize } else { f as usize });
+            }
+            Op::Switch { w, s, tab } => {
+                let m = mask(w);
+                let s0 = (base + s as usize) * n;
+                let vs = &regs[s0..s0 + n];
+                let v = vs[0] & m;
+                if vs.iter().any(|x| x & m != v) {
+                    {
+                        pc = here;
+                        break LsStop::Scatter;
+                    };
+                }
+                let t = &code.switches[tab as usize];
+                jump!(t.cases.iter().find(|c| c.0 == v).map_or(t.default, |c| c.1) as usize);
+            }
+            Op::Call { f, d, args } => {
+                if frames.len() >= 1024 {
+                    break LsStop::Abort("call stack overflow (recursion?)".into());
+                }
+                let callee = &code.funcs[f as usize];
+                let nb = base + code.funcs[func as usize].frame as usize;
+                let need = (nb + callee.frame as usize) * n;
+                if regs.len() < need {
+                    regs_vec.resize(need, 0);
+                    regs = &mut regs_vec[..];
+                }
+                let cb = nb + callee.const_base as usize;
+                for (i, &c) in callee.consts.iter().enumerate() {
+                    regs[(cb + i) * n..(cb + i + 1) * n].fill(c);
+                }
+                let ca = &code.calls[args as usize];
+                // Slot-major: k consecutive slots of every lane are one contiguous run.
+                for &(s, ds, k) in &ca.moves {
+                    let s = (base + s as usize) * n;
+                    regs.copy_within(s..s + k as usize * n, (nb + ds as usize) * n);
+                }
+                frames.push(Frame {
+                    pc: pc as u32,
+                    base: base as u32,
+                    func,
+                    ret_d: d,
+                    ret_n: ca.ret_n,
+                    mark: (0, 0),
+                });
+                func = f;
+                base = nb;
+                jump!(callee.entry as usize);
+            }
+            Op::Ret | Op::RetV { .. } => {
+                let Some(fr) = frames.pop() else {
+                    if O::ENABLED {
+                        for &l in order.iter() {
+                            lx.obs.item_end(&mut gx.obs, &items[l].st.wi);
+                        }
+                    }
+                    break LsStop::Done;
+                };
+                if let Op::RetV { s, n: k } = *opr {
+                    let s = (base + s as usize) * n;
+                    let k = k.min(fr.ret_n) as usize;
+                    regs.copy_within(s..s + k * n, (fr.base as usize + fr.ret_d as usize) * n);
+                }
+                pc = fr.pc as usize;
+                base = fr.base as usize;
+                func = fr.func;
+            }
+            Op::Barrier { fences } => {
+                if O::ENABLED {
+                    for &l in order.iter() {
+                        lx.obs.barrier(
+                            &mut gx.obs,
+                            &BarrierArrival {
+                                item: &items[l].st.wi,
+                                inst: InstId(code.inst_of[here]),
+                                fences,
+                            },
+                        );
+                    }
+                    lx.obs.barrier_release(&mut gx.obs, Release::AllArrived);
+                }
+                if lx.wi_order == Order::Random {
+                    rng.shuffle(order);
+                }
+                jump!(pc);
+            }
+            Op::Atomic { op, w, d, p, v, c } => {
+                for &l in order.iter() {
+                    let (pv, vv, cv) = (lane!(p, l), lane!(v, l), lane!(c, l));
+                    let old = mx!(l).atomic(op, w, pv, vv, cv, here);
+                    if op != AtomicOp::Store {
+                        lane!(d, l) = old;
+                    }
+                }
+            }
+            Op::ExtInst { e } => {
+                // Each lane runs the per-item code on a scratch frame holding its operands.
+                let spec = &code.exts[e as usize];
+                let frame = code.funcs[func as usize].frame as usize;
+                scratch.resize(frame, 0);
+                let mut slots: Vec<(u32, u32)> = spec.args.iter().map(|a| (a.slot, a.n)).collect();
+                if let ExtKind::Pure {
+                    ptr: Some((ps, _, _)),
+                    ..
+                } = spec.kind
+                {
+                    slots.push((ps, 1));
+                }
+                let mut failed = None;
+                for &l in order.iter() {
+                    for &(s, k) in &slots {
+                        for i in s..s + k {
+                            scratch[i as usize] = lane!(i, l);
+                        }
+                    }
+                    if let Err(m) = ext_inst(&mut mx!(l), &mut scratch, 0, e, here) {
+                        failed = Some(m);
+                        break;
+                    }
+                    for i in spec.d..spec.d + spec.n {
+                        lane!(i, l) = scratch[i as usize];
+                    }
+                }
+                if let Some(m) = failed {
+                    break LsStop::Abort(m);
+                }
+            }
+            Op::MovN { .. }
+            | Op::BinS { .. }
+            | Op::Reduce { .. }
+            | Op::Bitcast { .. }
+            | Op::ExtractDyn { .. }
+            | Op::InsertDyn { .. }
+            | Op::LoadAgg { .. }
+            | Op::StoreAgg { .. }
+            | Op::PtrDiff { .. }
+            | Op::Alloca { .. }
+            | Op::CopyMem { .. }
+            | Op::CopyMemDyn { .. }
+            | Op::Dot { .. }
+            | Op::AsyncCopy { .. }
+            | Op::Trap => {
+                pc = here;
+                break LsStop::Scatter;
+            }
+        }
+    };
+    *executed += count * n as u64;
+    if let LsStop::Scatter = stop {
+        // The op that handed over has not run; the per-item executor counts it.
+        *executed -= n as u64;
+    }
+    at.pc = pc;
+    at.base = base;
+    at.func = func;
+    stop
+}
