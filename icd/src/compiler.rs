@@ -373,7 +373,7 @@ impl Compiler {
 
         let mut hasher = Sha256::new();
         // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
-        hash_part(&mut hasher, b"shadowcl-compile-v4");
+        hash_part(&mut hasher, b"shadowcl-compile-v5");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());
         // Relative -I folders depend on the working directory.
@@ -416,6 +416,9 @@ impl Compiler {
         }
         std::fs::write(root.join(SOURCE_NAME), source.as_bytes())
             .map_err(|e| CompileFailure::io("cannot write the source", e))?;
+        let device_header = root.join(DEVICE_HEADER);
+        std::fs::write(&device_header, device_macros())
+            .map_err(|e| CompileFailure::io("cannot write the device header", e))?;
 
         let opt = opt_level(&args);
         // llvm-spirv-15 aborts on some optimised variable locations ("unsupported opcode
@@ -444,6 +447,11 @@ impl Compiler {
                 // OpenCL version, 300 for OpenCL 3.0, whatever the -cl-std), and defines
                 // __IMAGE_SUPPORT__, which must stay undefined without image support.
                 .args(["-D__OPENCL_VERSION__=300", "-U__IMAGE_SUPPORT__"])
+                // Extensions and OpenCL C 3.0 features: exactly the device's (clang-15 turns
+                // on every one it knows for spir64).
+                .args(["-Xclang", &cl_ext_option()])
+                .arg("-include")
+                .arg(&device_header)
                 .arg("-I")
                 .arg(&header_dir)
                 .args(args.iter().filter(|a| !is_opt_arg(a)))
@@ -811,6 +819,93 @@ pub fn parse_link_options(options: &str) -> Result<LinkOptions, String> {
     }
 }
 
+/// Included after clang's own OpenCL header, which defines some extension and feature
+/// macros for every spir64 device whatever `-cl-ext` says.
+const DEVICE_HEADER: &str = "shadowcl-device.h";
+
+/// Extension and feature macros clang-15 may predefine for spir64 (its `-cl-ext` set and
+/// `opencl-c-base.h`).
+const CLANG_OPTIONAL_MACROS: &[&str] = &[
+    "__opencl_c_3d_image_writes",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_all_devices",
+    "__opencl_c_atomic_scope_device",
+    "__opencl_c_device_enqueue",
+    "__opencl_c_ext_fp16_global_atomic_add",
+    "__opencl_c_ext_fp16_global_atomic_load_store",
+    "__opencl_c_ext_fp16_global_atomic_min_max",
+    "__opencl_c_ext_fp16_local_atomic_add",
+    "__opencl_c_ext_fp16_local_atomic_load_store",
+    "__opencl_c_ext_fp16_local_atomic_min_max",
+    "__opencl_c_ext_fp32_global_atomic_add",
+    "__opencl_c_ext_fp32_global_atomic_min_max",
+    "__opencl_c_ext_fp32_local_atomic_add",
+    "__opencl_c_ext_fp32_local_atomic_min_max",
+    "__opencl_c_ext_fp64_global_atomic_add",
+    "__opencl_c_ext_fp64_global_atomic_min_max",
+    "__opencl_c_ext_fp64_local_atomic_add",
+    "__opencl_c_ext_fp64_local_atomic_min_max",
+    "__opencl_c_fp64",
+    "__opencl_c_generic_address_space",
+    "__opencl_c_images",
+    "__opencl_c_int64",
+    "__opencl_c_integer_dot_product_input_4x8bit",
+    "__opencl_c_integer_dot_product_input_4x8bit_packed",
+    "__opencl_c_pipes",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_read_write_images",
+    "__opencl_c_subgroups",
+    "__opencl_c_work_group_collective_functions",
+    "cl_ext_float_atomics",
+    "cl_khr_3d_image_writes",
+    "cl_khr_depth_images",
+    "cl_khr_extended_bit_ops",
+    "cl_khr_fp16",
+    "cl_khr_gl_msaa_sharing",
+    "cl_khr_integer_dot_product",
+    "cl_khr_mipmap_image",
+    "cl_khr_mipmap_image_writes",
+    "cl_khr_srgb_image_writes",
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_clustered_reduce",
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_rotate",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_shuffle_relative",
+    "cl_khr_subgroups",
+];
+
+fn device_supports(name: &str) -> bool {
+    crate::platform::DEVICE_EXTENSIONS.contains(&name)
+        || crate::platform::OPENCL_C_FEATURES.contains(&name)
+}
+
+/// `-cl-ext=-all,+...`: the device's extensions and OpenCL C features, so clang's checks
+/// (e.g. `half` arithmetic needs cl_khr_fp16) match the device.
+fn cl_ext_option() -> String {
+    let mut v = vec!["-all".to_string()];
+    for name in crate::platform::DEVICE_EXTENSIONS
+        .iter()
+        .chain(crate::platform::OPENCL_C_FEATURES)
+        .filter(|n| CLANG_OPTIONAL_MACROS.contains(n) || n.starts_with("cl_khr_"))
+    {
+        v.push(format!("+{name}"));
+    }
+    format!("-cl-ext={}", v.join(","))
+}
+
+/// The device header: `#undef` of every macro clang may define that the device lacks.
+fn device_macros() -> String {
+    let mut text = String::from("/* ShadowCL: macros of features the device lacks */\n");
+    for m in CLANG_OPTIONAL_MACROS.iter().filter(|m| !device_supports(m)) {
+        text.push_str(&format!("#undef {m}\n"));
+    }
+    text
+}
+
 fn is_opt_arg(a: &str) -> bool {
     matches!(a, "-O0" | "-O1" | "-O2" | "-O3")
 }
@@ -1148,6 +1243,15 @@ mod tests {
                  #error bad __OPENCL_VERSION__\n#endif\n\
                  #if __OPENCL_C_VERSION__ != {c_version}\n#error bad __OPENCL_C_VERSION__\n#endif\n\
                  #ifdef __IMAGE_SUPPORT__\n#error __IMAGE_SUPPORT__ without images\n#endif\n\
+                 #if defined(__opencl_c_images) || defined(__opencl_c_pipes) \
+                     || defined(__opencl_c_read_write_images) || defined(cl_khr_fp16) \
+                     || defined(__opencl_c_atomic_order_seq_cst) || defined(cl_khr_subgroups) \
+                     || defined(cl_khr_subgroup_ballot) || defined(cl_khr_3d_image_writes)\n\
+                 #error a feature the device lacks\n#endif\n\
+                 #if !defined(cl_khr_fp64) || !defined(cl_khr_int64_base_atomics) \
+                     || !defined(cl_khr_global_int32_base_atomics) \
+                     || (__OPENCL_C_VERSION__ == 300 && !defined(__opencl_c_fp64))\n\
+                 #error a feature the device has is missing\n#endif\n\
                  #if __ENDIAN_LITTLE__ != 1 || CL_VERSION_1_2 != 120\n#error bad macros\n#endif\n\
                  __kernel void predefined_macros(__global int *p) {{ p[0] = __OPENCL_VERSION__; }}\n"
             );

@@ -62,6 +62,9 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "cl_khr_fp64",
     "cl_khr_il_program",
 ];
+/// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`); the compile driver
+/// defines exactly these feature macros.
+pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_int64", "__opencl_c_fp64"];
 pub const MAX_WORK_GROUP_SIZE: usize = 1024;
 pub const GLOBAL_MEM_SIZE: u64 = 4 << 30;
 pub const MAX_ALLOC: u64 = 1 << 30;
@@ -211,10 +214,10 @@ fn device_info(param: cl_device_info) -> Result<Vec<u8>, cl_int> {
             ("OpenCL C", cl_make_version(1, 2, 0)),
             ("OpenCL C", cl_make_version(3, 0, 0)),
         ])),
-        CL_DEVICE_OPENCL_C_FEATURES => v(&versions(&[
-            ("__opencl_c_int64", cl_make_version(3, 0, 0)),
-            ("__opencl_c_fp64", cl_make_version(3, 0, 0)),
-        ])),
+        CL_DEVICE_OPENCL_C_FEATURES => v(&OPENCL_C_FEATURES
+            .iter()
+            .map(|f| name_version(f, cl_make_version(3, 0, 0)))
+            .collect::<Vec<_>>()),
         CL_DEVICE_EXTENSIONS_WITH_VERSION => v(&DEVICE_EXTENSIONS
             .iter()
             .map(|e| name_version(e, v10))
