@@ -598,6 +598,14 @@ impl Recorder {
                 launch.args.len()
             )));
         }
+        let sampler_bytes: Vec<[u8; 4]> = launch
+            .args
+            .iter()
+            .map(|v| match v {
+                ArgValue::Sampler(bits) => bits.to_le_bytes(),
+                _ => [0; 4],
+            })
+            .collect();
         let args: Vec<ArgInput<'_>> = info
             .args
             .iter()
@@ -633,6 +641,16 @@ impl Recorder {
                     ArgValue::Null => ArgData::Null,
                     ArgValue::Local(n) => ArgData::Local(*n),
                     ArgValue::Bytes(b) => ArgData::Scalar(b),
+                    // Images are recorded as their texel storage (the descriptor is not
+                    // part of the record format yet, so such launches do not replay).
+                    ArgValue::Image { buffer, .. } => ArgData::Buffer(BufferArg {
+                        size: buffer.len() as u64,
+                        flags: mem_flags.get(i).copied().unwrap_or(0),
+                        identity: buffer.id().0,
+                        origin: 0,
+                        contents: Contents::Device { buffer, offset: 0 },
+                    }),
+                    ArgValue::Sampler(_) => ArgData::Scalar(&sampler_bytes[i]),
                 },
             })
             .collect();

@@ -29,6 +29,8 @@ struct GAlloc {
     view_off: u64,
     view_size: u64,
     space: AddressSpace,
+    /// Set when the allocation holds an image's texels.
+    image: Option<crate::ImageDesc>,
 }
 
 /// Launch-wide state shared by all workers.
@@ -213,6 +215,7 @@ impl Device {
                 view_off: 0,
                 view_size: b.len() as u64,
                 space: AddressSpace::Constant,
+                image: None,
             }));
         }
         let mut local_sizes: Vec<u64> = code
@@ -280,6 +283,7 @@ impl Device {
                         view_off: *offset,
                         view_size: *size,
                         space,
+                        image: None,
                     }));
                     lanes.push(ptr::enc(ptr::TAG_LAUNCH, idx, 0));
                 }
@@ -322,6 +326,25 @@ impl Device {
                     bv = Some((b[..*size as usize].to_vec(), *align));
                     lanes.push(0);
                 }
+                (ParamKind::Image, ArgValue::Image { buffer, desc }) => {
+                    if desc.byte_len().is_none_or(|n| n > buffer.len() as u64) {
+                        return Err(bad("image larger than its storage"));
+                    }
+                    binding.space = AddressSpace::Global;
+                    binding.alloc = Some(buffer.id());
+                    binding.view_size = buffer.len() as u64;
+                    binding.elem_size = desc.format.element_size().unwrap_or(1) as u32;
+                    lanes.push(ptr::enc(ptr::TAG_LAUNCH, allocs.len() as u64, 0));
+                    allocs.push(Some(GAlloc {
+                        buf: buffer.clone(),
+                        view_off: 0,
+                        view_size: buffer.len() as u64,
+                        space: AddressSpace::Global,
+                        image: Some(*desc),
+                    }));
+                }
+                (ParamKind::Image, ArgValue::Null) => lanes.push(0),
+                (ParamKind::Opaque, ArgValue::Sampler(bits)) => lanes.push(*bits as u64),
                 (ParamKind::Opaque, ArgValue::Bytes(b)) => {
                     let mut w = [0u8; 8];
                     let n = b.len().min(8);
@@ -335,6 +358,8 @@ impl Device {
                 (_, ArgValue::Bytes(_)) => {
                     return Err(bad("bytes were given for a pointer argument"))
                 }
+                (_, ArgValue::Image { .. }) => return Err(bad("not an image argument")),
+                (_, ArgValue::Sampler(_)) => return Err(bad("not a sampler argument")),
             }
             param_lanes.push(lanes);
             byval.push(bv);
@@ -1714,7 +1739,41 @@ fn ext_inst<O: Observer>(
                 regs[base + spec.d as usize] = 0;
             }
         }
+        ExtKind::Image(op) => {
+            let ops: Vec<crate::image::Operand<'_>> = (0..spec.args.len())
+                .map(|k| {
+                    let (lanes, elem) = arg(k);
+                    crate::image::Operand { lanes, elem }
+                })
+                .collect();
+            let mut out = [0u64; 4];
+            let n = (spec.n as usize).min(4);
+            crate::image::exec(&mut Texels { mx, pc }, *op, &ops, spec.elem, &mut out[..n]);
+            regs[base + spec.d as usize..base + spec.d as usize + n].copy_from_slice(&out[..n]);
+        }
         ExtKind::Nop => {}
     }
     Ok(())
+}
+
+/// Image texels go through the work-item's checked, observed memory path.
+struct Texels<'m, 'l, 'g, 'p, 'a, O: Observer> {
+    mx: &'m mut Mx<'l, 'g, 'p, 'a, O>,
+    pc: usize,
+}
+
+impl<O: Observer> crate::image::TexelMem for Texels<'_, '_, '_, '_, '_, O> {
+    fn desc(&self, image: u64) -> Option<crate::ImageDesc> {
+        let (tag, idx, _) = ptr::dec(image);
+        match self.mx.lx.allocs.get(idx) {
+            Some(Some(a)) if tag == ptr::TAG_LAUNCH => a.image,
+            _ => None,
+        }
+    }
+    fn load(&mut self, p: u64, n: usize) -> u64 {
+        self.mx.load(p, n, self.pc)
+    }
+    fn store(&mut self, p: u64, n: usize, v: u64) {
+        self.mx.store(p, n, v, self.pc)
+    }
 }

@@ -551,6 +551,8 @@ pub(crate) enum ExtKind {
         rounding: Rounding,
     },
     Printf,
+    /// An image instruction (`crate::image`); operands are the spec's `args`.
+    Image(crate::image::ImageOp),
     Nop,
 }
 
@@ -608,6 +610,8 @@ pub(crate) enum ParamKind {
     ByVal { size: u32, align: u32 },
     /// Samplers, events: lanes are filled with the raw bytes.
     Opaque,
+    /// An image: a pointer to the launch allocation of its texels.
+    Image,
 }
 
 #[derive(Clone, Debug)]

@@ -6,10 +6,12 @@
 //! nothing of races or of the OpenCL C ABI.
 
 pub mod clstd;
+pub mod image;
 pub mod memory;
 pub mod observer;
 pub mod schedule;
 
+pub use image::{ImageDesc, ImageDim, ImageFormat};
 pub use memory::{AllocId, Buffer, OutOfRange};
 pub use observer::{
     Access, AccessKind, AddressSpace, ArgBinding, BarrierArrival, Fault, Fences, GroupInfo, InstId,
@@ -123,6 +125,13 @@ pub enum ArgValue {
     Local(u64),
     /// By-value bytes exactly as the application passed them to `clSetKernelArg`.
     Bytes(Vec<u8>),
+    /// An image: its texels live in `buffer` as `desc` lays them out.
+    Image {
+        buffer: Arc<Buffer>,
+        desc: ImageDesc,
+    },
+    /// A sampler: its `sampler_t` bits ([`image::sampler`]).
+    Sampler(u32),
 }
 
 /// One NDRange launch.

@@ -321,7 +321,8 @@ impl<'m> Mod<'m> {
             S::TypeEvent => simple(TyK::Opaque("event_t"), 8),
             S::TypeSampler => simple(TyK::Opaque("sampler_t"), 8),
             S::TypeOpaque => simple(TyK::Opaque("opaque"), 0),
-            S::TypeImage | S::TypeSampledImage => simple(TyK::Opaque("image"), 8),
+            S::TypeImage => simple(TyK::Opaque(image_type_name(inst)), 8),
+            S::TypeSampledImage => simple(TyK::Opaque("sampled_image"), 8),
             S::TypeDeviceEvent | S::TypeReserveId | S::TypeQueue | S::TypePipe => {
                 simple(TyK::Opaque("opaque"), 8)
             }
@@ -396,6 +397,18 @@ impl<'m> Mod<'m> {
                     _ => 64,
                 };
                 vec![v & mask(w)]
+            }
+            S::ConstantSampler => {
+                let addressing = match inst.operands.first() {
+                    Some(Operand::SamplerAddressingMode(a)) => *a as u32,
+                    _ => return Err(malformed("OpConstantSampler without addressing mode")),
+                };
+                let normalized = lit_at(inst, 1)? != 0;
+                let linear = matches!(
+                    inst.operands.get(2),
+                    Some(Operand::SamplerFilterMode(spirv::SamplerFilterMode::Linear))
+                );
+                vec![crate::image::sampler::from_spirv(addressing, normalized, linear) as u64]
             }
             S::ConstantTrue | S::SpecConstantTrue => vec![1],
             S::ConstantFalse | S::SpecConstantFalse => vec![0],
@@ -855,6 +868,36 @@ fn cl_type_name(md: &Mod, ty: Word) -> String {
     }
 }
 
+/// OpenCL C name of an OpTypeImage (Dim, Arrayed).
+fn image_type_name(inst: &Instruction) -> &'static str {
+    let arrayed = lit_at(inst, 3).unwrap_or(0) != 0;
+    match (inst.operands.get(1), arrayed) {
+        (Some(Operand::Dim(spirv::Dim::Dim1D)), false) => "image1d_t",
+        (Some(Operand::Dim(spirv::Dim::Dim1D)), true) => "image1d_array_t",
+        (Some(Operand::Dim(spirv::Dim::DimBuffer)), _) => "image1d_buffer_t",
+        (Some(Operand::Dim(spirv::Dim::Dim2D)), false) => "image2d_t",
+        (Some(Operand::Dim(spirv::Dim::Dim2D)), true) => "image2d_array_t",
+        (Some(Operand::Dim(spirv::Dim::Dim3D)), _) => "image3d_t",
+        _ => "image",
+    }
+}
+
+/// Access qualifier of an image parameter type (`None` for everything else).
+fn image_access(md: &Mod, ty: Word) -> ArgAccess {
+    let inst =
+        md.m.types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(ty) && i.class.opcode == S::TypeImage);
+    match inst.and_then(|i| i.operands.get(7)) {
+        Some(Operand::AccessQualifier(spirv::AccessQualifier::ReadOnly)) => ArgAccess::ReadOnly,
+        Some(Operand::AccessQualifier(spirv::AccessQualifier::WriteOnly)) => ArgAccess::WriteOnly,
+        Some(Operand::AccessQualifier(spirv::AccessQualifier::ReadWrite)) => ArgAccess::ReadWrite,
+        // OpenCL C defaults an image argument to read_only.
+        _ if inst.is_some() => ArgAccess::ReadOnly,
+        _ => ArgAccess::None,
+    }
+}
+
 fn kernel_info(
     md: &mut Mod,
     f: &rspirv::dr::Function,
@@ -921,6 +964,9 @@ fn kernel_info(
                     }
                 }
             }
+            TyK::Opaque(n) if n.starts_with("image") => {
+                (ArgAddress::Global, 8, 0, ParamKind::Image)
+            }
             TyK::Opaque(_) => (ArgAddress::Private, 8, 0, ParamKind::Opaque),
             _ => {
                 let l = md.layout(pty)?;
@@ -945,7 +991,7 @@ fn kernel_info(
             name: pname,
             type_name,
             address,
-            access: ArgAccess::None,
+            access: image_access(md, pty),
             type_qualifier: qual,
             size,
             pointee_size,
@@ -2162,6 +2208,14 @@ fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
         }
         S::GroupAsyncCopy => lower_async(fx, inst)?,
         S::ExtInst => lower_ext(fx, inst)?,
+        S::SampledImage
+        | S::ImageSampleExplicitLod
+        | S::ImageRead
+        | S::ImageWrite
+        | S::ImageQuerySizeLod
+        | S::ImageQuerySize
+        | S::ImageQueryOrder
+        | S::ImageQueryFormat => lower_image(fx, inst)?,
         S::Branch => {
             let t = id_at(inst, 0)?;
             let mv = fx.edge_moves(label, t)?;
@@ -2402,6 +2456,54 @@ fn lower_async(fx: &mut Fx, inst: &Instruction) -> R<()> {
         counter: a,
     });
     fx.emit(Op::AsyncCopy { a });
+    Ok(())
+}
+
+/// Image instructions become `ExtKind::Image` (off the hot dispatch path; see `image.rs`).
+fn lower_image(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    use crate::image::ImageOp;
+    let (op, n_ops) = match inst.class.opcode {
+        S::SampledImage => (ImageOp::Combine, 2),
+        S::ImageSampleExplicitLod => (ImageOp::Sample, 2),
+        S::ImageRead => (ImageOp::Read, 2),
+        S::ImageWrite => (ImageOp::Write, 3),
+        S::ImageQuerySizeLod | S::ImageQuerySize => (ImageOp::QuerySize, 1),
+        S::ImageQueryOrder => (ImageOp::QueryOrder, 1),
+        _ => (ImageOp::QueryFormat, 1),
+    };
+    let (d, n, elem) = match inst.result_type {
+        Some(rty) => {
+            let (elem, _, n) = match fx.md.ty(rty)?.k {
+                TyK::Opaque(_) => (Elem::Int(64), 64, 1),
+                _ => fx.sc(rty)?,
+            };
+            (fx.dst(inst)?, n, elem)
+        }
+        None => (0, 0, Elem::Int(32)),
+    };
+    let mut args = vec![];
+    for k in 0..n_ops {
+        let id = id_at(inst, k)?;
+        let slot = fx.val(id)?;
+        let (elem, nn) = match fx.md.ty_of(id)?.k {
+            TyK::Opaque(_) => (Elem::Int(64), 1),
+            _ => {
+                let (e, _, nn) =
+                    fx.sc(*fx.md.id_ty.get(&id).ok_or_else(|| malformed("untyped"))?)?;
+                (e, nn)
+            }
+        };
+        args.push(ExtArg { slot, n: nn, elem });
+    }
+    let e = fx.md.code.exts.len() as u32;
+    fx.md.code.exts.push(ExtSpec {
+        kind: ExtKind::Image(op),
+        d,
+        n,
+        elem,
+        args,
+    });
+    fx.emit(Op::ExtInst { e });
     Ok(())
 }
 
