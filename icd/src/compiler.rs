@@ -373,7 +373,7 @@ impl Compiler {
 
         let mut hasher = Sha256::new();
         // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
-        hash_part(&mut hasher, b"shadowcl-compile-v5");
+        hash_part(&mut hasher, b"shadowcl-compile-v6");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());
         // Relative -I folders depend on the working directory.
@@ -444,9 +444,9 @@ impl Compiler {
                 .arg("-fno-color-diagnostics")
                 // The device's predefined macros (OpenCL C spec, "Preprocessor Directives
                 // and Macros"): clang-15 does not define __OPENCL_VERSION__ (the device's
-                // OpenCL version, 300 for OpenCL 3.0, whatever the -cl-std), and defines
-                // __IMAGE_SUPPORT__, which must stay undefined without image support.
-                .args(["-D__OPENCL_VERSION__=300", "-U__IMAGE_SUPPORT__"])
+                // OpenCL version, 300 for OpenCL 3.0, whatever the -cl-std); its
+                // __IMAGE_SUPPORT__ is right, the device supports images.
+                .arg("-D__OPENCL_VERSION__=300")
                 // Extensions and OpenCL C 3.0 features: exactly the device's (clang-15 turns
                 // on every one it knows for spir64).
                 .args(["-Xclang", &cl_ext_option()])
@@ -1242,14 +1242,18 @@ mod tests {
                 "#if !defined(__OPENCL_VERSION__) || __OPENCL_VERSION__ != 300\n\
                  #error bad __OPENCL_VERSION__\n#endif\n\
                  #if __OPENCL_C_VERSION__ != {c_version}\n#error bad __OPENCL_C_VERSION__\n#endif\n\
-                 #ifdef __IMAGE_SUPPORT__\n#error __IMAGE_SUPPORT__ without images\n#endif\n\
-                 #if defined(__opencl_c_images) || defined(__opencl_c_pipes) \
+                 #ifndef __IMAGE_SUPPORT__\n#error no __IMAGE_SUPPORT__ on a device with images\n#endif\n\
+                 #if __OPENCL_C_VERSION__ == 300 && (!defined(__opencl_c_images) \
+                     || !defined(__opencl_c_3d_image_writes))\n\
+                 #error image features missing\n#endif\n\
+                 #if defined(__opencl_c_pipes) \
                      || defined(__opencl_c_read_write_images) || defined(cl_khr_fp16) \
                      || defined(__opencl_c_atomic_order_seq_cst) || defined(cl_khr_subgroups) \
-                     || defined(cl_khr_subgroup_ballot) || defined(cl_khr_3d_image_writes)\n\
+                     || defined(cl_khr_subgroup_ballot)\n\
                  #error a feature the device lacks\n#endif\n\
                  #if !defined(cl_khr_fp64) || !defined(cl_khr_int64_base_atomics) \
                      || !defined(cl_khr_global_int32_base_atomics) \
+                     || !defined(cl_khr_3d_image_writes) \
                      || (__OPENCL_C_VERSION__ == 300 && !defined(__opencl_c_fp64))\n\
                  #error a feature the device has is missing\n#endif\n\
                  #if __ENDIAN_LITTLE__ != 1 || CL_VERSION_1_2 != 120\n#error bad macros\n#endif\n\

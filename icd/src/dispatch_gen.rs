@@ -845,17 +845,17 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clGetCommandQueueInfo: crate::queue::clGetCommandQueueInfo,
     clSetCommandQueueProperty: crate::queue::clSetCommandQueueProperty,
     clCreateBuffer: crate::mem::clCreateBuffer,
-    clCreateImage2D: clCreateImage2D,
-    clCreateImage3D: clCreateImage3D,
+    clCreateImage2D: crate::image::clCreateImage2D,
+    clCreateImage3D: crate::image::clCreateImage3D,
     clRetainMemObject: crate::mem::clRetainMemObject,
     clReleaseMemObject: crate::mem::clReleaseMemObject,
-    clGetSupportedImageFormats: crate::mem::clGetSupportedImageFormats,
+    clGetSupportedImageFormats: crate::image::clGetSupportedImageFormats,
     clGetMemObjectInfo: crate::mem::clGetMemObjectInfo,
-    clGetImageInfo: clGetImageInfo,
-    clCreateSampler: clCreateSampler,
-    clRetainSampler: clRetainSampler,
-    clReleaseSampler: clReleaseSampler,
-    clGetSamplerInfo: clGetSamplerInfo,
+    clGetImageInfo: crate::image::clGetImageInfo,
+    clCreateSampler: crate::image::clCreateSampler,
+    clRetainSampler: crate::image::clRetainSampler,
+    clReleaseSampler: crate::image::clReleaseSampler,
+    clGetSamplerInfo: crate::image::clGetSamplerInfo,
     clCreateProgramWithSource: crate::program::clCreateProgramWithSource,
     clCreateProgramWithBinary: crate::program::clCreateProgramWithBinary,
     clRetainProgram: crate::program::clRetainProgram,
@@ -881,13 +881,13 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clEnqueueReadBuffer: crate::mem::clEnqueueReadBuffer,
     clEnqueueWriteBuffer: crate::mem::clEnqueueWriteBuffer,
     clEnqueueCopyBuffer: crate::mem::clEnqueueCopyBuffer,
-    clEnqueueReadImage: clEnqueueReadImage,
-    clEnqueueWriteImage: clEnqueueWriteImage,
-    clEnqueueCopyImage: clEnqueueCopyImage,
-    clEnqueueCopyImageToBuffer: clEnqueueCopyImageToBuffer,
-    clEnqueueCopyBufferToImage: clEnqueueCopyBufferToImage,
+    clEnqueueReadImage: crate::image::clEnqueueReadImage,
+    clEnqueueWriteImage: crate::image::clEnqueueWriteImage,
+    clEnqueueCopyImage: crate::image::clEnqueueCopyImage,
+    clEnqueueCopyImageToBuffer: crate::image::clEnqueueCopyImageToBuffer,
+    clEnqueueCopyBufferToImage: crate::image::clEnqueueCopyBufferToImage,
     clEnqueueMapBuffer: crate::mem::clEnqueueMapBuffer,
-    clEnqueueMapImage: clEnqueueMapImage,
+    clEnqueueMapImage: crate::image::clEnqueueMapImage,
     clEnqueueUnmapMemObject: crate::mem::clEnqueueUnmapMemObject,
     clEnqueueNDRangeKernel: crate::kernel::clEnqueueNDRangeKernel,
     clEnqueueTask: crate::kernel::clEnqueueTask,
@@ -926,14 +926,14 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clCreateSubDevices: clCreateSubDevices,
     clRetainDevice: crate::platform::clRetainDevice,
     clReleaseDevice: crate::platform::clReleaseDevice,
-    clCreateImage: clCreateImage,
+    clCreateImage: crate::image::clCreateImage,
     clCreateProgramWithBuiltInKernels: clCreateProgramWithBuiltInKernels,
     clCompileProgram: crate::program::clCompileProgram,
     clLinkProgram: crate::program::clLinkProgram,
     clUnloadPlatformCompiler: crate::platform::clUnloadPlatformCompiler,
     clGetKernelArgInfo: crate::kernel::clGetKernelArgInfo,
     clEnqueueFillBuffer: crate::mem::clEnqueueFillBuffer,
-    clEnqueueFillImage: clEnqueueFillImage,
+    clEnqueueFillImage: crate::image::clEnqueueFillImage,
     clEnqueueMigrateMemObjects: crate::mem::clEnqueueMigrateMemObjects,
     clEnqueueMarkerWithWaitList: crate::queue::clEnqueueMarkerWithWaitList,
     clEnqueueBarrierWithWaitList: crate::queue::clEnqueueBarrierWithWaitList,
@@ -964,7 +964,7 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clEnqueueSVMMemFill: clEnqueueSVMMemFill,
     clEnqueueSVMMap: clEnqueueSVMMap,
     clEnqueueSVMUnmap: clEnqueueSVMUnmap,
-    clCreateSamplerWithProperties: clCreateSamplerWithProperties,
+    clCreateSamplerWithProperties: crate::image::clCreateSamplerWithProperties,
     clSetKernelArgSVMPointer: clSetKernelArgSVMPointer,
     clSetKernelExecInfo: clSetKernelExecInfo,
     clGetKernelSubGroupInfoKHR: clGetKernelSubGroupInfoKHR,
@@ -978,179 +978,9 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clSetProgramReleaseCallback: clSetProgramReleaseCallback,
     clSetProgramSpecializationConstant: clSetProgramSpecializationConstant,
     clCreateBufferWithProperties: crate::mem::clCreateBufferWithProperties,
-    clCreateImageWithProperties: clCreateImageWithProperties,
+    clCreateImageWithProperties: crate::image::clCreateImageWithProperties,
     clSetContextDestructorCallback: crate::context::clSetContextDestructorCallback,
 };
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateImage2D(
-    _context: cl_context,
-    _flags: cl_mem_flags,
-    _image_format: *const cl_image_format,
-    _image_width: usize,
-    _image_height: usize,
-    _image_row_pitch: usize,
-    _host_ptr: *mut c_void,
-    _errcode_ret: *mut cl_int,
-) -> cl_mem {
-    crate::entry::unsupported_ptr("clCreateImage2D", _errcode_ret, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateImage3D(
-    _context: cl_context,
-    _flags: cl_mem_flags,
-    _image_format: *const cl_image_format,
-    _image_width: usize,
-    _image_height: usize,
-    _image_depth: usize,
-    _image_row_pitch: usize,
-    _image_slice_pitch: usize,
-    _host_ptr: *mut c_void,
-    _errcode_ret: *mut cl_int,
-) -> cl_mem {
-    crate::entry::unsupported_ptr("clCreateImage3D", _errcode_ret, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_MEM_OBJECT`.
-unsafe extern "C" fn clGetImageInfo(
-    _image: cl_mem,
-    _param_name: cl_image_info,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
-) -> cl_int {
-    crate::entry::unsupported("clGetImageInfo", CL_INVALID_MEM_OBJECT)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateSampler(
-    _context: cl_context,
-    _normalized_coords: cl_bool,
-    _addressing_mode: cl_addressing_mode,
-    _filter_mode: cl_filter_mode,
-    _errcode_ret: *mut cl_int,
-) -> cl_sampler {
-    crate::entry::unsupported_ptr("clCreateSampler", _errcode_ret, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_SAMPLER`.
-unsafe extern "C" fn clRetainSampler(_sampler: cl_sampler) -> cl_int {
-    crate::entry::unsupported("clRetainSampler", CL_INVALID_SAMPLER)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_SAMPLER`.
-unsafe extern "C" fn clReleaseSampler(_sampler: cl_sampler) -> cl_int {
-    crate::entry::unsupported("clReleaseSampler", CL_INVALID_SAMPLER)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_SAMPLER`.
-unsafe extern "C" fn clGetSamplerInfo(
-    _sampler: cl_sampler,
-    _param_name: cl_sampler_info,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
-) -> cl_int {
-    crate::entry::unsupported("clGetSamplerInfo", CL_INVALID_SAMPLER)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueReadImage(
-    _command_queue: cl_command_queue,
-    _image: cl_mem,
-    _blocking_read: cl_bool,
-    _origin: *const usize,
-    _region: *const usize,
-    _row_pitch: usize,
-    _slice_pitch: usize,
-    _ptr: *mut c_void,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueReadImage", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueWriteImage(
-    _command_queue: cl_command_queue,
-    _image: cl_mem,
-    _blocking_write: cl_bool,
-    _origin: *const usize,
-    _region: *const usize,
-    _input_row_pitch: usize,
-    _input_slice_pitch: usize,
-    _ptr: *const c_void,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueWriteImage", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueCopyImage(
-    _command_queue: cl_command_queue,
-    _src_image: cl_mem,
-    _dst_image: cl_mem,
-    _src_origin: *const usize,
-    _dst_origin: *const usize,
-    _region: *const usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueCopyImage", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueCopyImageToBuffer(
-    _command_queue: cl_command_queue,
-    _src_image: cl_mem,
-    _dst_buffer: cl_mem,
-    _src_origin: *const usize,
-    _region: *const usize,
-    _dst_offset: usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueCopyImageToBuffer", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueCopyBufferToImage(
-    _command_queue: cl_command_queue,
-    _src_buffer: cl_mem,
-    _dst_image: cl_mem,
-    _src_offset: usize,
-    _dst_origin: *const usize,
-    _region: *const usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueCopyBufferToImage", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueMapImage(
-    _command_queue: cl_command_queue,
-    _image: cl_mem,
-    _blocking_map: cl_bool,
-    _map_flags: cl_map_flags,
-    _origin: *const usize,
-    _region: *const usize,
-    _image_row_pitch: *mut usize,
-    _image_slice_pitch: *mut usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-    _errcode_ret: *mut cl_int,
-) -> *mut c_void {
-    crate::entry::unsupported_ptr("clEnqueueMapImage", _errcode_ret, CL_INVALID_OPERATION)
-}
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
 unsafe extern "C" fn clEnqueueNativeKernel(
@@ -1397,18 +1227,6 @@ unsafe extern "C" fn clCreateSubDevices(
     crate::entry::unsupported("clCreateSubDevices", CL_INVALID_VALUE)
 }
 
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateImage(
-    _context: cl_context,
-    _flags: cl_mem_flags,
-    _image_format: *const cl_image_format,
-    _image_desc: *const cl_image_desc,
-    _host_ptr: *mut c_void,
-    _errcode_ret: *mut cl_int,
-) -> cl_mem {
-    crate::entry::unsupported_ptr("clCreateImage", _errcode_ret, CL_INVALID_OPERATION)
-}
-
 /// Unsupported by ShadowCL: returns `CL_INVALID_VALUE`.
 unsafe extern "C" fn clCreateProgramWithBuiltInKernels(
     _context: cl_context,
@@ -1422,20 +1240,6 @@ unsafe extern "C" fn clCreateProgramWithBuiltInKernels(
         _errcode_ret,
         CL_INVALID_VALUE,
     )
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clEnqueueFillImage(
-    _command_queue: cl_command_queue,
-    _image: cl_mem,
-    _fill_color: *const c_void,
-    _origin: *const usize,
-    _region: *const usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    crate::entry::unsupported("clEnqueueFillImage", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -1744,15 +1548,6 @@ unsafe extern "C" fn clEnqueueSVMUnmap(
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateSamplerWithProperties(
-    _a0: cl_context,
-    _a1: *const cl_sampler_properties,
-    _a2: *mut cl_int,
-) -> cl_sampler {
-    crate::entry::unsupported_ptr("clCreateSamplerWithProperties", _a2, CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
 unsafe extern "C" fn clSetKernelArgSVMPointer(
     _a0: cl_kernel,
     _a1: cl_uint,
@@ -1839,21 +1634,4 @@ unsafe extern "C" fn clSetProgramSpecializationConstant(
     _spec_value: *const c_void,
 ) -> cl_int {
     crate::entry::unsupported("clSetProgramSpecializationConstant", CL_INVALID_OPERATION)
-}
-
-/// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
-unsafe extern "C" fn clCreateImageWithProperties(
-    _context: cl_context,
-    _properties: *const cl_mem_properties,
-    _flags: cl_mem_flags,
-    _image_format: *const cl_image_format,
-    _image_desc: *const cl_image_desc,
-    _host_ptr: *mut c_void,
-    _errcode_ret: *mut cl_int,
-) -> cl_mem {
-    crate::entry::unsupported_ptr(
-        "clCreateImageWithProperties",
-        _errcode_ret,
-        CL_INVALID_OPERATION,
-    )
 }

@@ -25,6 +25,8 @@ pub enum ArgSet {
     Mem(Option<Ref<Mem>>),
     Local(u64),
     Bytes(Vec<u8>),
+    /// `sampler_t` bits of a sampler object.
+    Sampler(u32),
 }
 
 pub struct Kernel {
@@ -158,23 +160,35 @@ pub fn check_arg(
         if size != handle_size {
             return Err(CL_INVALID_ARG_SIZE);
         }
-        // CL_DEVICE_IMAGE_SUPPORT is false: no sampler object can exist.
-        return Err(CL_INVALID_SAMPLER);
+        if value.is_null() {
+            return Err(CL_INVALID_SAMPLER);
+        }
+        // SAFETY: value points to arg_size == sizeof(cl_sampler) bytes (checked).
+        let h = unsafe { value.cast::<cl_sampler>().read_unaligned() };
+        return Ok(ArgSet::Sampler(crate::image::get_sampler(h)?.bits()));
     }
+    let is_image = arg.access != ArgAccess::None;
     match arg.address {
         ArgAddress::Global | ArgAddress::Constant => {
             if size != handle_size {
                 return Err(CL_INVALID_ARG_SIZE);
             }
-            if value.is_null() {
-                return Ok(ArgSet::Mem(None));
-            }
             // SAFETY: value points to arg_size == sizeof(cl_mem) bytes (checked).
-            let h = unsafe { value.cast::<cl_mem>().read_unaligned() };
-            if h.is_null() {
-                return Ok(ArgSet::Mem(None));
-            }
+            let h = (!value.is_null()).then(|| unsafe { value.cast::<cl_mem>().read_unaligned() });
+            let Some(h) = h.filter(|h| !h.is_null()) else {
+                // Only buffer arguments may be NULL.
+                return if is_image {
+                    Err(CL_INVALID_MEM_OBJECT)
+                } else {
+                    Ok(ArgSet::Mem(None))
+                };
+            };
             let m = get_mem(h).map_err(|_| CL_INVALID_MEM_OBJECT)?;
+            if is_image {
+                crate::image::image_arg(&m, arg.access)?;
+            } else if m.image.is_some() {
+                return Err(CL_INVALID_MEM_OBJECT);
+            }
             Ok(ArgSet::Mem(Some(m)))
         }
         ArgAddress::Local => {
@@ -514,16 +528,17 @@ fn enqueue_kernel(
                 if !Arc::ptr_eq(&m.context, &q.context) {
                     return Err(CL_INVALID_CONTEXT);
                 }
-                let v = ArgValue::Buffer {
+                let v = crate::image::launch_value(&m).unwrap_or_else(|| ArgValue::Buffer {
                     buffer: m.storage.clone(),
                     offset: m.offset as u64,
                     size: m.size as u64,
-                };
+                });
                 keep.push(m);
                 v
             }
             ArgSet::Local(n) => ArgValue::Local(n),
             ArgSet::Bytes(b) => ArgValue::Bytes(b),
+            ArgSet::Sampler(bits) => ArgValue::Sampler(bits),
         });
     }
     if k.info.local_mem_size + local_args_size(k) > LOCAL_MEM_SIZE {

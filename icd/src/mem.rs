@@ -4,7 +4,7 @@
 use crate::consts::*;
 use crate::context::{self, Context};
 use crate::entry::{call, call_ptr};
-use crate::info::{out, properties, slice, v, write_info, UserPtr};
+use crate::info::{properties, slice, v, write_info, UserPtr};
 use crate::object::{self, ClObject, Ref};
 use crate::platform::{MAX_ALLOC, MEM_BASE_ADDR_ALIGN_BITS};
 use crate::queue::{self, enqueue, get_queue, wait_list, Queue};
@@ -31,6 +31,33 @@ pub struct Mem {
     pub properties: Vec<cl_mem_properties>,
     pub map_count: AtomicU32,
     destructors: Mutex<Vec<(MemDestructorFn, UserPtr)>>,
+    /// Set for image objects (`crate::image`).
+    pub image: Option<crate::image::ImageInfo>,
+}
+
+/// A memory object over `storage` (images: `crate::image` builds them through this).
+pub(crate) fn new_mem(
+    context: Ref<Context>,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: UserPtr,
+    storage: Arc<Buffer>,
+    properties: Vec<cl_mem_properties>,
+    image: Option<crate::image::ImageInfo>,
+) -> Ref<Mem> {
+    object::create(Mem {
+        context,
+        flags,
+        size,
+        host_ptr,
+        storage,
+        offset: 0,
+        parent: None,
+        properties,
+        map_count: AtomicU32::new(0),
+        destructors: Mutex::new(Vec::new()),
+        image,
+    })
 }
 
 impl ClObject for Mem {
@@ -38,7 +65,9 @@ impl ClObject for Mem {
     const INVALID: i32 = CL_INVALID_MEM_OBJECT;
     type Handle = cl_mem;
     fn destroyed(&self, handle: *mut c_void) {
-        if self.parent.is_none() {
+        // A 1-D buffer image shares its buffer's storage, which outlives it.
+        let shares_storage = self.image.as_ref().is_some_and(|i| i.buffer.is_some());
+        if self.parent.is_none() && !shares_storage {
             crate::launch::buffer_released(self.storage.id());
         }
         let cbs = std::mem::take(&mut *self.destructors.lock());
@@ -155,6 +184,7 @@ fn create_buffer(
         properties: props,
         map_count: AtomicU32::new(0),
         destructors: Mutex::new(Vec::new()),
+        image: None,
     });
     Ok(object::into_handle(m))
 }
@@ -198,7 +228,7 @@ pub unsafe extern "C" fn clCreateSubBuffer(
 ) -> cl_mem {
     call_ptr("clCreateSubBuffer", errcode_ret, || {
         let parent = get_mem(buffer)?;
-        if parent.parent.is_some() {
+        if parent.parent.is_some() || parent.image.is_some() {
             return Err(CL_INVALID_MEM_OBJECT);
         }
         let flags = sub_buffer_flags(parent.flags, flags)?;
@@ -237,6 +267,7 @@ pub unsafe extern "C" fn clCreateSubBuffer(
             properties: Vec::new(),
             map_count: AtomicU32::new(0),
             destructors: Mutex::new(Vec::new()),
+            image: None,
         });
         Ok(object::into_handle(m))
     })
@@ -273,7 +304,10 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
     call("clGetMemObjectInfo", || {
         let m = get_mem(m)?;
         let answer = match param_name {
-            CL_MEM_TYPE => v(&CL_MEM_OBJECT_BUFFER),
+            CL_MEM_TYPE => v(&m
+                .image
+                .as_ref()
+                .map_or(CL_MEM_OBJECT_BUFFER, |i| i.mem_type)),
             CL_MEM_FLAGS => v(&m.flags),
             CL_MEM_SIZE => v(&m.size),
             CL_MEM_HOST_PTR => v(&m.host_ptr.0),
@@ -283,6 +317,7 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
             CL_MEM_ASSOCIATED_MEMOBJECT => v(&m
                 .parent
                 .as_ref()
+                .or(m.image.as_ref().and_then(|i| i.buffer.as_ref()))
                 .map(object::handle::<Mem>)
                 .unwrap_or(std::ptr::null_mut())),
             CL_MEM_OFFSET => v(&(m.offset - m.parent.as_ref().map(|p| p.offset).unwrap_or(0))),
@@ -294,24 +329,20 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
     })
 }
 
-pub unsafe extern "C" fn clGetSupportedImageFormats(
-    context: cl_context,
-    _flags: cl_mem_flags,
-    _image_type: cl_mem_object_type,
-    _num_entries: cl_uint,
-    _image_formats: *mut cl_image_format,
-    num_image_formats: *mut cl_uint,
-) -> cl_int {
-    call("clGetSupportedImageFormats", || {
-        context::get(context)?;
-        // CL_DEVICE_IMAGE_SUPPORT is false: no formats.
-        out(num_image_formats, 0);
-        Ok(())
-    })
+/// A queue and a buffer (not an image) of the same context.
+fn queue_and_mem(q: cl_command_queue, m: cl_mem) -> Result<(Ref<Queue>, Ref<Mem>), cl_int> {
+    let (q, m) = queue_and_any_mem(q, m)?;
+    if m.image.is_some() {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    Ok((q, m))
 }
 
-/// A queue and a buffer of the same context.
-fn queue_and_mem(q: cl_command_queue, m: cl_mem) -> Result<(Ref<Queue>, Ref<Mem>), cl_int> {
+/// A queue and a memory object (buffer or image) of the same context.
+pub(crate) fn queue_and_any_mem(
+    q: cl_command_queue,
+    m: cl_mem,
+) -> Result<(Ref<Queue>, Ref<Mem>), cl_int> {
     let q = get_queue(q)?;
     let m = get_mem(m)?;
     if !Arc::ptr_eq(&q.context, &m.context) {
@@ -327,14 +358,14 @@ fn check_range(m: &Mem, offset: usize, size: usize) -> Result<(), cl_int> {
     }
 }
 
-fn host_readable(m: &Mem) -> Result<(), cl_int> {
+pub(crate) fn host_readable(m: &Mem) -> Result<(), cl_int> {
     if m.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
         return Err(CL_INVALID_OPERATION);
     }
     Ok(())
 }
 
-fn host_writable(m: &Mem) -> Result<(), cl_int> {
+pub(crate) fn host_writable(m: &Mem) -> Result<(), cl_int> {
     if m.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
         return Err(CL_INVALID_OPERATION);
     }
@@ -342,7 +373,7 @@ fn host_writable(m: &Mem) -> Result<(), cl_int> {
 }
 
 /// Mutable bytes the application owns.
-fn host_bytes<'a>(p: UserPtr, len: usize) -> &'a mut [u8] {
+pub(crate) fn host_bytes<'a>(p: UserPtr, len: usize) -> &'a mut [u8] {
     // SAFETY: the application passed a pointer valid for `len` bytes and keeps it valid and
     // untouched until the command completes (spec of every read command).
     unsafe { std::slice::from_raw_parts_mut(p.0.cast::<u8>(), len) }
@@ -433,6 +464,9 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
     call("clEnqueueCopyBuffer", || {
         let (q, s) = queue_and_mem(q, src)?;
         let d = get_mem(dst)?;
+        if d.image.is_some() {
+            return Err(CL_INVALID_MEM_OBJECT);
+        }
         if !Arc::ptr_eq(&q.context, &d.context) {
             return Err(CL_INVALID_CONTEXT);
         }
@@ -548,7 +582,7 @@ impl Rect {
     }
 }
 
-fn triple(p: *const usize) -> Result<[usize; 3], cl_int> {
+pub(crate) fn triple(p: *const usize) -> Result<[usize; 3], cl_int> {
     let s = slice(p, 3, CL_INVALID_VALUE)?;
     Ok([s[0], s[1], s[2]])
 }
@@ -747,6 +781,9 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
     call("clEnqueueCopyBufferRect", || {
         let (q, s) = queue_and_mem(q, src)?;
         let d = get_mem(dst)?;
+        if d.image.is_some() {
+            return Err(CL_INVALID_MEM_OBJECT);
+        }
         if !Arc::ptr_eq(&q.context, &d.context) {
             return Err(CL_INVALID_CONTEXT);
         }
@@ -865,7 +902,7 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
     event: *mut cl_event,
 ) -> cl_int {
     call("clEnqueueUnmapMemObject", || {
-        let (q, m) = queue_and_mem(q, memobj)?;
+        let (q, m) = queue_and_any_mem(q, memobj)?;
         let waits = wait_list(Some(&q.context), num, list)?;
         let base = m.storage.host_ptr() as usize + m.offset;
         let p = mapped_ptr as usize;

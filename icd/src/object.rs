@@ -221,6 +221,11 @@ mod tests {
         let mut err = 0;
         // SAFETY: the stubs ignore their arguments except errcode_ret.
         unsafe {
+            let m =
+                (DISPATCH.clCreatePipe)(std::ptr::null_mut(), 0, 4, 1, std::ptr::null(), &mut err);
+            assert!(m.is_null());
+            assert_eq!(err, CL_INVALID_OPERATION);
+            // Images are real now: a NULL context is the error, not the feature.
             let m = (DISPATCH.clCreateImage2D)(
                 std::ptr::null_mut(),
                 0,
@@ -232,7 +237,7 @@ mod tests {
                 &mut err,
             );
             assert!(m.is_null());
-            assert_eq!(err, CL_INVALID_OPERATION);
+            assert_eq!(err, CL_INVALID_CONTEXT);
             let r = (DISPATCH.clGetGLObjectInfo)(
                 std::ptr::null_mut(),
                 std::ptr::null_mut(),

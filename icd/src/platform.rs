@@ -3,6 +3,7 @@
 
 use crate::consts::*;
 use crate::entry::call;
+use crate::image;
 use crate::info::{name_version, out, v, write_info};
 use crate::object::{is_static, static_handle, ClObject, Obj};
 use crate::types::*;
@@ -61,10 +62,16 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "cl_khr_int64_extended_atomics",
     "cl_khr_fp64",
     "cl_khr_il_program",
+    "cl_khr_3d_image_writes",
 ];
 /// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`); the compile driver
 /// defines exactly these feature macros.
-pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_int64", "__opencl_c_fp64"];
+pub const OPENCL_C_FEATURES: &[&str] = &[
+    "__opencl_c_int64",
+    "__opencl_c_fp64",
+    "__opencl_c_images",
+    "__opencl_c_3d_image_writes",
+];
 pub const MAX_WORK_GROUP_SIZE: usize = 1024;
 pub const GLOBAL_MEM_SIZE: u64 = 4 << 30;
 pub const MAX_ALLOC: u64 = 1 << 30;
@@ -127,21 +134,21 @@ fn device_info(param: cl_device_info) -> Result<Vec<u8>, cl_int> {
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => v(&0u32),
         CL_DEVICE_MAX_CLOCK_FREQUENCY => v(&1000u32),
         CL_DEVICE_ADDRESS_BITS => v(&64u32),
-        CL_DEVICE_MAX_READ_IMAGE_ARGS
-        | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
-        | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
-        | CL_DEVICE_MAX_SAMPLERS
-        | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
-        | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => v(&0u32),
+        CL_DEVICE_MAX_READ_IMAGE_ARGS => v(&image::MAX_READ_IMAGE_ARGS),
+        CL_DEVICE_MAX_WRITE_IMAGE_ARGS => v(&image::MAX_WRITE_IMAGE_ARGS),
+        // read_write images are OpenCL C 2.0, which the device does not offer.
+        CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => v(&0u32),
+        CL_DEVICE_MAX_SAMPLERS => v(&image::MAX_SAMPLERS),
+        // Only for 2-D images from buffers (cl_khr_image2d_from_buffer), not offered.
+        CL_DEVICE_IMAGE_PITCH_ALIGNMENT | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => v(&0u32),
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => v(&MAX_ALLOC),
-        CL_DEVICE_IMAGE2D_MAX_WIDTH
-        | CL_DEVICE_IMAGE2D_MAX_HEIGHT
-        | CL_DEVICE_IMAGE3D_MAX_WIDTH
+        CL_DEVICE_IMAGE2D_MAX_WIDTH | CL_DEVICE_IMAGE2D_MAX_HEIGHT => v(&image::IMAGE2D_MAX),
+        CL_DEVICE_IMAGE3D_MAX_WIDTH
         | CL_DEVICE_IMAGE3D_MAX_HEIGHT
-        | CL_DEVICE_IMAGE3D_MAX_DEPTH
-        | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
-        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => v(&z),
-        CL_DEVICE_IMAGE_SUPPORT => v(&CL_FALSE),
+        | CL_DEVICE_IMAGE3D_MAX_DEPTH => v(&image::IMAGE3D_MAX),
+        CL_DEVICE_IMAGE_MAX_BUFFER_SIZE => v(&image::IMAGE_MAX_BUFFER_SIZE),
+        CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => v(&image::IMAGE_MAX_ARRAY_SIZE),
+        CL_DEVICE_IMAGE_SUPPORT => v(&CL_TRUE),
         CL_DEVICE_MAX_PARAMETER_SIZE => v(&MAX_PARAMETER_SIZE),
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => v(&MEM_BASE_ADDR_ALIGN_BITS),
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => v(&128u32),
@@ -542,7 +549,7 @@ mod tests {
             device_info(CL_DEVICE_MAX_WORK_ITEM_SIZES).map(|b| b.len()),
             Ok(24)
         );
-        assert_eq!(device_info(CL_DEVICE_IMAGE_SUPPORT), Ok(vec![0, 0, 0, 0]));
+        assert_eq!(device_info(CL_DEVICE_IMAGE_SUPPORT), Ok(vec![1, 0, 0, 0]));
         assert_eq!(device_info(CL_DEVICE_TYPE).map(|b| b.len()), Ok(8));
         assert_eq!(device_info(0xdead), Err(CL_INVALID_VALUE));
         assert_eq!(

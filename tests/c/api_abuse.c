@@ -31,6 +31,18 @@ static int garbage = 1;
   } while (0)
 
 
+/* A create call that must return NULL and set errcode_ret (its last argument, `err`). */
+#define EXPECT_NULL_ERR(code, call)                                          \
+  do {                                                                       \
+    err = CL_SUCCESS;                                                        \
+    void *p_ = (void *)(call);                                               \
+    if (p_ != NULL || err != (code)) {                                       \
+      fprintf(stderr, "FAIL %s:%d: %s -> %p, %d (%s), expected NULL, %s\n",  \
+              __FILE__, __LINE__, #call, p_, err, cl_err_name(err), #code); \
+      failures++;                                                            \
+    }                                                                        \
+  } while (0)
+
 static void *fake_from(void *real) {
   fake_obj.dispatch = *(void **)real;
   memset(fake_obj.junk, 0, sizeof fake_obj.junk);
@@ -225,6 +237,60 @@ int main(void) {
   STRICT(EXPECT_ERR(CL_INVALID_KERNEL, clEnqueueNDRangeKernel(env.q, (cl_kernel)buf, 1, NULL, &g, NULL, 0, NULL, NULL)));
   STRICT(EXPECT_ERR(CL_INVALID_COMMAND_QUEUE, clEnqueueNDRangeKernel(fq, k, 1, NULL, &g, NULL, 0, NULL, NULL)));
   STRICT(EXPECT_ERR(CL_INVALID_EVENT_WAIT_LIST, clEnqueueNDRangeKernel(env.q, k, 1, NULL, &g, NULL, 1, &fev, NULL)));
+
+  /* Images and samplers: bad formats, descriptors, sizes, and garbage / wrong-type handles.
+   * PoCL accepts several of these (STRICT). */
+  {
+    cl_image_format rgba = {CL_RGBA, CL_UNORM_INT8};
+    cl_image_format bad_fmt = {CL_RGB, CL_UNORM_INT8};
+    cl_image_desc d2;
+    memset(&d2, 0, sizeof d2);
+    d2.image_type = CL_MEM_OBJECT_IMAGE2D;
+    d2.image_width = 4;
+    d2.image_height = 4;
+    cl_mem img = clCreateImage(env.ctx, CL_MEM_READ_WRITE, &rgba, &d2, NULL, &err);
+    CL_OK(err);
+    EXPECT_NULL_ERR(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, clCreateImage(env.ctx, 0, NULL, &d2, NULL, &err));
+    STRICT(EXPECT_NULL_ERR(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, clCreateImage(env.ctx, 0, &bad_fmt, &d2, NULL, &err)));
+    EXPECT_NULL_ERR(CL_INVALID_IMAGE_DESCRIPTOR, clCreateImage(env.ctx, 0, &rgba, NULL, NULL, &err));
+    cl_image_desc dz = d2;
+    dz.image_width = 0;
+    STRICT(EXPECT_NULL_ERR(CL_INVALID_IMAGE_SIZE, clCreateImage(env.ctx, 0, &rgba, &dz, NULL, &err)));
+    dz.image_width = (size_t)1 << 40;
+    STRICT(EXPECT_NULL_ERR(CL_INVALID_IMAGE_SIZE, clCreateImage(env.ctx, 0, &rgba, &dz, NULL, &err)));
+    cl_image_desc dt = d2;
+    dt.image_type = CL_MEM_OBJECT_BUFFER;
+    STRICT(EXPECT_NULL_ERR(CL_INVALID_IMAGE_DESCRIPTOR, clCreateImage(env.ctx, 0, &rgba, &dt, NULL, &err)));
+    EXPECT_NULL_ERR(CL_INVALID_HOST_PTR, clCreateImage(env.ctx, CL_MEM_COPY_HOST_PTR, &rgba, &d2, NULL, &err));
+    EXPECT_NULL_ERR(CL_INVALID_CONTEXT, clCreateImage(NULL, 0, &rgba, &d2, NULL, &err));
+    STRICT(EXPECT_NULL_ERR(CL_INVALID_CONTEXT, clCreateImage(fctx, 0, &rgba, &d2, NULL, &err)));
+    EXPECT_ERR(CL_INVALID_MEM_OBJECT, clGetImageInfo(NULL, CL_IMAGE_WIDTH, sizeof sz, &sz, NULL));
+    STRICT(EXPECT_ERR(CL_INVALID_MEM_OBJECT, clGetImageInfo(fmem, CL_IMAGE_WIDTH, sizeof sz, &sz, NULL)));
+    STRICT(EXPECT_ERR(CL_INVALID_MEM_OBJECT, clGetImageInfo(buf, CL_IMAGE_WIDTH, sizeof sz, &sz, NULL)));
+    EXPECT_ERR(CL_INVALID_VALUE, clGetImageInfo(img, 0x7FFF, sizeof sz, &sz, NULL));
+    size_t o[3] = {0, 0, 0}, r[3] = {4, 4, 1}, big[3] = {5, 4, 1};
+    unsigned char px[4 * 4 * 4];
+    EXPECT_ERR(CL_INVALID_VALUE, clEnqueueReadImage(env.q, img, CL_TRUE, o, big, 0, 0, px, 0, NULL, NULL));
+    EXPECT_ERR(CL_INVALID_VALUE, clEnqueueReadImage(env.q, img, CL_TRUE, o, r, 0, 0, NULL, 0, NULL, NULL));
+    EXPECT_ERR(CL_INVALID_MEM_OBJECT, clEnqueueReadImage(env.q, buf, CL_TRUE, o, r, 0, 0, px, 0, NULL, NULL));
+    STRICT(EXPECT_ERR(CL_INVALID_MEM_OBJECT, clEnqueueReadBuffer(env.q, img, CL_TRUE, 0, 4, px, 0, NULL, NULL)));
+    STRICT(EXPECT_ERR(CL_INVALID_COMMAND_QUEUE, clEnqueueReadImage(fq, img, CL_TRUE, o, r, 0, 0, px, 0, NULL, NULL)));
+    EXPECT_ERR(CL_INVALID_VALUE, clEnqueueFillImage(env.q, img, NULL, o, r, 0, NULL, NULL));
+    EXPECT_ERR(CL_INVALID_VALUE, clGetSupportedImageFormats(env.ctx, CL_MEM_READ_ONLY, 0x7FFF, 0, NULL, NULL));
+    STRICT(EXPECT_NULL_ERR(CL_INVALID_VALUE, clCreateSampler(env.ctx, CL_TRUE, 0x7FFF, CL_FILTER_NEAREST, &err)));
+    EXPECT_NULL_ERR(CL_INVALID_CONTEXT, clCreateSampler(NULL, CL_TRUE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err));
+    cl_sampler fs = (cl_sampler)fctx;
+    EXPECT_ERR(CL_INVALID_SAMPLER, clRetainSampler(NULL));
+    STRICT(EXPECT_ERR(CL_INVALID_SAMPLER, clReleaseSampler(fs)));
+    STRICT(EXPECT_ERR(CL_INVALID_SAMPLER, clGetSamplerInfo((cl_sampler)buf, CL_SAMPLER_FILTER_MODE, sizeof sz, &sz, NULL)));
+    /* A sampler is not a buffer argument, a buffer is not an image. */
+    cl_sampler smp = clCreateSampler(env.ctx, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err);
+    CL_OK(err);
+    STRICT(EXPECT_ERR(CL_INVALID_MEM_OBJECT, clSetKernelArg(k, 0, sizeof smp, &smp)));
+    STRICT(EXPECT_ERR(CL_INVALID_MEM_OBJECT, clSetKernelArg(k, 0, sizeof img, &img)));
+    CL_OK(clReleaseSampler(smp));
+    CL_OK(clReleaseMemObject(img));
+  }
 
   /* Events. */
   EXPECT_ERR(CL_INVALID_VALUE, clWaitForEvents(0, NULL));
