@@ -193,6 +193,9 @@ pub struct BufferDecl {
     pub elem: Scalar,
     pub count: usize,
     pub fill: Fill,
+    /// An RGBA image of this width, height and depth (depth 1: 2-D) instead of a buffer;
+    /// `count` is then width × height × depth × 4 channels of `elem`.
+    pub image: Option<[usize; 3]>,
 }
 
 impl BufferDecl {
@@ -264,6 +267,12 @@ fn splitmix64(state: &mut u64) -> u64 {
 pub enum Arg {
     /// Index into `Case::buffers`.
     Buffer(usize),
+    /// A sampler object: normalized coordinates, `CL_ADDRESS_*`, `CL_FILTER_*`.
+    Sampler {
+        normalized: bool,
+        addressing: u32,
+        filter: u32,
+    },
     /// `__local` pointer argument of this many bytes.
     Local(usize),
     /// Raw bytes of a by-value argument.
@@ -841,15 +850,37 @@ fn parse_arg(
 ) -> Result<ParsedArg, String> {
     let words: Vec<&str> = v.split_whitespace().collect();
     match words.first().copied() {
-        Some("buffer") => {
-            if words.len() < 3 {
-                return Err("buffer TYPE COUNT [fill=..] [name=..]".into());
+        Some(kind @ ("buffer" | "image2d" | "image3d")) => {
+            let dims = match kind {
+                "buffer" => 1,
+                "image2d" => 2,
+                _ => 3,
+            };
+            if words.len() < 2 + dims {
+                return Err(match kind {
+                    "buffer" => "buffer TYPE COUNT [fill=..] [name=..]",
+                    "image2d" => "image2d TYPE WIDTH HEIGHT [fill=..] [name=..]",
+                    _ => "image3d TYPE WIDTH HEIGHT DEPTH [fill=..] [name=..]",
+                }
+                .into());
             }
             let elem = Scalar::parse(words[1])
                 .ok_or_else(|| format!("unknown buffer element type `{}` (scalar types only; declare float4 data as float ×4)", words[1]))?;
-            let count = words[2]
-                .parse::<usize>()
-                .map_err(|_| format!("`{}` is not an element count", words[2]))?;
+            let mut sizes = [1usize; 3];
+            for k in 0..dims {
+                sizes[k] = words[2 + k]
+                    .parse::<usize>()
+                    .map_err(|_| format!("`{}` is not a count", words[2 + k]))?;
+            }
+            let image = (dims > 1).then_some(sizes);
+            if image.is_some() && image_channel_type(elem).is_none() {
+                return Err(format!("no image channel type for `{}`", words[1]));
+            }
+            let count = match image {
+                Some([w, h, d]) => w * h * d * 4,
+                None => sizes[0],
+            };
+            let words: Vec<&str> = [&words[..2], &["_"], &words[2 + dims..]].concat();
             let mut fill = Fill::Zero;
             let mut name = if launchi == 0 {
                 format!("arg{argi}")
@@ -875,6 +906,35 @@ fn parse_arg(
                 elem,
                 count,
                 fill,
+                image,
+            }))
+        }
+        Some("sampler") => {
+            let [_, n, a, f] = words[..] else {
+                return Err("sampler normalized|unnormalized ADDRESSING nearest|linear".into());
+            };
+            let normalized = match n {
+                "normalized" => true,
+                "unnormalized" => false,
+                _ => return Err(format!("`{n}`: normalized or unnormalized")),
+            };
+            let addressing = match a {
+                "none" => 0x1130,
+                "clamp_to_edge" => 0x1131,
+                "clamp" => 0x1132,
+                "repeat" => 0x1133,
+                "mirrored_repeat" => 0x1134,
+                _ => return Err(format!("`{a}`: none, clamp_to_edge, clamp, repeat or mirrored_repeat")),
+            };
+            let filter = match f {
+                "nearest" => 0x1140,
+                "linear" => 0x1141,
+                _ => return Err(format!("`{f}`: nearest or linear")),
+            };
+            Ok(ParsedArg::Arg(Arg::Sampler {
+                normalized,
+                addressing,
+                filter,
             }))
         }
         Some("use") => {
@@ -904,9 +964,23 @@ fn parse_arg(
             Ok(ParsedArg::Arg(Arg::Scalar(encode_scalar(words[1], &value)?)))
         }
         _ => Err(format!(
-            "`{v}`: buffer TYPE COUNT [fill=..] [name=..] | use NAME | local TYPE COUNT | scalar TYPE VALUE"
+            "`{v}`: buffer TYPE COUNT [fill=..] [name=..] | image2d TYPE W H [..] | image3d TYPE W H D [..] | sampler .. | use NAME | local TYPE COUNT | scalar TYPE VALUE"
         )),
     }
+}
+
+/// The `CL_*` channel data type of an RGBA image whose channels are `elem`.
+pub fn image_channel_type(elem: Scalar) -> Option<u32> {
+    Some(match elem {
+        Scalar::Char => 0x10D7,
+        Scalar::Short => 0x10D8,
+        Scalar::Int => 0x10D9,
+        Scalar::UChar => 0x10DA,
+        Scalar::UShort => 0x10DB,
+        Scalar::UInt => 0x10DC,
+        Scalar::Float => 0x10DE,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -957,6 +1031,7 @@ mod tests {
                 seed: 3,
                 range: Some((0.0, 1.0)),
             },
+            image: None,
         };
         assert_eq!(b.initial().ok(), b.initial().ok());
     }

@@ -201,6 +201,14 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
         // Buffers.
         let mut mems: Vec<cl_mem> = Vec::new();
         for b in &case.buffers {
+            let init = b
+                .initial()
+                .map_err(|e| RunError::Fail(format!("buffer {}: {e}", b.name)))?;
+            if let Some(size) = b.image {
+                let m = create_image(ctx, q, b, size, init.as_deref())?;
+                mems.push(m);
+                continue;
+            }
             let m = clCreateBuffer(
                 ctx,
                 CL_MEM_READ_WRITE,
@@ -209,9 +217,6 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
                 &mut err,
             );
             check(err, &format!("clCreateBuffer({})", b.name))?;
-            let init = b
-                .initial()
-                .map_err(|e| RunError::Fail(format!("buffer {}: {e}", b.name)))?;
             if let Some(data) = init {
                 check(
                     clEnqueueWriteBuffer(
@@ -238,6 +243,7 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
         let mut notes = Vec::new();
         let mut events: Vec<cl_event> = Vec::new();
         let mut kernels = Vec::new();
+        let mut samplers = Vec::new();
         for (li, l) in case.launches.iter().enumerate() {
             let kname = CString::new(l.kernel.clone())
                 .map_err(|_| RunError::Fail("kernel name contains a NUL byte".into()))?;
@@ -246,6 +252,27 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
             kernels.push(k);
             for (ai, a) in l.args.iter().enumerate() {
                 let rc = match a {
+                    &Arg::Sampler {
+                        normalized,
+                        addressing,
+                        filter,
+                    } => {
+                        let s = clCreateSampler(
+                            ctx,
+                            normalized as cl_uint,
+                            addressing,
+                            filter,
+                            &mut err,
+                        );
+                        check(err, "clCreateSampler")?;
+                        samplers.push(s);
+                        clSetKernelArg(
+                            k,
+                            ai as cl_uint,
+                            std::mem::size_of::<cl_sampler>(),
+                            &s as *const cl_sampler as *const c_void,
+                        )
+                    }
                     Arg::Buffer(bi) => clSetKernelArg(
                         k,
                         ai as cl_uint,
@@ -316,7 +343,25 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
                 continue;
             }
             let mut data = vec![0u8; b.bytes()];
-            if !data.is_empty() {
+            if let Some(region) = b.image {
+                let origin = [0usize; 3];
+                check(
+                    clEnqueueReadImage(
+                        q,
+                        mems[bi],
+                        CL_TRUE,
+                        origin.as_ptr(),
+                        region.as_ptr(),
+                        0,
+                        0,
+                        data.as_mut_ptr() as *mut c_void,
+                        0,
+                        null(),
+                        null_mut(),
+                    ),
+                    &format!("clEnqueueReadImage({})", b.name),
+                )?;
+            } else if !data.is_empty() {
                 check(
                     clEnqueueReadBuffer(
                         q,
@@ -341,6 +386,9 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
         for k in kernels {
             clReleaseKernel(k);
         }
+        for s in samplers {
+            clReleaseSampler(s);
+        }
         clReleaseProgram(prog);
         for &q in &queues {
             clReleaseCommandQueue(q);
@@ -353,4 +401,64 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
             notes,
         })
     }
+}
+
+/// An RGBA image of `b`'s channel type, filled with `init` when given.
+///
+/// # Safety
+/// `ctx` and `q` are live objects of one context.
+unsafe fn create_image(
+    ctx: cl_context,
+    q: cl_command_queue,
+    b: &crate::case::BufferDecl,
+    size: [usize; 3],
+    init: Option<&[u8]>,
+) -> Result<cl_mem, RunError> {
+    let data_type = crate::case::image_channel_type(b.elem)
+        .ok_or_else(|| RunError::Fail(format!("{}: no image channel type", b.name)))?;
+    let format = cl_image_format {
+        order: CL_RGBA,
+        data_type,
+    };
+    let desc = cl_image_desc {
+        image_type: if size[2] > 1 {
+            CL_MEM_OBJECT_IMAGE3D
+        } else {
+            CL_MEM_OBJECT_IMAGE2D
+        },
+        width: size[0],
+        height: size[1],
+        depth: if size[2] > 1 { size[2] } else { 0 },
+        array_size: 0,
+        row_pitch: 0,
+        slice_pitch: 0,
+        num_mip_levels: 0,
+        num_samples: 0,
+        buffer: null_mut(),
+    };
+    let mut err = 0;
+    // SAFETY: format and desc are valid for the call; no host pointer.
+    let m = unsafe { clCreateImage(ctx, CL_MEM_READ_WRITE, &format, &desc, null_mut(), &mut err) };
+    check(err, &format!("clCreateImage({})", b.name))?;
+    if let Some(data) = init {
+        let origin = [0usize; 3];
+        // SAFETY: data holds the whole image (count = w*h*d*4 channels), the write blocks.
+        let rc = unsafe {
+            clEnqueueWriteImage(
+                q,
+                m,
+                CL_TRUE,
+                origin.as_ptr(),
+                size.as_ptr(),
+                0,
+                0,
+                data.as_ptr() as *const c_void,
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        check(rc, &format!("clEnqueueWriteImage({})", b.name))?;
+    }
+    Ok(m)
 }

@@ -16,6 +16,31 @@ pub type cl_program = *mut c_void;
 pub type cl_kernel = *mut c_void;
 pub type cl_mem = *mut c_void;
 pub type cl_event = *mut c_void;
+pub type cl_sampler = *mut c_void;
+
+#[repr(C)]
+pub struct cl_image_format {
+    pub order: cl_uint,
+    pub data_type: cl_uint,
+}
+
+#[repr(C)]
+pub struct cl_image_desc {
+    pub image_type: cl_uint,
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+    pub array_size: usize,
+    pub row_pitch: usize,
+    pub slice_pitch: usize,
+    pub num_mip_levels: cl_uint,
+    pub num_samples: cl_uint,
+    pub buffer: cl_mem,
+}
+
+pub const CL_RGBA: cl_uint = 0x10B5;
+pub const CL_MEM_OBJECT_IMAGE2D: cl_uint = 0x10F1;
+pub const CL_MEM_OBJECT_IMAGE3D: cl_uint = 0x10F2;
 
 pub const CL_SUCCESS: cl_int = 0;
 pub const CL_PLATFORM_NAME: cl_uint = 0x0902;
@@ -135,6 +160,48 @@ extern "C" {
         ev: *mut cl_event,
     ) -> cl_int;
     pub fn clFinish(q: cl_command_queue) -> cl_int;
+    pub fn clCreateImage(
+        ctx: cl_context,
+        flags: cl_bitfield,
+        format: *const cl_image_format,
+        desc: *const cl_image_desc,
+        host: *mut c_void,
+        err: *mut cl_int,
+    ) -> cl_mem;
+    pub fn clEnqueueReadImage(
+        q: cl_command_queue,
+        image: cl_mem,
+        blocking: cl_uint,
+        origin: *const usize,
+        region: *const usize,
+        row_pitch: usize,
+        slice_pitch: usize,
+        ptr: *mut c_void,
+        num: cl_uint,
+        wait: *const cl_event,
+        ev: *mut cl_event,
+    ) -> cl_int;
+    pub fn clEnqueueWriteImage(
+        q: cl_command_queue,
+        image: cl_mem,
+        blocking: cl_uint,
+        origin: *const usize,
+        region: *const usize,
+        row_pitch: usize,
+        slice_pitch: usize,
+        ptr: *const c_void,
+        num: cl_uint,
+        wait: *const cl_event,
+        ev: *mut cl_event,
+    ) -> cl_int;
+    pub fn clCreateSampler(
+        ctx: cl_context,
+        normalized: cl_uint,
+        addressing: cl_uint,
+        filter: cl_uint,
+        err: *mut cl_int,
+    ) -> cl_sampler;
+    pub fn clReleaseSampler(s: cl_sampler) -> cl_int;
     pub fn clReleaseMemObject(m: cl_mem) -> cl_int;
     pub fn clReleaseEvent(e: cl_event) -> cl_int;
     pub fn clReleaseKernel(k: cl_kernel) -> cl_int;
