@@ -147,6 +147,24 @@ fn racy_reduction_reports_local_race_on_shadowcl() {
     );
 }
 
+#[test]
+fn images_and_samplers_on_shadowcl() {
+    let Some(icd) = Icd::shadowcl("images_and_samplers_on_shadowcl") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let o = run_host(
+        &icd,
+        "images",
+        &[],
+        &[("SHADOWCL_REPORT", report.to_str().unwrap())],
+    );
+    assert_pass(&o, "images");
+    let f = findings(&report);
+    assert!(f.is_empty(), "false positives on images: {f:#?}");
+}
+
 /// The same hosts against PoCL: they must pass there (api_abuse without the checks PoCL
 /// does not do, vadd from SPIR-V may be unsupported: exit 77).
 #[test]
@@ -168,6 +186,7 @@ fn hosts_pass_on_pocl() {
             "api_abuse",
         ),
         ("racy_reduction", vec![], vec![], "racy_reduction: sum"),
+        ("images", vec![], vec![("ABUSE_LENIENT", "1")], "images"),
     ] {
         let o = run_host(&icd, host, &args, &env);
         if !(o.success() && o.stdout.contains(pass)) {
