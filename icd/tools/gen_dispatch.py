@@ -115,8 +115,6 @@ ERR = {
     "clCreateFromEGLImageKHR": "CL_INVALID_CONTEXT", "clCreateEventFromEGLSyncKHR": "CL_INVALID_CONTEXT",
     "clCreateSubDevices": "CL_INVALID_VALUE", "clCreateSubDevicesEXT": "CL_INVALID_VALUE",
     "clCreateProgramWithBuiltInKernels": "CL_INVALID_VALUE", "clGetPipeInfo": "CL_INVALID_MEM_OBJECT",
-    "clGetImageInfo": "CL_INVALID_MEM_OBJECT", "clRetainSampler": "CL_INVALID_SAMPLER",
-    "clReleaseSampler": "CL_INVALID_SAMPLER", "clGetSamplerInfo": "CL_INVALID_SAMPLER",
     "clSetKernelArgSVMPointer": "CL_INVALID_OPERATION", "clGetKernelSubGroupInfoKHR": "CL_INVALID_OPERATION",
 }
 

@@ -1740,15 +1740,19 @@ fn ext_inst<O: Observer>(
             }
         }
         ExtKind::Image(op) => {
-            let ops: Vec<crate::image::Operand<'_>> = (0..spec.args.len())
-                .map(|k| {
-                    let (lanes, elem) = arg(k);
-                    crate::image::Operand { lanes, elem }
-                })
-                .collect();
+            let mut ops = [crate::image::Operand {
+                lanes: &[],
+                elem: Elem::Int(32),
+            }; 3];
+            let na = spec.args.len().min(3);
+            for (k, o) in ops.iter_mut().enumerate().take(na) {
+                let (lanes, elem) = arg(k);
+                *o = crate::image::Operand { lanes, elem };
+            }
             let mut out = [0u64; 4];
             let n = (spec.n as usize).min(4);
-            crate::image::exec(&mut Texels { mx, pc }, *op, &ops, spec.elem, &mut out[..n]);
+            let m = &mut Texels { mx, pc };
+            crate::image::exec(m, *op, &ops[..na], spec.elem, &mut out[..n]);
             regs[base + spec.d as usize..base + spec.d as usize + n].copy_from_slice(&out[..n]);
         }
         ExtKind::Nop => {}

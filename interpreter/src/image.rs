@@ -569,11 +569,18 @@ pub(crate) fn read<M: TexelMem>(
         }
         return fetch(m, image, &d, at, float_result);
     }
-    let taps: Vec<(usize, Taps)> = axes
-        .iter()
-        .enumerate()
-        .map(|(k, &ax)| (ax, linear(c[k], ext[ax] as i64, sampler_bits)))
-        .collect();
+    let mut taps = [(
+        0usize,
+        Taps {
+            i0: 0,
+            i1: 0,
+            a: 0.0,
+        },
+    ); 3];
+    for (k, &ax) in axes.iter().enumerate() {
+        taps[k] = (ax, linear(c[k], ext[ax] as i64, sampler_bits));
+    }
+    let taps = &taps[..axes.len()];
     let mut sum = [0f32; 4];
     for corner in 0..1usize << taps.len() {
         let mut w = 1f32;
@@ -643,6 +650,7 @@ pub(crate) enum ImageOp {
 }
 
 /// Operand lanes of an image instruction as the executor hands them over.
+#[derive(Clone, Copy)]
 pub(crate) struct Operand<'a> {
     pub lanes: &'a [u64],
     pub elem: Elem,

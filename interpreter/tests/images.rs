@@ -161,3 +161,76 @@ fn image_accesses_are_reported_as_accesses_of_the_image_allocation() {
     assert_eq!(count(did, AccessKind::Write), 4 * 4);
     assert!(!ev.iter().any(|e| matches!(e, Ev::Fault(_))));
 }
+
+const SRC3: &str = r#"
+kernel void arrays(read_only image1d_array_t a1, write_only image2d_array_t a2,
+                   read_only image1d_buffer_t b, global int *out) {
+    const sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+    int x = get_global_id(0);
+    // Layer 1 of the 1-D array (float coordinates: the layer is rounded), and layer 7
+    // (clamped to the last layer, 2).
+    int4 v = read_imagei(a1, s, (float2)(x + 0.5f, 0.6f));
+    int4 w = read_imagei(a1, s, (int2)(x, 7));
+    write_imagei(a2, (int4)(x, 1, 2, 0), v + w);
+    out[x] = read_imagei(b, x).x;
+    if (x == 0) {
+        out[4] = get_image_array_size(a1);
+        out[5] = get_image_array_size(a2);
+        out[6] = get_image_width(b);
+    }
+}
+"#;
+
+#[test]
+fn image_arrays_and_buffer_images() {
+    let i32f = ImageFormat {
+        order: order::RGBA,
+        data_type: dtype::SIGNED_INT32,
+    };
+    let r32 = ImageFormat {
+        order: order::R,
+        data_type: dtype::SIGNED_INT32,
+    };
+    for opt in ["-O0", "-O2"] {
+        let p = program(SRC3, opt);
+        // 1-D array: 4 texels × 3 layers; texel value = 100 * layer + x in every channel.
+        let a1 = ImageDesc::packed(ImageDim::D1Array, i32f, [4, 1, 1], 3).unwrap();
+        let bytes: Vec<u8> = (0..3)
+            .flat_map(|l| (0..4).flat_map(move |x| [100 * l + x; 4]))
+            .flat_map(i32::to_le_bytes)
+            .collect();
+        let a2 = ImageDesc::packed(ImageDim::D2Array, i32f, [4, 2, 3], 3).unwrap();
+        let b = ImageDesc::packed(ImageDim::D1Buffer, r32, [4, 1, 1], 1).unwrap();
+        let a2_arg = image(a2, &[]);
+        let out = buf_i32(&[0; 8]);
+        let bb: Vec<u8> = [7i32, -8, 9, -10]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        run(
+            &p,
+            &launch(
+                "arrays",
+                1,
+                [4, 1, 1],
+                [4, 1, 1],
+                vec![image(a1, &bytes), a2_arg.clone(), image(b, &bb), arg(&out)],
+            ),
+        );
+        let ArgValue::Image { buffer, .. } = &a2_arg else {
+            unreachable!()
+        };
+        let got: Vec<i32> = read_bytes(buffer)
+            .chunks(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        // Texel (x, 1) of layer 2: 16 ints per row, 2 rows per layer.
+        for x in 0..4 {
+            let at = (2 * 2 * 4 + 4 + x) * 4;
+            let want = (100 + x as i32) + (200 + x as i32);
+            assert_eq!(got[at..at + 4], [want; 4], "{opt} x={x}");
+        }
+        assert_eq!(got.iter().filter(|v| **v != 0).count(), 16, "{opt}");
+        assert_eq!(read_i32(&out)[..7], [7, -8, 9, -10, 3, 3, 4], "{opt}");
+    }
+}
