@@ -22,6 +22,8 @@ pub mod order {
     pub const ARGB: u32 = 7;
     pub const INTENSITY: u32 = 8;
     pub const LUMINANCE: u32 = 9;
+    pub const SRGBA: u32 = 17;
+    pub const SBGRA: u32 = 18;
     pub const ABGR: u32 = 19;
 }
 
@@ -102,8 +104,8 @@ impl ImageFormat {
             A => (1, [None, None, None, Some(0)]),
             RG => (2, [Some(0), Some(1), None, None]),
             RA => (2, [Some(0), None, None, Some(1)]),
-            RGBA => (4, [Some(0), Some(1), Some(2), Some(3)]),
-            BGRA => (4, [Some(2), Some(1), Some(0), Some(3)]),
+            RGBA | SRGBA => (4, [Some(0), Some(1), Some(2), Some(3)]),
+            BGRA | SBGRA => (4, [Some(2), Some(1), Some(0), Some(3)]),
             ARGB => (4, [Some(1), Some(2), Some(3), Some(0)]),
             ABGR => (4, [Some(3), Some(2), Some(1), Some(0)]),
             INTENSITY => (1, [Some(0), Some(0), Some(0), Some(0)]),
@@ -130,6 +132,11 @@ impl ImageFormat {
             .flatten()
     }
 
+    /// sRGB orders: R, G and B are stored non-linearly (§8.3.1.1 / §8.3.2.1).
+    fn is_srgb(self) -> bool {
+        matches!(self.order, order::SRGBA | order::SBGRA)
+    }
+
     fn is_integer(self) -> bool {
         (dtype::SIGNED_INT8..=dtype::UNSIGNED_INT32).contains(&self.data_type)
     }
@@ -148,6 +155,7 @@ impl ImageFormat {
         }
         match self.order {
             BGRA | ARGB | ABGR => self.channel_size() == Some(1),
+            SRGBA | SBGRA => self.data_type == UNORM_INT8,
             INTENSITY | LUMINANCE => matches!(
                 self.data_type,
                 UNORM_INT8 | UNORM_INT16 | SNORM_INT8 | SNORM_INT16 | HALF_FLOAT | FLOAT
@@ -170,6 +178,8 @@ impl ImageFormat {
             order::ABGR,
             order::INTENSITY,
             order::LUMINANCE,
+            order::SRGBA,
+            order::SBGRA,
         ] {
             for data_type in dtype::SNORM_INT8..=dtype::FLOAT {
                 let f = ImageFormat { order, data_type };
@@ -210,9 +220,11 @@ impl ImageFormat {
             };
             f.to_bits()
         };
+        let srgb = self.is_srgb();
         let mut out = [0u32; 4];
         for (c, o) in out.iter_mut().enumerate() {
             *o = match sw[c] {
+                Some(k) if srgb && c < 3 => srgb_to_linear(f32::from_bits(conv(raw[k]))).to_bits(),
                 Some(k) => conv(raw[k]),
                 None if c == 3 && int => 1,
                 None if c == 3 => 1f32.to_bits(),
@@ -247,7 +259,12 @@ impl ImageFormat {
             let Some(c) = sw.iter().position(|s| *s == Some(k)) else {
                 continue;
             };
-            *r = self.encode_channel(rgba[c], float_src);
+            let v = if self.is_srgb() && c < 3 && float_src {
+                linear_to_srgb(f32::from_bits(rgba[c])).to_bits()
+            } else {
+                rgba[c]
+            };
+            *r = self.encode_channel(v, float_src);
         }
         raw
     }
@@ -296,6 +313,26 @@ impl ImageFormat {
         } else {
             v as i32 as f32
         }
+    }
+}
+
+/// sRGB → linear (OpenCL 1.2 §8.3.1.1).
+fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// Linear → sRGB (§8.3.2.1), NaN and out-of-range values clamped by the UNORM conversion.
+fn linear_to_srgb(c: f32) -> f32 {
+    if c.is_nan() {
+        c
+    } else if c <= 0.003_130_8 {
+        12.92 * c
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
     }
 }
 
@@ -893,6 +930,13 @@ mod tests {
             [2.0, 0.0, 0.0, 1.0]
         );
         assert_eq!(r.border(), [0, 0, 0, 1f32.to_bits()]);
+        // sRGB: stored non-linearly, alpha linear; 0.5 linear is 188 in sRGB.
+        let srgb = f(order::SRGBA, dtype::UNORM_INT8);
+        let raw = srgb.encode(&[0.5f32, 0.0, 1.0, 0.5].map(f32::to_bits), true);
+        assert_eq!(raw, [188, 0, 255, 128]);
+        let back = srgb.decode(&raw, true).map(f32::from_bits);
+        assert!((back[0] - 0.5).abs() < 0.005 && back[2] == 1.0, "{back:?}");
+        assert!(!f(order::SRGBA, dtype::UNORM_INT16).is_supported());
         // Formats outside the specification's combinations are refused.
         assert!(!f(order::BGRA, dtype::FLOAT).is_supported());
         assert!(!f(order::INTENSITY, dtype::SIGNED_INT8).is_supported());
