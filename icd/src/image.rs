@@ -1047,11 +1047,12 @@ pub unsafe extern "C" fn clEnqueueMapImage(
     })
 }
 
-/// The launch value of an image argument, checked against the kernel's access qualifier.
+/// Checks a memory object given for an image argument against the kernel's access qualifier.
 pub fn image_arg(m: &Ref<Mem>, access: shadowcl_interpreter::ArgAccess) -> Result<(), cl_int> {
     use shadowcl_interpreter::ArgAccess;
+    // A buffer where an image is declared: not a memory object of the right kind.
     if m.image.is_none() {
-        return Err(CL_INVALID_ARG_VALUE);
+        return Err(CL_INVALID_MEM_OBJECT);
     }
     let a = m.flags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY);
     match access {
@@ -1280,6 +1281,112 @@ mod tests {
             layout(f, &bad, false).map(|_| ()),
             Err(CL_INVALID_IMAGE_DESCRIPTOR)
         );
+    }
+
+    /// clSetKernelArg kinds: images for image parameters (with the access qualifier
+    /// respected), buffers for buffer parameters, sampler objects for samplers.
+    #[test]
+    fn kernel_argument_kinds() {
+        use crate::kernel::{check_arg, ArgSet};
+        use shadowcl_interpreter::{ArgAccess, ArgAddress, KernelArg, KernelInfo};
+        let arg = |access, is_sampler| KernelArg {
+            name: "a".into(),
+            type_name: String::new(),
+            address: if is_sampler {
+                ArgAddress::Private
+            } else {
+                ArgAddress::Global
+            },
+            access,
+            type_qualifier: 0,
+            size: 8,
+            pointee_size: 0,
+            is_sampler,
+        };
+        let info = KernelInfo {
+            name: "k".into(),
+            args: vec![
+                arg(ArgAccess::ReadOnly, false),
+                arg(ArgAccess::None, false),
+                arg(ArgAccess::None, true),
+            ],
+            reqd_work_group_size: [0; 3],
+            work_group_size_hint: [0; 3],
+            attributes: String::new(),
+            local_mem_size: 0,
+            private_mem_size: 0,
+        };
+        let d = crate::platform::device_id();
+        let mut err = 0;
+        let fmt = fmt(CL_RGBA, CL_FLOAT);
+        let desc = desc_of(CL_MEM_OBJECT_IMAGE2D, [2, 2, 0], [0, 0]);
+        // SAFETY: valid pointers to live values throughout.
+        unsafe {
+            let c = context::clCreateContext(
+                std::ptr::null(),
+                1,
+                &d,
+                None,
+                std::ptr::null_mut(),
+                &mut err,
+            );
+            let img = clCreateImage(
+                c,
+                CL_MEM_READ_WRITE,
+                &fmt,
+                &desc,
+                std::ptr::null_mut(),
+                &mut err,
+            );
+            assert_eq!(err, CL_SUCCESS);
+            let wo = clCreateImage(
+                c,
+                CL_MEM_WRITE_ONLY,
+                &fmt,
+                &desc,
+                std::ptr::null_mut(),
+                &mut err,
+            );
+            let buf = crate::mem::clCreateBuffer(c, 0, 16, std::ptr::null_mut(), &mut err);
+            let smp = clCreateSampler(c, CL_TRUE, CL_ADDRESS_REPEAT, CL_FILTER_LINEAR, &mut err);
+            assert_eq!(err, CL_SUCCESS);
+            let p = |h: &*mut c_void| (h as *const *mut c_void).cast::<c_void>();
+            let (img_h, wo_h, buf_h, smp_h) = (img.cast(), wo.cast(), buf.cast(), smp.cast());
+            assert!(check_arg(&info, 0, 8, p(&img_h)).is_ok());
+            assert_eq!(
+                check_arg(&info, 0, 8, p(&wo_h)).err(),
+                Some(CL_INVALID_ARG_VALUE)
+            );
+            assert_eq!(
+                check_arg(&info, 0, 8, p(&buf_h)).err(),
+                Some(CL_INVALID_MEM_OBJECT)
+            );
+            assert_eq!(
+                check_arg(&info, 0, 8, std::ptr::null()).err(),
+                Some(CL_INVALID_MEM_OBJECT)
+            );
+            assert_eq!(
+                check_arg(&info, 1, 8, p(&img_h)).err(),
+                Some(CL_INVALID_MEM_OBJECT)
+            );
+            assert!(matches!(
+                check_arg(&info, 2, 8, p(&smp_h)),
+                Ok(ArgSet::Sampler(0x27))
+            ));
+            assert_eq!(
+                check_arg(&info, 2, 8, p(&img_h)).err(),
+                Some(CL_INVALID_SAMPLER)
+            );
+            assert_eq!(
+                check_arg(&info, 2, 4, p(&smp_h)).err(),
+                Some(CL_INVALID_ARG_SIZE)
+            );
+            assert_eq!(clReleaseSampler(smp), CL_SUCCESS);
+            for m in [img, wo, buf] {
+                assert_eq!(crate::mem::clReleaseMemObject(m), CL_SUCCESS);
+            }
+            assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
+        }
     }
 
     #[test]
