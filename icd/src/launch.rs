@@ -38,7 +38,7 @@ fn session() -> Option<&'static Session> {
         .as_ref()
 }
 
-fn recorder() -> Option<&'static Recorder> {
+pub(crate) fn recorder() -> Option<&'static Recorder> {
     static RECORDER: OnceLock<Option<Recorder>> = OnceLock::new();
     RECORDER.get_or_init(Recorder::from_env).as_ref()
 }

@@ -11,6 +11,7 @@ pub mod consts;
 pub mod context;
 pub mod dispatch_gen;
 pub mod entry;
+pub mod forward;
 pub mod image;
 pub mod info;
 pub mod kernel;

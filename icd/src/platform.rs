@@ -263,6 +263,10 @@ fn get_platform_ids(
     platforms: *mut cl_platform_id,
     num_platforms: *mut cl_uint,
 ) -> Result<(), cl_int> {
+    // SHADOWCL_FORWARD: the vendor's platforms, wrapped, instead of ours.
+    if let Some(r) = crate::forward::platform_ids(num_entries, platforms, num_platforms) {
+        return r;
+    }
     if (num_entries == 0 && !platforms.is_null())
         || (platforms.is_null() && num_platforms.is_null())
     {
@@ -292,6 +296,18 @@ pub unsafe extern "C" fn clGetPlatformInfo(
     param_value: *mut c_void,
     param_value_size_ret: *mut usize,
 ) -> cl_int {
+    if crate::forward::is_forwarded(platform) {
+        // SAFETY: forwarding's own clGetPlatformInfo, with the application's arguments.
+        return unsafe {
+            crate::forward::special::clGetPlatformInfo(
+                platform,
+                param_name,
+                param_value_size,
+                param_value,
+                param_value_size_ret,
+            )
+        };
+    }
     call("clGetPlatformInfo", || {
         check_platform(platform)?;
         write_info(
@@ -419,6 +435,10 @@ fn extension_address(name: Option<String>) -> *mut c_void {
 /// Exported: the loader looks up `clIcdGetPlatformIDsKHR` through it.
 #[no_mangle]
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char) -> *mut c_void {
+    if crate::forward::setting().is_some() {
+        // SAFETY: forwarding's own lookup, with the application's argument.
+        return unsafe { crate::forward::special::clGetExtensionFunctionAddress(func_name) };
+    }
     let mut p = std::ptr::null_mut();
     call("clGetExtensionFunctionAddress", || {
         p = extension_address(crate::info::cstr(func_name));
@@ -433,6 +453,12 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     platform: cl_platform_id,
     func_name: *const c_char,
 ) -> *mut c_void {
+    if crate::forward::is_forwarded(platform) {
+        // SAFETY: forwarding's own lookup, with the application's arguments.
+        return unsafe {
+            crate::forward::special::clGetExtensionFunctionAddressForPlatform(platform, func_name)
+        };
+    }
     let mut p = std::ptr::null_mut();
     call("clGetExtensionFunctionAddressForPlatform", || {
         if platform.is_null() {

@@ -1,0 +1,438 @@
+//! Launch records in forwarding mode: what the vendor can tell about a kernel is asked once
+//! ([`KernelMeta`]); argument values are what `clSetKernelArg` saw; buffer contents are read
+//! back from the vendor (blocking reads that wait for the launch's wait list, only when
+//! `SHADOWCL_CAPTURE_DATA` asks for contents).
+
+use super::handles::*;
+use crate::consts::*;
+use crate::types::*;
+use shadowcl_capture::{
+    AddressQualifier, ArgData, ArgInput, BufferArg, Contents, DataMode, LaunchInput, ProgramInput,
+    Recorder,
+};
+use std::ffi::c_void;
+use std::sync::Arc;
+
+pub(crate) fn recorder() -> Option<&'static Recorder> {
+    crate::launch::recorder()
+}
+
+fn text(b: Vec<u8>) -> String {
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).into_owned()
+}
+
+type ArgInfoFn = unsafe extern "C" fn(
+    cl_kernel,
+    cl_uint,
+    cl_kernel_arg_info,
+    usize,
+    *mut c_void,
+    *mut usize,
+) -> cl_int;
+
+fn arg_info_bytes(f: ArgInfoFn, k: usize, i: cl_uint, param: cl_uint) -> Option<Vec<u8>> {
+    let mut n = 0usize;
+    // SAFETY: size query of the vendor's clGetKernelArgInfo.
+    let r = unsafe { f(k as cl_kernel, i, param, 0, std::ptr::null_mut(), &mut n) };
+    if r != CL_SUCCESS {
+        return None;
+    }
+    let mut b = vec![0u8; n];
+    // SAFETY: b has the n bytes asked for.
+    let r = unsafe {
+        f(
+            k as cl_kernel,
+            i,
+            param,
+            n,
+            b.as_mut_ptr().cast(),
+            std::ptr::null_mut(),
+        )
+    };
+    (r == CL_SUCCESS).then_some(b)
+}
+
+fn word<T: Copy + Default>(b: Option<Vec<u8>>) -> Option<T> {
+    let b = b?;
+    (b.len() >= std::mem::size_of::<T>()).then(|| {
+        // SAFETY: b holds at least size_of::<T>() bytes of a plain integer answer.
+        unsafe { b.as_ptr().cast::<T>().read_unaligned() }
+    })
+}
+
+fn query_meta(k: usize) -> KernelMeta {
+    let name = vendor_info_bytes(Kind::Kernel, k, CL_KERNEL_FUNCTION_NAME)
+        .map(text)
+        .unwrap_or_default();
+    let n = vendor_info::<cl_uint>(Kind::Kernel, k, CL_KERNEL_NUM_ARGS).unwrap_or(0);
+    let arg_info: Option<ArgInfoFn> = vendor_slot!(clGetKernelArgInfo).ok();
+    let args = (0..n)
+        .map(|i| {
+            let q = |p| arg_info.and_then(|f| arg_info_bytes(f, k, i, p));
+            ArgMeta {
+                name: q(CL_KERNEL_ARG_NAME)
+                    .map(text)
+                    .unwrap_or_else(|| format!("arg{i}")),
+                address: word::<cl_uint>(q(CL_KERNEL_ARG_ADDRESS_QUALIFIER)),
+                access: word::<cl_uint>(q(CL_KERNEL_ARG_ACCESS_QUALIFIER))
+                    .unwrap_or(CL_KERNEL_ARG_ACCESS_NONE),
+                type_name: q(CL_KERNEL_ARG_TYPE_NAME).map(text).unwrap_or_default(),
+                type_qualifier: word::<u64>(q(CL_KERNEL_ARG_TYPE_QUALIFIER)).unwrap_or(0),
+            }
+        })
+        .collect();
+    let program = vendor_info::<usize>(Kind::Kernel, k, CL_KERNEL_PROGRAM).unwrap_or(0);
+    let source = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_SOURCE)
+        .map(text)
+        .ok()
+        .filter(|s| !s.is_empty());
+    let il = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_IL)
+        .ok()
+        .filter(|b| !b.is_empty());
+    let device = word::<usize>(vendor_info_bytes(Kind::Program, program, CL_PROGRAM_DEVICES).ok())
+        .unwrap_or(0);
+    let options = build_options(program, device).unwrap_or_default();
+    KernelMeta {
+        name,
+        args,
+        source,
+        il,
+        options,
+    }
+}
+
+fn build_options(program: usize, device: usize) -> Option<String> {
+    let f = vendor_slot!(clGetProgramBuildInfo).ok()?;
+    let mut n = 0usize;
+    let (p, d) = (program as cl_program, device as cl_device_id);
+    // SAFETY: size query of the vendor's clGetProgramBuildInfo.
+    let r = unsafe {
+        f(
+            p,
+            d,
+            CL_PROGRAM_BUILD_OPTIONS,
+            0,
+            std::ptr::null_mut(),
+            &mut n,
+        )
+    };
+    if r != CL_SUCCESS {
+        return None;
+    }
+    let mut b = vec![0u8; n];
+    // SAFETY: b has the n bytes asked for.
+    let r = unsafe {
+        f(
+            p,
+            d,
+            CL_PROGRAM_BUILD_OPTIONS,
+            n,
+            b.as_mut_ptr().cast(),
+            std::ptr::null_mut(),
+        )
+    };
+    // The option forwarding adds is not the application's.
+    (r == CL_SUCCESS).then(|| text(b).replace(super::special::ARG_INFO_OPTION, ""))
+}
+
+/// The kernel's metadata, asked from the vendor the first time it is needed.
+pub(crate) fn meta(k: &Wrapper) -> &KernelMeta {
+    k.meta.get_or_init(|| query_meta(k.vendor))
+}
+
+/// Whether argument `i` of the kernel is a `__global` or `__constant` pointer.
+pub(crate) fn is_buffer_arg(k: &Wrapper, i: cl_uint) -> bool {
+    meta(k).args.get(i as usize).is_some_and(|a| {
+        matches!(
+            a.address,
+            Some(CL_KERNEL_ARG_ADDRESS_GLOBAL | CL_KERNEL_ARG_ADDRESS_CONSTANT)
+        )
+    })
+}
+
+/// A blocking read of `size` bytes of a vendor buffer after `wait`.
+fn read_buffer(q: usize, mem: usize, size: usize, wait: &[cl_event]) -> Option<Vec<u8>> {
+    let f = vendor_slot!(clEnqueueReadBuffer).ok()?;
+    let mut v = vec![0u8; size];
+    let wait_ptr = if wait.is_empty() {
+        std::ptr::null()
+    } else {
+        wait.as_ptr()
+    };
+    // SAFETY: the vendor's clEnqueueReadBuffer into v (size bytes), blocking.
+    let r = unsafe {
+        f(
+            q as cl_command_queue,
+            mem as cl_mem,
+            CL_TRUE,
+            0,
+            size,
+            v.as_mut_ptr().cast(),
+            wait.len() as cl_uint,
+            wait_ptr,
+            std::ptr::null_mut(),
+        )
+    };
+    (r == CL_SUCCESS).then_some(v)
+}
+
+pub(crate) fn release_event(e: cl_event) {
+    if let Ok(f) = vendor_slot!(clReleaseEvent) {
+        // SAFETY: the vendor's clReleaseEvent on an event it gave us.
+        unsafe { f(e) };
+    }
+}
+
+enum Value {
+    Scalar(Vec<u8>),
+    Buffer {
+        vendor: usize,
+        size: u64,
+        flags: u64,
+        identity: u64,
+        origin: u64,
+        bytes: Option<Vec<u8>>,
+    },
+    Local(u64),
+    Null,
+}
+
+struct Arg {
+    address: AddressQualifier,
+    value: Value,
+}
+
+/// One launch being recorded: gathered (and inputs read) before the vendor runs it, written
+/// once the vendor accepted it.
+pub struct Launch {
+    rec: &'static Recorder,
+    kernel: Arc<Wrapper>,
+    queue: usize,
+    work_dim: u32,
+    offset: [u64; 3],
+    global: [u64; 3],
+    local_given: Option<[u64; 3]>,
+    local: [u64; 3],
+    args: Vec<Arg>,
+}
+
+fn dims(p: *const usize, work_dim: u32, unused: u64) -> Option<[u64; 3]> {
+    if p.is_null() {
+        return None;
+    }
+    let mut d = [unused; 3];
+    for (i, x) in d.iter_mut().enumerate().take(work_dim as usize) {
+        // SAFETY: the application passes work_dim sizes (spec).
+        *x = unsafe { p.add(i).read() } as u64;
+    }
+    Some(d)
+}
+
+/// ShadowCL's own choice without a local size: the largest divisor of the global size up to
+/// 64 in dimension 0 (the vendor's choice is not observable).
+fn default_local(global: [u64; 3]) -> [u64; 3] {
+    let d0 = (1..=64.min(global[0]))
+        .rev()
+        .find(|l| global[0].is_multiple_of(*l))
+        .unwrap_or(1);
+    [d0, 1, 1]
+}
+
+impl Launch {
+    #[allow(clippy::too_many_arguments)]
+    pub fn gather(
+        rec: &'static Recorder,
+        k: &Arc<Wrapper>,
+        queue: usize,
+        work_dim: u32,
+        offset: *const usize,
+        global: *const usize,
+        local: *const usize,
+        wait: &[cl_event],
+    ) -> Option<Launch> {
+        if !(1..=3).contains(&work_dim) {
+            return None;
+        }
+        let m = meta(k);
+        if !rec.wants(&m.name) {
+            return None;
+        }
+        let global = dims(global, work_dim, 1)?;
+        let local_given = dims(local, work_dim, 1);
+        let set = k.args.lock().clone();
+        let data = rec.config().data != DataMode::None;
+        let mut args = Vec::new();
+        for (i, a) in m.args.iter().enumerate() {
+            let buffer_arg = matches!(
+                a.address,
+                Some(CL_KERNEL_ARG_ADDRESS_GLOBAL | CL_KERNEL_ARG_ADDRESS_CONSTANT)
+            );
+            let value = match set.get(i).cloned().flatten() {
+                // Not set: the vendor refuses the launch.
+                None => return None,
+                Some(ArgVal::Mem(w)) if w.kind == Kind::Mem => {
+                    let v = w.vendor;
+                    let size = vendor_info::<usize>(Kind::Mem, v, CL_MEM_SIZE).ok()?;
+                    let flags = vendor_info::<u64>(Kind::Mem, v, CL_MEM_FLAGS).unwrap_or(0);
+                    let parent = vendor_info::<usize>(Kind::Mem, v, CL_MEM_ASSOCIATED_MEMOBJECT)
+                        .unwrap_or(0);
+                    let origin = vendor_info::<usize>(Kind::Mem, v, CL_MEM_OFFSET).unwrap_or(0);
+                    let bytes = if data {
+                        read_buffer(queue, v, size, wait)
+                    } else {
+                        None
+                    };
+                    Value::Buffer {
+                        vendor: v,
+                        size: size as u64,
+                        flags,
+                        identity: if parent != 0 { parent } else { v } as u64,
+                        origin: origin as u64,
+                        bytes,
+                    }
+                }
+                Some(ArgVal::Mem(_)) => {
+                    tracing::info!("launch of {} not recorded: sampler argument", m.name);
+                    return None;
+                }
+                Some(ArgVal::NullValue(n)) if !buffer_arg => Value::Local(n as u64),
+                Some(ArgVal::NullValue(_)) => Value::Null,
+                Some(ArgVal::Bytes(b)) if buffer_arg && b.iter().all(|&x| x == 0) => Value::Null,
+                Some(ArgVal::Bytes(b)) => Value::Scalar(b),
+            };
+            let address = match (a.address, &value) {
+                (Some(CL_KERNEL_ARG_ADDRESS_CONSTANT), _) => AddressQualifier::Constant,
+                (Some(CL_KERNEL_ARG_ADDRESS_LOCAL), _) | (None, Value::Local(_)) => {
+                    AddressQualifier::Local
+                }
+                (Some(CL_KERNEL_ARG_ADDRESS_GLOBAL), _) | (None, Value::Buffer { .. }) => {
+                    AddressQualifier::Global
+                }
+                _ => AddressQualifier::Private,
+            };
+            args.push(Arg { address, value });
+        }
+        Some(Launch {
+            rec,
+            kernel: k.clone(),
+            queue,
+            work_dim,
+            offset: dims(offset, work_dim, 0).unwrap_or([0; 3]),
+            global,
+            local_given,
+            local: local_given.unwrap_or_else(|| default_local(global)),
+            args,
+        })
+    }
+
+    pub fn wants_outputs(&self) -> bool {
+        self.rec.wants_outputs()
+    }
+
+    /// The vendor accepted the launch (`event`: its event, or NULL): write the record, and
+    /// the outputs once the kernel is done when they are asked for.
+    pub fn finish(self, event: cl_event) {
+        let m = meta(&self.kernel);
+        let access = |a: u32| match a {
+            CL_KERNEL_ARG_ACCESS_READ_ONLY => "read_only",
+            CL_KERNEL_ARG_ACCESS_WRITE_ONLY => "write_only",
+            CL_KERNEL_ARG_ACCESS_READ_WRITE => "read_write",
+            _ => "none",
+        };
+        let inputs: Vec<ArgInput<'_>> = self
+            .args
+            .iter()
+            .zip(&m.args)
+            .enumerate()
+            .map(|(i, (a, am))| ArgInput {
+                index: i as u32,
+                name: &am.name,
+                address: a.address,
+                access: access(am.access),
+                type_name: &am.type_name,
+                type_qualifier: am.type_qualifier,
+                value: match &a.value {
+                    Value::Scalar(b) => ArgData::Scalar(b),
+                    Value::Local(n) => ArgData::Local(*n),
+                    Value::Null => ArgData::Null,
+                    Value::Buffer {
+                        size,
+                        flags,
+                        identity,
+                        origin,
+                        bytes,
+                        ..
+                    } => ArgData::Buffer(BufferArg {
+                        size: *size,
+                        flags: *flags,
+                        identity: *identity,
+                        origin: *origin,
+                        contents: match bytes {
+                            Some(b) => Contents::Bytes(b),
+                            None => Contents::Unavailable,
+                        },
+                    }),
+                },
+            })
+            .collect();
+        let input = LaunchInput {
+            program: ProgramInput {
+                source: m.source.as_deref(),
+                spirv: m.il.as_deref(),
+                build_options: &m.options,
+            },
+            kernel: &m.name,
+            work_dim: self.work_dim,
+            global_offset: self.offset,
+            global_size: self.global,
+            local_size_given: self.local_given,
+            local_size: self.local,
+            args: &inputs,
+        };
+        let id = match self.rec.record(&input) {
+            Ok(Some(id)) => id,
+            Ok(None) => return,
+            Err(e) => {
+                eprintln!("ShadowCL: could not record launch of {}: {e}", m.name);
+                return;
+            }
+        };
+        if !self.rec.wants_outputs() || event.is_null() {
+            return;
+        }
+        let wait = [event];
+        let outs: Vec<Vec<u8>> = Vec::new();
+        let mut outs = outs;
+        let mut idx = Vec::new();
+        for (i, a) in self.args.iter().enumerate() {
+            if let Value::Buffer { vendor, size, .. } = a.value {
+                if let Some(b) = read_buffer(self.queue, vendor, size as usize, &wait) {
+                    outs.push(b);
+                    idx.push(i as u32);
+                }
+            }
+        }
+        let contents: Vec<(u32, Contents<'_>)> = idx
+            .iter()
+            .zip(&outs)
+            .map(|(i, b)| (*i, Contents::Bytes(b)))
+            .collect();
+        if let Err(e) = self.rec.record_outputs(id, &contents) {
+            eprintln!("ShadowCL: could not record outputs of {}: {e}", m.name);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_local_size_divides_the_global_size() {
+        assert_eq!(default_local([1024, 1, 1]), [64, 1, 1]);
+        assert_eq!(default_local([100, 4, 1]), [50, 1, 1]);
+        assert_eq!(default_local([7, 1, 1]), [7, 1, 1]);
+        assert_eq!(default_local([67, 1, 1]), [1, 1, 1]);
+    }
+}
