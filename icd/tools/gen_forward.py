@@ -5,7 +5,8 @@
 Each generated function translates ShadowCL's wrapper handles into the vendor's by C type and
 calls the same slot of the vendor's dispatch table:
   - a handle parameter (cl_context, cl_mem, ...): checked against the wrapper registry
-    (garbage or wrong type -> CL_INVALID_<TYPE>), NULL passed through;
+    (garbage or wrong type -> CL_INVALID_<TYPE>), NULL passed through; a cl_mem named
+    *image* / *buffer* must be an image / a buffer;
   - `const cl_xxx *` after a `cl_uint` count (wait lists, device/mem/program lists): copied and
     translated element by element;
   - `cl_event *` out-parameters and returned handles: wrapped (created objects get a fresh
@@ -71,7 +72,13 @@ def translate(name, ps, ret):
     for i, (t, n) in enumerate(ps):
         if n in skip:
             continue
-        if t in KIND:
+        if t == "cl_mem" and "image" in n:
+            pre.append(f"let {n} = un_image({n})?;")
+            args.append(n)
+        elif t == "cl_mem" and "buffer" in n:
+            pre.append(f"let {n} = un_buffer({n})?;")
+            args.append(n)
+        elif t in KIND:
             pre.append(f"let {n} = un(Kind::{KIND[t]}, {n})?;")
             args.append(n)
         elif t.startswith("*const ") and t[7:] in KIND:

@@ -82,6 +82,9 @@ pub struct Wrapper {
     pub kind: Kind,
     /// The vendor's handle.
     pub vendor: usize,
+    /// Memory objects: `CL_MEM_TYPE` (0 when the vendor did not say), so images and buffers
+    /// are told apart where the C type (`cl_mem`) does not.
+    pub mem_type: cl_uint,
     /// Kernels: arguments set so far (only while launches are recorded).
     pub args: Mutex<Vec<Option<ArgVal>>>,
     /// Kernels: what the vendor says about the kernel, asked once.
@@ -114,6 +117,29 @@ pub(crate) fn un<T>(kind: Kind, h: *mut T) -> Result<*mut T, cl_int> {
     match REG.read().wrappers.get(&(h as usize)) {
         Some(w) if w.kind == kind => Ok(w.vendor as *mut T),
         _ => Err(kind.invalid()),
+    }
+}
+
+/// A memory object where the specification wants a buffer: an image (or a non-wrapper) is
+/// `CL_INVALID_MEM_OBJECT`.
+pub(crate) fn un_buffer<T>(h: *mut T) -> Result<*mut T, cl_int> {
+    un_mem(h, |t| t == CL_MEM_OBJECT_BUFFER)
+}
+
+/// A memory object where the specification wants an image.
+pub(crate) fn un_image<T>(h: *mut T) -> Result<*mut T, cl_int> {
+    un_mem(h, |t| t != CL_MEM_OBJECT_BUFFER && t != CL_MEM_OBJECT_PIPE)
+}
+
+fn un_mem<T>(h: *mut T, ok: impl Fn(cl_uint) -> bool) -> Result<*mut T, cl_int> {
+    if h.is_null() {
+        return Ok(h);
+    }
+    match REG.read().wrappers.get(&(h as usize)) {
+        Some(w) if w.kind == Kind::Mem && (w.mem_type == 0 || ok(w.mem_type)) => {
+            Ok(w.vendor as *mut T)
+        }
+        _ => Err(CL_INVALID_MEM_OBJECT),
     }
 }
 
@@ -183,6 +209,12 @@ pub(crate) fn wrap_new<T>(kind: Kind, v: *mut T, fresh: bool) -> *mut T {
             }
         }
     }
+    // Asked before taking the registry's lock.
+    let mem_type = if kind == Kind::Mem {
+        vendor_info::<cl_uint>(Kind::Mem, vendor, CL_MEM_TYPE).unwrap_or(0)
+    } else {
+        0
+    };
     let mut reg = REG.write();
     if let Some(a) = reg.by_vendor.get(&vendor).copied() {
         match reg.wrappers.get(&a) {
@@ -196,6 +228,7 @@ pub(crate) fn wrap_new<T>(kind: Kind, v: *mut T, fresh: bool) -> *mut T {
         dispatch: &FORWARD,
         kind,
         vendor,
+        mem_type,
         args: Mutex::new(Vec::new()),
         meta: OnceLock::new(),
     });

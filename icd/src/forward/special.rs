@@ -180,15 +180,24 @@ pub unsafe extern "C" fn clSetKernelArg(
             // SAFETY: arg_value points to arg_size bytes (spec); unaligned: any host memory.
             h = unsafe { arg_value.cast::<usize>().read_unaligned() };
         }
+        let buffer_arg = record::is_buffer_arg(&k, arg_index);
         if h != 0 {
             match lookup(h) {
+                // A buffer argument takes a buffer: not a sampler, not an image.
+                Some(w)
+                    if buffer_arg
+                        && (w.kind != Kind::Mem
+                            || (w.mem_type != 0 && w.mem_type != CL_MEM_OBJECT_BUFFER)) =>
+                {
+                    return Err(CL_INVALID_MEM_OBJECT)
+                }
                 Some(w) if matches!(w.kind, Kind::Mem | Kind::Sampler) => {
                     vendor_h = w.vendor;
                     value = (&vendor_h as *const usize).cast();
                     mem = Some(w);
                 }
                 // Not a buffer of ours for a buffer argument: the vendor must not see it.
-                _ if record::is_buffer_arg(&k, arg_index) => return Err(CL_INVALID_MEM_OBJECT),
+                _ if buffer_arg => return Err(CL_INVALID_MEM_OBJECT),
                 _ => {}
             }
         }

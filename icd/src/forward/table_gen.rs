@@ -629,7 +629,7 @@ unsafe extern "C" fn clGetImageInfo(
     param_value_size_ret: *mut usize,
 ) -> cl_int {
     forward("clGetImageInfo", || {
-        let image = un(Kind::Mem, image)?;
+        let image = un_image(image)?;
         let mut size_ret_v: usize = 0;
         let f = vendor_slot!(clGetImageInfo)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
@@ -1186,7 +1186,7 @@ unsafe extern "C" fn clEnqueueReadBuffer(
 ) -> cl_int {
     forward("clEnqueueReadBuffer", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let buffer = un(Kind::Mem, buffer)?;
+        let buffer = un_buffer(buffer)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -1229,7 +1229,7 @@ unsafe extern "C" fn clEnqueueWriteBuffer(
 ) -> cl_int {
     forward("clEnqueueWriteBuffer", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let buffer = un(Kind::Mem, buffer)?;
+        let buffer = un_buffer(buffer)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -1272,8 +1272,8 @@ unsafe extern "C" fn clEnqueueCopyBuffer(
 ) -> cl_int {
     forward("clEnqueueCopyBuffer", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let src_buffer = un(Kind::Mem, src_buffer)?;
-        let dst_buffer = un(Kind::Mem, dst_buffer)?;
+        let src_buffer = un_buffer(src_buffer)?;
+        let dst_buffer = un_buffer(dst_buffer)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -1318,7 +1318,7 @@ unsafe extern "C" fn clEnqueueReadImage(
 ) -> cl_int {
     forward("clEnqueueReadImage", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let image = un(Kind::Mem, image)?;
+        let image = un_image(image)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -1365,7 +1365,7 @@ unsafe extern "C" fn clEnqueueWriteImage(
 ) -> cl_int {
     forward("clEnqueueWriteImage", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let image = un(Kind::Mem, image)?;
+        let image = un_image(image)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -1410,8 +1410,8 @@ unsafe extern "C" fn clEnqueueCopyImage(
 ) -> cl_int {
     forward("clEnqueueCopyImage", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let src_image = un(Kind::Mem, src_image)?;
-        let dst_image = un(Kind::Mem, dst_image)?;
+        let src_image = un_image(src_image)?;
+        let dst_image = un_image(dst_image)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -1454,8 +1454,8 @@ unsafe extern "C" fn clEnqueueCopyImageToBuffer(
 ) -> cl_int {
     forward("clEnqueueCopyImageToBuffer", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let src_image = un(Kind::Mem, src_image)?;
-        let dst_buffer = un(Kind::Mem, dst_buffer)?;
+        let src_image = un_image(src_image)?;
+        let dst_buffer = un_buffer(dst_buffer)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -1498,8 +1498,8 @@ unsafe extern "C" fn clEnqueueCopyBufferToImage(
 ) -> cl_int {
     forward("clEnqueueCopyBufferToImage", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let src_buffer = un(Kind::Mem, src_buffer)?;
-        let dst_image = un(Kind::Mem, dst_image)?;
+        let src_buffer = un_buffer(src_buffer)?;
+        let dst_image = un_image(dst_image)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -1544,7 +1544,7 @@ unsafe extern "C" fn clEnqueueMapBuffer(
     crate::entry::call_ptr("clEnqueueMapBuffer", errcode_ret, || {
         super::special::check_map_flags(map_flags)?;
         let command_queue = un(Kind::Queue, command_queue)?;
-        let buffer = un(Kind::Mem, buffer)?;
+        let buffer = un_buffer(buffer)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -1592,7 +1592,7 @@ unsafe extern "C" fn clEnqueueMapImage(
 ) -> *mut c_void {
     crate::entry::call_ptr("clEnqueueMapImage", errcode_ret, || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let image = un(Kind::Mem, image)?;
+        let image = un_image(image)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -2354,7 +2354,7 @@ unsafe extern "C" fn clEnqueueReadBufferRect(
 ) -> cl_int {
     forward("clEnqueueReadBufferRect", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let buffer = un(Kind::Mem, buffer)?;
+        let buffer = un_buffer(buffer)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -2407,7 +2407,7 @@ unsafe extern "C" fn clEnqueueWriteBufferRect(
 ) -> cl_int {
     forward("clEnqueueWriteBufferRect", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let buffer = un(Kind::Mem, buffer)?;
+        let buffer = un_buffer(buffer)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -2459,8 +2459,8 @@ unsafe extern "C" fn clEnqueueCopyBufferRect(
 ) -> cl_int {
     forward("clEnqueueCopyBufferRect", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let src_buffer = un(Kind::Mem, src_buffer)?;
-        let dst_buffer = un(Kind::Mem, dst_buffer)?;
+        let src_buffer = un_buffer(src_buffer)?;
+        let dst_buffer = un_buffer(dst_buffer)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -2834,7 +2834,7 @@ unsafe extern "C" fn clEnqueueFillBuffer(
 ) -> cl_int {
     forward("clEnqueueFillBuffer", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let buffer = un(Kind::Mem, buffer)?;
+        let buffer = un_buffer(buffer)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
@@ -2876,7 +2876,7 @@ unsafe extern "C" fn clEnqueueFillImage(
 ) -> cl_int {
     forward("clEnqueueFillImage", || {
         let command_queue = un(Kind::Queue, command_queue)?;
-        let image = un(Kind::Mem, image)?;
+        let image = un_image(image)?;
         let event_wait_list_v = un_list(
             Kind::Event,
             CL_INVALID_EVENT_WAIT_LIST,
