@@ -1,6 +1,6 @@
 //! Per-work-item overhead check with the ci/bench kernels:
 //! `cargo run --release -p shadowcl-interpreter --example appbench -- k.spv APP [THREADS] [REPS]`
-//! where APP is vadd (2^19 items, groups of 256), stencil (512x256, 16x16) or matmul
+//! where APP is vadd (2^19 items, groups of 256), reduce (2^19 items, groups of 256), stencil (512x256, 16x16) or matmul
 //! (256x256, 16x16) and k.spv holds bench/bench.c's kernels. The schedule comes from the
 //! SHADOWCL_* variables (e.g. SHADOWCL_QUANTUM=1 for lockstep).
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use shadowcl_interpreter::*;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(path), Some(app)) = (args.get(1), args.get(2)) else {
-        eprintln!("usage: appbench K.spv vadd|stencil|matmul [THREADS] [REPS]");
+        eprintln!("usage: appbench K.spv vadd|reduce|stencil|matmul [THREADS] [REPS]");
         std::process::exit(2);
     };
     let threads: usize = args.get(3).and_then(|t| t.parse().ok()).unwrap_or(2);
@@ -42,6 +42,12 @@ fn main() {
                 [256, 1, 1],
                 vec![arg(&a), arg(&b), arg(&c)],
             )
+        }
+        "reduce" => {
+            let n = 1 << 19;
+            let (a, c) = (mk(n, 1.0), mk(n / 256, 0.0));
+            let args = vec![arg(&a), arg(&c), ArgValue::Local(256 * 4)];
+            (1, [n as u64, 1, 1], [256, 1, 1], args)
         }
         "stencil" => {
             let (w, h) = (512, 256);

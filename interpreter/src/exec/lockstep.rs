@@ -54,13 +54,21 @@ pub(super) fn init_regs(lx: &Lx<'_, impl Observer>, regs: &mut Vec<u64>, n: usiz
 pub(super) fn scatter(lx: &Lx<'_, impl Observer>, regs: &[u64], items: &mut [Item], at: &Pos) {
     let n = items.len();
     let used = at.base + lx.code.funcs[at.func as usize].frame as usize;
-    for (l, it) in items.iter_mut().enumerate() {
+    for it in items.iter_mut() {
         if it.regs.len() < used {
             it.regs.resize(used, 0);
         }
-        for (s, r) in it.regs[..used].iter_mut().enumerate() {
-            *r = regs[s * n + l];
+    }
+    // Slot-outer, so the lockstep side is walked contiguously (lane-outer strides by n * 8
+    // bytes, a power of two that maps every slot to the same few cache sets), through a
+    // table of the items' register slices (walking the Items themselves misses the cache).
+    let mut cols: Vec<&mut [u64]> = items.iter_mut().map(|it| &mut it.regs[..used]).collect();
+    for s in 0..used {
+        for (c, &r) in cols.iter_mut().zip(&regs[s * n..s * n + n]) {
+            c[s] = r;
         }
+    }
+    for it in items.iter_mut() {
         let st = &mut it.st;
         st.pc = at.pc as u32;
         st.base = at.base as u32;
@@ -102,9 +110,10 @@ pub(super) fn gather(lx: &Lx<'_, impl Observer>, regs: &mut Vec<u64>, items: &[I
     if regs.len() < used * n {
         regs.resize(used * n, 0);
     }
-    for (l, it) in items.iter().enumerate() {
-        for (s, &r) in it.regs[..used].iter().enumerate() {
-            regs[s * n + l] = r;
+    let cols: Vec<&[u64]> = items.iter().map(|it| &it.regs[..used]).collect();
+    for s in 0..used {
+        for (r, c) in regs[s * n..s * n + n].iter_mut().zip(&cols) {
+            *r = c[s];
         }
     }
 }
