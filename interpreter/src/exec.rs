@@ -587,6 +587,7 @@ fn run_group<O: Observer>(
             base: 0,
             func: lx.kc.func,
             frames: vec![],
+            lanes: vec![],
         }
     });
     'outer: loop {

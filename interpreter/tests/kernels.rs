@@ -535,6 +535,11 @@ fn lockstep_quantum_one_matches_run_to_barrier() {
         if (in[gid] & 1) atomic_inc(cnt);
         atomic_add(&hist[in[gid] & 7], 1);
         barrier(CLK_LOCAL_MEM_FENCE);
+        // Both arms store (lanes at different ops with effects take turns one by one).
+        if (lid & 1) s[lid] = acc; else s[lid] = acc * 2 + 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        acc += s[(lid + 1) % get_local_size(0)];
+        if (lid == 31) return;
         out[gid] = acc + (int)sqrt((float)(lid * lid)) + *cnt * 1000;
     }"#;
     let input: Vec<i32> = (0..256).map(|i| (i * 37 + 11) % 101).collect();
