@@ -1781,4 +1781,13 @@ impl<O: Observer> crate::image::TexelMem for Texels<'_, '_, '_, '_, '_, O> {
     fn store(&mut self, p: u64, n: usize, v: u64) {
         self.mx.store(p, n, v, self.pc)
     }
+    fn outside(&mut self, image: u64, offset: i64, size: usize, write: bool) {
+        let kind = if write {
+            AccessKind::Write
+        } else {
+            AccessKind::Read
+        };
+        self.mx
+            .bad(image.wrapping_add(offset as u64), size, kind, self.pc);
+    }
 }

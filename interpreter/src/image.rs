@@ -525,6 +525,42 @@ pub(crate) trait TexelMem {
     fn desc(&self, image: u64) -> Option<ImageDesc>;
     fn load(&mut self, p: u64, n: usize) -> u64;
     fn store(&mut self, p: u64, n: usize, v: u64);
+    /// A texel outside the image was named where the result is undefined (a write, or a
+    /// read with `CLK_ADDRESS_NONE`): reported as an out-of-bounds access at the byte
+    /// offset the coordinates give; the access itself is contained.
+    fn outside(&mut self, image: u64, offset: i64, size: usize, write: bool);
+}
+
+/// Byte offset of possibly out-of-range memory coordinates (for reports only).
+fn signed_offset(d: &ImageDesc, at: [i64; 3]) -> i64 {
+    let e = d.format.element_size().unwrap_or(0) as i64;
+    at[0]
+        .wrapping_mul(e)
+        .wrapping_add(at[1].wrapping_mul(d.row_pitch as i64))
+        .wrapping_add(at[2].wrapping_mul(d.slice_pitch as i64))
+}
+
+/// Memory coordinates of `coords` before any addressing (layer and float coordinates
+/// rounded as nearest filtering does), and whether they lie inside the image.
+fn raw_coords(d: &ImageDesc, coords: Coords, normalized: bool) -> ([i64; 3], bool) {
+    let ext = d.extent();
+    let (axes, layer) = d.axes();
+    let mut at = [0i64; 3];
+    for (k, &ax) in axes.iter().enumerate() {
+        at[ax] = match coords {
+            Coords::Int(c) => c[k],
+            Coords::Float(c) if normalized => (c[k] * ext[ax] as f32).floor() as i64,
+            Coords::Float(c) => c[k].floor() as i64,
+        };
+    }
+    if let Some(l) = layer {
+        at[2] = match coords {
+            Coords::Int(c) => c[l],
+            Coords::Float(c) => c[l].round_ties_even() as i64,
+        };
+    }
+    let inside = (0..3).all(|k| at[k] >= 0 && (at[k] as u64) < ext[k]);
+    (at, inside)
 }
 
 const OFF_MASK: u64 = (1 << ptr::OFF_BITS) - 1;
@@ -590,6 +626,14 @@ pub(crate) fn read<M: TexelMem>(
         .clamp(0, n - 1);
     }
     let mode = sampler_bits & sampler::ADDRESS_MASK;
+    let lin = sampler_bits & sampler::FILTER_LINEAR != 0 && float_result;
+    if mode == sampler::ADDRESS_NONE && !lin {
+        let (raw, inside) = raw_coords(&d, coords, sampler_bits & sampler::NORMALIZED != 0);
+        if !inside {
+            let e = d.format.element_size().unwrap_or(1);
+            m.outside(image, signed_offset(&d, raw), e, false);
+        }
+    }
     let c = match coords {
         Coords::Int(c) => {
             for (k, &ax) in axes.iter().enumerate() {
@@ -599,7 +643,6 @@ pub(crate) fn read<M: TexelMem>(
         }
         Coords::Float(c) => c,
     };
-    let lin = sampler_bits & sampler::FILTER_LINEAR != 0 && float_result;
     if !lin {
         for (k, &ax) in axes.iter().enumerate() {
             at[ax] = nearest(c[k], ext[ax] as i64, sampler_bits);
@@ -645,18 +688,13 @@ pub(crate) fn write<M: TexelMem>(
     let Some(d) = m.desc(image) else {
         return;
     };
-    let ext = d.extent();
-    let (axes, layer) = d.axes();
-    let mut at = [0u64; 3];
-    for (k, &ax) in axes.iter().enumerate() {
-        at[ax] = coords[k] as u64;
-    }
-    if let Some(l) = layer {
-        at[2] = coords[l] as u64;
-    }
-    if (0..3).any(|k| at[k] >= ext[k]) {
+    let (raw, inside) = raw_coords(&d, Coords::Int(coords), false);
+    if !inside {
+        let e = d.format.element_size().unwrap_or(1);
+        m.outside(image, signed_offset(&d, raw), e, true);
         return;
     }
+    let at = raw.map(|x| x as u64);
     let (Some((n, _)), Some(cs)) = (d.format.layout(), d.format.channel_size()) else {
         return;
     };
@@ -801,6 +839,7 @@ mod tests {
         desc: ImageDesc,
         bytes: Vec<u8>,
         loads: usize,
+        outside: Vec<(i64, usize, bool)>,
     }
 
     impl TexelMem for Mem {
@@ -817,6 +856,9 @@ mod tests {
         fn store(&mut self, p: u64, n: usize, v: u64) {
             let o = ptr::dec(p).2 as usize;
             self.bytes[o..o + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        }
+        fn outside(&mut self, _: u64, offset: i64, size: usize, write: bool) {
+            self.outside.push((offset, size, write));
         }
     }
 
@@ -837,6 +879,7 @@ mod tests {
             desc,
             bytes,
             loads: 0,
+            outside: vec![],
         }
     }
 
@@ -884,10 +927,17 @@ mod tests {
         let mir = sampler::NORMALIZED | sampler::MIRRORED_REPEAT;
         assert_eq!(red(&mut m, mir, [1.25, 0.25]), 1.0);
         assert_eq!(red(&mut m, mir, [-0.25, 0.25]), 0.0);
-        // NONE out of range is undefined: contained (clamped), never outside the image.
+        // Out of range is reported only for NONE (undefined there) and then contained:
+        // clamped, never outside the image.
+        assert!(m.outside.is_empty());
         assert_eq!(red(&mut m, sampler::FILTER_NEAREST, [99.0, -7.0]), 1.0);
         let i = read(&mut m, img(), 0x10, Coords::Int([-5, 9, 0]), true);
         assert_eq!(f32::from_bits(i[0]), 2.0);
+        // (99, -7) at 16 bytes per texel and 32 per row; (-5, 9) likewise.
+        assert_eq!(
+            m.outside,
+            [(99 * 16 - 7 * 32, 16, false), (-5 * 16 + 9 * 32, 16, false)]
+        );
     }
 
     #[test]
@@ -960,12 +1010,14 @@ mod tests {
             desc,
             bytes: vec![0; 96],
             loads: 0,
+            outside: vec![],
         };
         write(&mut m, img(), [3, 2, 1], &[1, 2, 300, 4], false);
         assert_eq!(&m.bytes[92..96], &[1, 2, 255, 4]);
-        // Out of range: dropped.
+        // Out of range: reported and dropped.
         write(&mut m, img(), [4, 0, 0], &[9; 4], false);
         assert!(m.bytes[..92].iter().all(|b| *b == 0));
+        assert_eq!(m.outside, [(16, 4, true)]);
         let v = read(&mut m, img(), 0x10, Coords::Int([3, 2, 1]), false);
         assert_eq!(v, [1, 2, 255, 4]);
         let mut out = [0u64; 4];
