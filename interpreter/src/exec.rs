@@ -344,6 +344,7 @@ impl Device {
                     }));
                 }
                 (ParamKind::Image, ArgValue::Null) => lanes.push(0),
+                (ParamKind::Image, _) => return Err(bad("an image argument needs an image")),
                 (ParamKind::Opaque, ArgValue::Sampler(bits)) => lanes.push(*bits as u64),
                 (ParamKind::Opaque, ArgValue::Bytes(b)) => {
                     let mut w = [0u8; 8];
