@@ -185,7 +185,7 @@ impl Buffer {
 
     /// Loads a little-endian value of 1, 2, 4 or 8 bytes (the executor's fast path).
     /// Unaligned or odd-sized loads fall back to bytes. Returns `None` out of range.
-    #[inline]
+    #[inline(always)] // the executor's hottest call; LLVM would not inline it across its many uses
     pub fn load(&self, offset: usize, size: usize) -> Option<u64> {
         self.check(offset, size).ok()?;
         // SAFETY: in range (checked above); each typed atomic is used only at its alignment.
@@ -213,7 +213,7 @@ impl Buffer {
     }
 
     /// Stores the low `size` bytes (1, 2, 4 or 8) of `value`, little-endian. `None` out of range.
-    #[inline]
+    #[inline(always)] // as `load`
     pub fn store(&self, offset: usize, size: usize, value: u64) -> Option<()> {
         self.check(offset, size).ok()?;
         // SAFETY: as in `load`.
