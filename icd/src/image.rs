@@ -83,7 +83,8 @@ pub fn check_format(f: &cl_image_format) -> Result<ImageFormat, cl_int> {
         CL_UNORM_INT8 | CL_UNORM_INT16 | CL_SNORM_INT8 | CL_SNORM_INT16 | CL_HALF_FLOAT | CL_FLOAT
     );
     let ok = match o {
-        CL_RGB | CL_RGBx => packed,
+        CL_RGB | CL_RGBx => packed && t != CL_UNORM_INT_101010_2,
+        CL_RGBA => !packed || t == CL_UNORM_INT_101010_2,
         CL_BGRA | CL_ARGB | CL_ABGR => eight,
         CL_INTENSITY | CL_LUMINANCE => norm_or_float,
         CL_DEPTH => matches!(t, CL_UNORM_INT16 | CL_FLOAT),
@@ -1234,9 +1235,16 @@ mod tests {
             check_format(&fmt(0, CL_FLOAT)),
             Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)
         );
-        // Valid but not implemented: CL_IMAGE_FORMAT_NOT_SUPPORTED at creation.
+        // Packed RGB is implemented; RGBA 101010_2 is valid but not implemented
+        // (CL_IMAGE_FORMAT_NOT_SUPPORTED at creation).
         let f = check_format(&fmt(CL_RGB, CL_UNORM_SHORT_565));
+        assert!(f.is_ok_and(|f| f.is_supported()));
+        let f = check_format(&fmt(CL_RGBA, CL_UNORM_INT_101010_2));
         assert!(f.is_ok_and(|f| !f.is_supported()));
+        assert_eq!(
+            check_format(&fmt(CL_RGB, CL_UNORM_INT_101010_2)),
+            Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)
+        );
     }
 
     #[test]

@@ -17,11 +17,13 @@ pub mod order {
     pub const A: u32 = 1;
     pub const RG: u32 = 2;
     pub const RA: u32 = 3;
+    pub const RGB: u32 = 4;
     pub const RGBA: u32 = 5;
     pub const BGRA: u32 = 6;
     pub const ARGB: u32 = 7;
     pub const INTENSITY: u32 = 8;
     pub const LUMINANCE: u32 = 9;
+    pub const RGBX: u32 = 12;
     pub const SRGBA: u32 = 17;
     pub const SBGRA: u32 = 18;
     pub const ABGR: u32 = 19;
@@ -34,6 +36,9 @@ pub mod dtype {
     pub const SNORM_INT16: u32 = 1;
     pub const UNORM_INT8: u32 = 2;
     pub const UNORM_INT16: u32 = 3;
+    pub const UNORM_SHORT_565: u32 = 4;
+    pub const UNORM_SHORT_555: u32 = 5;
+    pub const UNORM_INT_101010: u32 = 6;
     pub const SIGNED_INT8: u32 = 7;
     pub const SIGNED_INT16: u32 = 8;
     pub const SIGNED_INT32: u32 = 9;
@@ -108,6 +113,8 @@ impl ImageFormat {
             BGRA | SBGRA => (4, [Some(2), Some(1), Some(0), Some(3)]),
             ARGB => (4, [Some(1), Some(2), Some(3), Some(0)]),
             ABGR => (4, [Some(3), Some(2), Some(1), Some(0)]),
+            // Packed formats: one word holds R, G and B (see `packed`).
+            RGB | RGBX => (1, [Some(0), Some(0), Some(0), None]),
             INTENSITY => (1, [Some(0), Some(0), Some(0), Some(0)]),
             LUMINANCE => (1, [Some(0), Some(0), Some(0), None]),
             _ => return None,
@@ -120,7 +127,8 @@ impl ImageFormat {
         Some(match self.data_type {
             SNORM_INT8 | UNORM_INT8 | SIGNED_INT8 | UNSIGNED_INT8 => 1,
             SNORM_INT16 | UNORM_INT16 | SIGNED_INT16 | UNSIGNED_INT16 | HALF_FLOAT => 2,
-            SIGNED_INT32 | UNSIGNED_INT32 | FLOAT => 4,
+            UNORM_SHORT_565 | UNORM_SHORT_555 => 2,
+            SIGNED_INT32 | UNSIGNED_INT32 | FLOAT | UNORM_INT_101010 => 4,
             _ => return None,
         })
     }
@@ -130,6 +138,16 @@ impl ImageFormat {
         self.is_supported()
             .then(|| Some(self.layout()?.0 * self.channel_size()?))
             .flatten()
+    }
+
+    /// Bit position and width of R, G and B in a packed texel word.
+    fn packed(self) -> Option<[(u32, u32); 3]> {
+        match self.data_type {
+            dtype::UNORM_SHORT_565 => Some([(11, 5), (5, 6), (0, 5)]),
+            dtype::UNORM_SHORT_555 => Some([(10, 5), (5, 5), (0, 5)]),
+            dtype::UNORM_INT_101010 => Some([(20, 10), (10, 10), (0, 10)]),
+            _ => None,
+        }
     }
 
     /// sRGB orders: R, G and B are stored non-linearly (§8.3.1.1 / §8.3.2.1).
@@ -153,6 +171,9 @@ impl ImageFormat {
         if self.layout().is_none() || self.channel_size().is_none() {
             return false;
         }
+        if self.packed().is_some() != matches!(self.order, RGB | RGBX) {
+            return false;
+        }
         match self.order {
             BGRA | ARGB | ABGR => self.channel_size() == Some(1),
             SRGBA | SBGRA => self.data_type == UNORM_INT8,
@@ -170,6 +191,8 @@ impl ImageFormat {
         for order in [
             order::RGBA,
             order::BGRA,
+            order::RGB,
+            order::RGBX,
             order::R,
             order::RG,
             order::A,
@@ -204,6 +227,17 @@ impl ImageFormat {
         let Some((_, sw)) = self.layout() else {
             return [0; 4];
         };
+        if let Some(fields) = self.packed() {
+            let mut out = [0f32, 0.0, 0.0, 1.0];
+            for (o, (at, bits)) in out.iter_mut().zip(fields) {
+                *o = ((raw[0] >> at) & ((1 << bits) - 1)) as f32 / ((1u32 << bits) - 1) as f32;
+            }
+            return if float_result {
+                out.map(f32::to_bits)
+            } else {
+                out.map(|v| v as i32 as u32)
+            };
+        }
         let int = self.is_integer();
         let conv = |r: u64| -> u32 {
             use dtype::*;
@@ -254,6 +288,19 @@ impl ImageFormat {
             return [0; 4];
         };
         let mut raw = [0u64; 4];
+        if let Some(fields) = self.packed() {
+            for (c, (at, bits)) in fields.into_iter().enumerate() {
+                let max = ((1u32 << bits) - 1) as f32;
+                let v = self.unit(rgba[c], float_src) * max;
+                let q = if v.is_nan() {
+                    0
+                } else {
+                    v.clamp(0.0, max).round_ties_even() as u64
+                };
+                raw[0] |= q << at;
+            }
+            return raw;
+        }
         for (k, r) in raw.iter_mut().enumerate().take(n) {
             // The first of R, G, B, A stored in memory channel k.
             let Some(c) = sw.iter().position(|s| *s == Some(k)) else {
@@ -987,6 +1034,18 @@ mod tests {
         let back = srgb.decode(&raw, true).map(f32::from_bits);
         assert!((back[0] - 0.5).abs() < 0.005 && back[2] == 1.0, "{back:?}");
         assert!(!f(order::SRGBA, dtype::UNORM_INT16).is_supported());
+        // Packed RGB: 565 keeps 5/6/5 bits, 101010 10 each; alpha reads as 1.
+        let p565 = f(order::RGB, dtype::UNORM_SHORT_565);
+        let raw = p565.encode(&[1f32, 0.5, 0.0, 0.0].map(f32::to_bits), true);
+        assert_eq!(raw[0], (31 << 11) | (32 << 5));
+        let back = p565.decode(&raw, true).map(f32::from_bits);
+        assert_eq!(back, [1.0, 32.0 / 63.0, 0.0, 1.0]);
+        let p10 = f(order::RGBX, dtype::UNORM_INT_101010);
+        let raw = p10.encode(&[0f32, 1.0, 0.25, 1.0].map(f32::to_bits), true);
+        assert_eq!(raw[0], (1023 << 10) | 256);
+        assert_eq!(p10.element_size(), Some(4));
+        assert!(!f(order::RGB, dtype::UNORM_INT8).is_supported());
+        assert!(!f(order::RGBA, dtype::UNORM_SHORT_565).is_supported());
         // Formats outside the specification's combinations are refused.
         assert!(!f(order::BGRA, dtype::FLOAT).is_supported());
         assert!(!f(order::INTENSITY, dtype::SIGNED_INT8).is_supported());

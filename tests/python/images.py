@@ -30,4 +30,19 @@ out = np.empty_like(a)
 cl.enqueue_copy(q, out, dst, origin=(0, 0), region=(4, 3))
 if not np.array_equal(out, 2 * a):
     sys.exit(f"mismatch:\n{out}\nwant\n{2 * a}")
+
+# A packed RGB 565 image, when offered: write_imagef quantizes to 5/6/5 bits.
+f565 = cl.ImageFormat(cl.channel_order.RGB, cl.channel_type.UNORM_SHORT_565)
+if any(f.channel_order == f565.channel_order and f.channel_data_type == f565.channel_data_type
+       for f in formats):
+    img = cl.Image(ctx, cl.mem_flags.READ_WRITE, f565, shape=(2, 1))
+    prg = cl.Program(ctx, """
+__kernel void paint(__write_only image2d_t d) {
+  write_imagef(d, (int2)(get_global_id(0), 0), (float4)(1.0f, 0.5f, 0.0f, 1.0f));
+}""").build()
+    prg.paint(q, (2,), None, img)
+    px = np.zeros(2, dtype=np.uint16)
+    cl.enqueue_copy(q, px, img, origin=(0, 0), region=(2, 1))
+    if list(px) != [(31 << 11) | (32 << 5)] * 2:
+        sys.exit(f"565 texels {[hex(int(v)) for v in px]}")
 print(f"pyopencl images: PASS on {dev.platform.name}")
