@@ -221,7 +221,7 @@ fn create_image(
     // A 1-D buffer image inherits access and host flags from its buffer.
     let buffer = if is_buffer_image && !d.buffer.is_null() {
         let b = get_mem(d.buffer).map_err(|_| CL_INVALID_IMAGE_DESCRIPTOR)?;
-        if b.image.is_some() || !Arc::ptr_eq(&b.context, &ctx) || b.offset != 0 {
+        if b.image.is_some() || !Arc::ptr_eq(&b.context, &ctx) {
             return Err(CL_INVALID_IMAGE_DESCRIPTOR);
         }
         Some(b)
@@ -243,13 +243,15 @@ fn create_image(
     if !format.is_supported() {
         return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED);
     }
-    let (desc, host_len) = layout(format, &d, !host_ptr.is_null())?;
+    let (mut desc, host_len) = layout(format, &d, !host_ptr.is_null())?;
     let mem_type = d.image_type;
     let (storage, size) = match &buffer {
         Some(b) => {
             if desc.byte_len().is_none_or(|n| n > b.size as u64) {
                 return Err(CL_INVALID_IMAGE_SIZE);
             }
+            // The texels start where the (sub-)buffer does in the shared storage.
+            desc.base = b.offset as u64;
             (b.storage.clone(), b.size)
         }
         None if flags & CL_MEM_USE_HOST_PTR != 0 => {
@@ -264,7 +266,6 @@ fn create_image(
             (s, len)
         }
     };
-    let mut desc = desc;
     let from_host = flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0;
     if flags & CL_MEM_COPY_HOST_PTR != 0 && buffer.is_none() {
         // Repack the application's rows into the tight storage layout.
@@ -1393,6 +1394,96 @@ mod tests {
             for m in [img, wo, buf] {
                 assert_eq!(crate::mem::clReleaseMemObject(m), CL_SUCCESS);
             }
+            assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
+        }
+    }
+
+    /// A 1-D buffer image over a sub-buffer sees the sub-buffer's bytes, through host reads
+    /// and maps, and shares them with the buffer.
+    #[test]
+    fn buffer_image_over_a_sub_buffer() {
+        let d = crate::platform::device_id();
+        let mut err = 0;
+        // SAFETY: valid pointers to live values throughout.
+        unsafe {
+            let c = context::clCreateContext(
+                std::ptr::null(),
+                1,
+                &d,
+                None,
+                std::ptr::null_mut(),
+                &mut err,
+            );
+            let q = crate::queue::clCreateCommandQueue(c, d, 0, &mut err);
+            let mut bytes: Vec<u8> = (0..=255).collect();
+            let buf = crate::mem::clCreateBuffer(
+                c,
+                CL_MEM_COPY_HOST_PTR,
+                256,
+                bytes.as_mut_ptr().cast(),
+                &mut err,
+            );
+            let region = cl_buffer_region {
+                origin: 128,
+                size: 64,
+            };
+            let sub = crate::mem::clCreateSubBuffer(
+                buf,
+                0,
+                CL_BUFFER_CREATE_TYPE_REGION,
+                (&region as *const cl_buffer_region).cast(),
+                &mut err,
+            );
+            assert_eq!(err, CL_SUCCESS);
+            let mut desc = desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, [16, 0, 0], [0, 0]);
+            desc.buffer = sub;
+            let f = fmt(CL_RGBA, CL_UNSIGNED_INT8);
+            let img = clCreateImage(c, 0, &f, &desc, std::ptr::null_mut(), &mut err);
+            assert_eq!(err, CL_SUCCESS);
+            let (o, r) = ([1usize, 0, 0], [2usize, 1, 1]);
+            let mut out = [0u8; 8];
+            let rc = clEnqueueReadImage(
+                q,
+                img,
+                CL_TRUE,
+                o.as_ptr(),
+                r.as_ptr(),
+                0,
+                0,
+                out.as_mut_ptr().cast(),
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+            );
+            assert_eq!(rc, CL_SUCCESS);
+            assert_eq!(out, [132, 133, 134, 135, 136, 137, 138, 139]);
+            let mut pitch = 0usize;
+            let p = clEnqueueMapImage(
+                q,
+                img,
+                CL_TRUE,
+                CL_MAP_READ,
+                o.as_ptr(),
+                r.as_ptr(),
+                &mut pitch,
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+                &mut err,
+            );
+            assert_eq!(err, CL_SUCCESS);
+            assert_eq!(*p.cast::<u8>(), 132);
+            let unmap = crate::mem::clEnqueueUnmapMemObject;
+            assert_eq!(
+                unmap(q, img, p, 0, std::ptr::null(), std::ptr::null_mut()),
+                CL_SUCCESS
+            );
+            assert_eq!(crate::queue::clFinish(q), CL_SUCCESS);
+            for m in [img, sub, buf] {
+                assert_eq!(crate::mem::clReleaseMemObject(m), CL_SUCCESS);
+            }
+            assert_eq!(crate::queue::clReleaseCommandQueue(q), CL_SUCCESS);
             assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
         }
     }

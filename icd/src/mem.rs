@@ -904,7 +904,9 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
     call("clEnqueueUnmapMemObject", || {
         let (q, m) = queue_and_any_mem(q, memobj)?;
         let waits = wait_list(Some(&q.context), num, list)?;
-        let base = m.storage.host_ptr() as usize + m.offset;
+        // An image over a sub-buffer starts at its descriptor's base in the storage.
+        let image_base = m.image.as_ref().map_or(0, |i| i.desc.base as usize);
+        let base = m.storage.host_ptr() as usize + m.offset + image_base;
         let p = mapped_ptr as usize;
         if p < base || p >= base + m.size || m.map_count.load(Ordering::Relaxed) == 0 {
             return Err(CL_INVALID_VALUE);

@@ -396,6 +396,9 @@ pub struct ImageDesc {
     pub row_pitch: u64,
     /// Bytes between slices of a 3-D image or layers of an array.
     pub slice_pitch: u64,
+    /// Byte offset of texel (0, 0, 0) in the storage (a 1-D buffer image over a
+    /// sub-buffer); 0 otherwise.
+    pub base: u64,
 }
 
 impl ImageDesc {
@@ -416,6 +419,7 @@ impl ImageDesc {
             array_size: 1,
             row_pitch: width.checked_mul(e)?,
             slice_pitch: 0,
+            base: 0,
         };
         match dim {
             ImageDim::D1 | ImageDim::D1Buffer => {}
@@ -439,7 +443,7 @@ impl ImageDesc {
         }
     }
 
-    /// Bytes from the image's start to the end of its last texel.
+    /// Bytes from the storage's start to the end of the image's last texel.
     pub fn byte_len(&self) -> Option<u64> {
         let [w, h, d] = self.extent();
         let e = self.format.element_size()? as u64;
@@ -447,13 +451,14 @@ impl ImageDesc {
         last(d)
             .checked_mul(self.slice_pitch)?
             .checked_add(last(h).checked_mul(self.row_pitch)?)?
-            .checked_add(w.checked_mul(e)?)
+            .checked_add(w.checked_mul(e)?)?
+            .checked_add(self.base)
     }
 
     /// Byte offset of texel (x, y, z) in memory coordinates.
     pub fn offset(&self, [x, y, z]: [u64; 3]) -> u64 {
         let e = self.format.element_size().unwrap_or(0) as u64;
-        x * e + y * self.row_pitch + z * self.slice_pitch
+        self.base + x * e + y * self.row_pitch + z * self.slice_pitch
     }
 
     /// Coordinate lanes: which memory axis each lane addresses, and the lane of the array
@@ -581,8 +586,8 @@ pub(crate) trait TexelMem {
 /// Byte offset of possibly out-of-range memory coordinates (for reports only).
 fn signed_offset(d: &ImageDesc, at: [i64; 3]) -> i64 {
     let e = d.format.element_size().unwrap_or(0) as i64;
-    at[0]
-        .wrapping_mul(e)
+    (d.base as i64)
+        .wrapping_add(at[0].wrapping_mul(e))
         .wrapping_add(at[1].wrapping_mul(d.row_pitch as i64))
         .wrapping_add(at[2].wrapping_mul(d.slice_pitch as i64))
 }
@@ -1065,6 +1070,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(desc.byte_len(), Some(4 * 3 * 2 * 4));
+        let mut at8 = desc;
+        at8.base = 8;
+        assert_eq!((at8.byte_len(), at8.offset([1, 0, 0])), (Some(104), 12));
         let mut m = Mem {
             desc,
             bytes: vec![0; 96],
