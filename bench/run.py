@@ -1,5 +1,7 @@
 """Runs bench/bench.c on every platform configuration and prints one table (medians, peak RSS,
-ratios to PoCL and to Oclgrind). All platforms are measured in the same run on the same machine."""
+ratios to PoCL and to Oclgrind). `pocl-forward-meta` is PoCL through ShadowCL's forwarding
+mode (SHADOWCL_FORWARD) with metadata-only launch capture.
+All platforms are measured in the same run on the same machine."""
 import argparse, json, os, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,6 +33,7 @@ def main():
     ap.add_argument("--scale", type=int, default=2, help="divides problem sizes (same for all)")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--apps", default="vadd matmul reduce stencil")
+    ap.add_argument("--configs", default="", help="comma list of configurations to run (default: all)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="shadowcl-bench-")
     exe = os.path.join(tmp, "bench")
@@ -41,14 +44,20 @@ def main():
     v_scl = vendors(tmp, "shadowcl", a.lib)
     v_ocg = vendors(tmp, "oclgrind", OCLGRIND_ICD)
     nproc = os.cpu_count() or 1
+    # Pass-through capture: ShadowCL forwards to PoCL and records launch metadata only.
+    forward_env = {"SHADOWCL_FORWARD": pocl_lib, "SHADOWCL_CAPTURE": os.path.join(tmp, "capture"),
+                   "SHADOWCL_CAPTURE_DATA": "none"}
     configs = [
         ("pocl", "Portable", v_pocl, {}, a.reps),
+        ("pocl-forward-meta", "ShadowCL capture", v_scl, forward_env, a.reps),
         ("shadowcl-off-1t", "ShadowCL", v_scl, {"SHADOWCL_CHECKS": "none", "SHADOWCL_THREADS": "1"}, a.reps),
         (f"shadowcl-off-{nproc}t", "ShadowCL", v_scl, {"SHADOWCL_CHECKS": "none"}, a.reps),
         ("shadowcl-checks", "ShadowCL", v_scl, {}, a.reps),
         ("oclgrind", "Oclgrind", v_ocg, {}, 3),
         ("oclgrind-races", "Oclgrind", v_ocg, {"OCLGRIND_DATA_RACES": "1"}, 3),
     ]
+    if a.configs:
+        configs = [c for c in configs if c[0] in a.configs.split(",")]
     rows = {}
     for app in a.apps.split():
         for name, plat, vend, env, reps in configs:
@@ -69,9 +78,15 @@ def main():
             if ms is None:
                 print(f"{app:8} {name:18} {'failed':>10}")
                 continue
-            x = f"{ms / base:.1f}" if base else "-"
+            x = f"{ms / base:.2f}" if base else "-"
             v = f"{ocg / ms:.1f}x" if ocg and ms else "-"
             print(f"{app:8} {name:18} {ms:10.2f} {rss / 1024:8.1f} {x:>8} {v:>12}")
+    fwd = [rows[(app, "pocl-forward-meta")][0] / rows[(app, "pocl")][0]
+           for app in a.apps.split()
+           if rows.get((app, "pocl"), (None,))[0] and rows.get((app, "pocl-forward-meta"), (None,))[0]]
+    if fwd:
+        print(f"PoCL via ShadowCL forward (metadata capture) / PoCL direct: worst {max(fwd):.2f}x "
+              f"(target <= 1.2x)")
 
 
 if __name__ == "__main__":

@@ -51,6 +51,11 @@ pub struct RunArgs {
     /// Run work-groups one after another (deterministic schedules).
     #[arg(long)]
     pub serial: bool,
+    /// Pass-through capture: run on this vendor platform instead of ShadowCL's interpreter
+    /// (a vendor ICD library path, or a platform-name substring such as `Portable`), forwarding
+    /// every call and recording launches with --capture. Checks then happen on replay.
+    #[arg(long, value_name = "NAME")]
+    pub forward: Option<String>,
     /// Record every kernel launch into this folder (see `shadowcl captures`).
     #[arg(long, value_name = "DIR")]
     pub capture: Option<PathBuf>,
@@ -162,6 +167,7 @@ fn child_env(args: &RunArgs, report: &Path) -> Vec<(&'static str, String)> {
                 "SHADOWCL_CAPTURE",
                 args.capture.as_ref().map(|p| p.display().to_string()),
             ),
+            opt("SHADOWCL_FORWARD", args.forward.clone()),
         ]
         .into_iter()
         .flatten(),
@@ -394,6 +400,8 @@ mod tests {
             "--serial",
             "--capture",
             "caps",
+            "--forward",
+            "Portable",
             "--",
             "app",
             "-x",
@@ -412,6 +420,7 @@ mod tests {
         assert_eq!(get("SHADOWCL_THREADS"), Some("2"));
         assert_eq!(get("SHADOWCL_WG_SERIAL"), Some("true"));
         assert_eq!(get("SHADOWCL_CAPTURE"), Some("caps"));
+        assert_eq!(get("SHADOWCL_FORWARD"), Some("Portable"));
         // Defaults are left to the library.
         let d = child_env(&parse(&["--", "app"]).unwrap(), Path::new("r"));
         assert_eq!(d.len(), 1);

@@ -20,8 +20,9 @@ A slot implemented by hand (`pub unsafe extern "C" fn clXxx` in icd/src/forward/
 instead; a slot whose parameters this script cannot translate returns CL_INVALID_OPERATION.
 Run after changing the rules or adding a hand-written slot, then `cargo fmt`:
     python3 icd/tools/gen_forward.py
+`--check` exits 1 when the committed table_gen.rs is out of date (a unit test runs it).
 """
-import os, re, sys
+import os, re, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -63,7 +64,7 @@ class Untranslatable(Exception):
 
 def translate(name, ps, ret):
     """(pre lines, call args, post lines run on success) for one slot."""
-    pre, args, post = [], [], []
+    pre, args, post, always = [], [], [], []
     if name in GUARDS:
         pre.append(GUARDS[name])
     names = [n for _, n in ps]
@@ -105,7 +106,7 @@ def translate(name, ps, ret):
                 # Both NULL stays both NULL: the vendor reports CL_INVALID_VALUE.
                 args.append(f"if {n}.is_null() && {ret_n}.is_null() {{ std::ptr::null_mut() }} else {{ &mut {ret_n}_n }}")
                 skip.add(ret_n)
-                post.append(f"out({ret_n}, {ret_n}_n);")
+                always.append(f"out({ret_n}, {ret_n}_n);")
                 post.append(f"wrap_out_array(Kind::{k}, {n}, {cnt}.min({ret_n}_n), {str(creates(name) or 'SubDevices' in name).lower()});")
             else:
                 raise Untranslatable(f"{n}: handle out-parameter")
@@ -146,10 +147,34 @@ def translate(name, ps, ret):
         pre.append("let mut size_ret_v: usize = 0;")
         post.append(f"out({pret}, size_ret_v);")
         post.append(f'fix_info("{name}", {pn} as u32, {pv}, {psz}.min(size_ret_v));')
-    return pre, args, post, fail
+    return pre, args, always, post, fail
 
 
-def gen():
+def self_test():
+    """The translation rules on a few real signatures."""
+    def sig(name):
+        for tyname, field in g.fields:
+            if field == name:
+                ret, params = g.fn_typedefs.get(tyname) or g.raw_typedefs[tyname]
+                return g.parse_params(params), g.rust_type(ret, False)[0]
+        raise KeyError(name)
+    pre, args, always, post, fail = translate("clWaitForEvents", *sig("clWaitForEvents"))
+    assert "un_list(Kind::Event, Kind::Event.invalid()" in pre[0], pre
+    pre, args, always, post, fail = translate("clEnqueueCopyBuffer", *sig("clEnqueueCopyBuffer"))
+    assert any("un_buffer(src_buffer)" in p for p in pre), pre
+    assert any("CL_INVALID_EVENT_WAIT_LIST" in p for p in pre), pre
+    assert post == ["wrap_out(Kind::Event, event, true);"], post
+    pre, args, always, post, fail = translate("clGetDeviceIDs", *sig("clGetDeviceIDs"))
+    assert always == ["out(num_devices, num_devices_n);"] and "wrap_out_array" in post[0], post
+    pre, args, always, post, fail = translate("clSetEventCallback", *sig("clSetEventCallback"))
+    assert any("tramp::event_cb" in p for p in pre) and fail and "discard" in fail[0], (pre, fail)
+    pre, args, always, post, fail = translate("clGetMemObjectInfo", *sig("clGetMemObjectInfo"))
+    assert any('fix_info("clGetMemObjectInfo"' in p for p in post), post
+    pre, args, always, post, fail = translate("clCreateContext", *sig("clCreateContext"))
+    assert pre[0].startswith("let properties_v = context_props(") and "pfn_notify" in args, (pre, args)
+
+
+def gen(path=os.path.join(FWD, "table_gen.rs")):
     hand = {}
     for fn in sorted(os.listdir(FWD)):
         if not fn.endswith(".rs") or fn == "table_gen.rs":
@@ -175,7 +200,7 @@ def gen():
         sig = ", ".join(f"{n}: {t}" for t, n in ps)
         rsuffix = "" if rret == "c_void" else f" -> {rret}"
         try:
-            pre, args, post, fail = translate(field, ps, rret)
+            pre, args, always, post, fail = translate(field, ps, rret)
         except Untranslatable as e:
             untranslated.append((field, str(e)))
             errp = [n for t, n in ps if n == "errcode_ret" or t == "*mut cl_int"]
@@ -194,6 +219,7 @@ def gen():
         call = f"(f)({', '.join(args)})"
         pre_s = "".join(f"        {l}\n" for l in pre)
         post_s = "".join(f"            {l}\n" for l in post)
+        always_s = "".join(f"        {l}\n" for l in always)
         fail_s = "".join(f"            {l}\n" for l in fail)
         if rret == "cl_int":
             rel = re.match(r"clRelease(\w+)$", field)
@@ -207,8 +233,12 @@ def gen():
                 body = (f"    forward(\"{field}\", || {{\n{pre_s}        let f = {slot}?;\n"
                         f"        // SAFETY: the vendor's slot of this very signature; handles translated above.\n"
                         f"        let r = unsafe {{ {call} }};\n"
-                        f"        if r == CL_SUCCESS {{\n{post_s}        }} else {{\n{fail_s}        }}\n"
-                        f"        Ok(r)\n    }})")
+                        + always_s
+                        + (f"        if r == CL_SUCCESS {{\n{post_s}        }}" if post_s else
+                           f"        if r != CL_SUCCESS {{\n{fail_s}        }}\n" if fail_s else "")
+                        + (f" else {{\n{fail_s}        }}" if post_s and fail_s else "")
+                        + ("\n" if post_s else "")
+                        + f"        Ok(r)\n    }})")
         elif rret in KIND:
             k = KIND[rret]
             errp = [n for t, n in ps if t in ("*mut cl_int", "*mut c_int")][-1]
@@ -253,10 +283,24 @@ def gen():
     out.append("/// Slots this generator could not translate (they return CL_INVALID_OPERATION).")
     out.append("pub const UNTRANSLATED: &[&str] = &[" + ", ".join(f'"{f}"' for f, _ in untranslated) + "];\n")
     out += fns
-    open(os.path.join(FWD, "table_gen.rs"), "w").write("\n".join(out))
+    open(path, "w").write("\n".join(out))
     print(f"{len(g.fields)} slots: {len(hand)} by hand, {len(untranslated)} untranslated "
           f"({', '.join(f for f, _ in untranslated)})")
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--check"]:
+        sys.stdout = sys.stderr
+        # Exit status 1 when table_gen.rs is not what this script (and rustfmt) would write.
+        self_test()
+        import tempfile
+        before = open(os.path.join(FWD, "table_gen.rs")).read()
+        with tempfile.TemporaryDirectory() as d:
+            tmp = os.path.join(d, "table_gen.rs")
+            gen(tmp)
+            # Default rustfmt settings, as `cargo fmt` uses here (no rustfmt.toml).
+            subprocess.run(["rustfmt", "--edition", "2021", tmp], check=True)
+            after = open(tmp).read()
+        sys.exit(0 if after == before else 1)
+    self_test()
     gen()

@@ -279,3 +279,32 @@ fn racy_launch_recorded_over_pocl_replays_with_the_race() {
         });
     assert!(found, "no race on scratch in the replay: {text}");
 }
+
+/// `shadowcl run --forward NAME --capture DIR -- APP`: the CLI's own vendors folder lists
+/// only ShadowCL, the name finds PoCL in the system's folder, and the launches are recorded.
+#[test]
+fn shadowcl_run_forward_records_the_apps_launches() {
+    let test = "shadowcl_run_forward_records_the_apps_launches";
+    let (Some(_), Some(cli)) = (setup(test), shadowcl_cli(test)) else {
+        return;
+    };
+    let Some(lib) = find_shadowcl_lib() else {
+        return;
+    };
+    let cap = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(&cli);
+    cmd.env("SHADOWCL_LIB", &lib)
+        .env_remove("SHADOWCL_FORWARD")
+        .env("HOST_PLATFORM", "ShadowCL capture: Portable")
+        .args(["run", "--forward", "Portable", "--capture"])
+        .arg(cap.path())
+        .arg("--")
+        .arg(c_host("vadd"))
+        .arg("source");
+    let o = run(cmd, TIMEOUT);
+    o.assert_success();
+    assert!(o.stdout.contains("vadd-source: PASS"), "{}", o.describe());
+    let recs = records(cap.path());
+    assert!(!recs.is_empty(), "no record\n{}", o.describe());
+    assert_eq!(record_json(&recs[0])["kernel"], "vadd");
+}

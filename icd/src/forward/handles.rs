@@ -550,3 +550,31 @@ mod tests {
         assert_eq!(context_props(bad.as_ptr()), Err(CL_INVALID_PLATFORM));
     }
 }
+
+#[cfg(test)]
+mod generated {
+    /// table_gen.rs is what icd/tools/gen_forward.py writes from this machine's cl_icd.h (the
+    /// script also checks its translation rules on real signatures).
+    #[test]
+    fn forwarding_table_is_up_to_date() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let have = |p: &str, a: &str| std::process::Command::new(p).arg(a).output().is_ok();
+        if !std::path::Path::new("/usr/include/CL/cl_icd.h").is_file()
+            || !have("python3", "--version")
+            || !have("rustfmt", "--version")
+        {
+            eprintln!("SKIP: forwarding_table_is_up_to_date: needs cl_icd.h, python3, rustfmt");
+            return;
+        }
+        let o = std::process::Command::new("python3")
+            .arg(dir.join("tools/gen_forward.py"))
+            .arg("--check")
+            .output()
+            .expect("python3 runs");
+        assert!(
+            o.status.success(),
+            "table_gen.rs is stale: run python3 icd/tools/gen_forward.py && cargo fmt\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}

@@ -330,9 +330,19 @@ impl Launch {
         self.rec.wants_outputs()
     }
 
-    /// The vendor accepted the launch (`event`: its event, or NULL): write the record, and
-    /// the outputs once the kernel is done when they are asked for.
+    /// The vendor accepted the launch (`event`: its event, or NULL). Without outputs to read
+    /// the record is written by a background thread, so the application does not wait for the
+    /// disk (records still pending at exit are written then); with outputs, here, after the
+    /// kernel's event.
     pub fn finish(self, event: cl_event) {
+        if self.rec.wants_outputs() {
+            self.write(event);
+        } else {
+            writer::submit(self);
+        }
+    }
+
+    fn write(self, event: cl_event) {
         let m = meta(&self.kernel);
         let access = |a: u32| match a {
             CL_KERNEL_ARG_ACCESS_READ_ONLY => "read_only",
@@ -421,6 +431,94 @@ impl Launch {
         if let Err(e) = self.rec.record_outputs(id, &contents) {
             eprintln!("ShadowCL: could not record outputs of {}: {e}", m.name);
         }
+    }
+}
+
+/// The thread that writes records in launch order.
+mod writer {
+    use super::Launch;
+    use parking_lot::{Condvar, Mutex};
+    use std::sync::OnceLock;
+    use std::time::Duration;
+
+    struct Writer {
+        tx: crossbeam_channel::Sender<Launch>,
+        /// Records submitted and not yet written.
+        pending: Mutex<usize>,
+        done: Condvar,
+    }
+
+    fn writer() -> &'static Writer {
+        static W: OnceLock<Writer> = OnceLock::new();
+        W.get_or_init(|| {
+            let (tx, rx) = crossbeam_channel::unbounded::<Launch>();
+            let spawned = std::thread::Builder::new()
+                .name("shadowcl-capture".into())
+                .spawn(move || {
+                    lowest_priority();
+                    for l in rx {
+                        l.write(std::ptr::null_mut());
+                        let w = writer();
+                        *w.pending.lock() -= 1;
+                        w.done.notify_all();
+                    }
+                });
+            if let Err(e) = spawned {
+                eprintln!("ShadowCL: no capture thread ({e}); launches are not recorded");
+            }
+            extern "C" {
+                fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+            }
+            // SAFETY: libc's atexit with a function that lives as long as the process (the
+            // ICD loader never unloads this library).
+            unsafe { atexit(flush_at_exit) };
+            Writer {
+                tx,
+                pending: Mutex::new(0),
+                done: Condvar::new(),
+            }
+        })
+    }
+
+    /// Writing records must not take CPU time from the application's device threads (the
+    /// point of forwarding is native speed): the writer runs at nice 19 and catches up when the
+    /// CPU is idle, at the latest at exit.
+    fn lowest_priority() {
+        extern "C" {
+            fn gettid() -> std::ffi::c_int;
+            fn setpriority(
+                which: std::ffi::c_int,
+                who: std::ffi::c_uint,
+                prio: std::ffi::c_int,
+            ) -> std::ffi::c_int;
+        }
+        // SAFETY: glibc calls on the calling thread's own id (PRIO_PROCESS = 0 with a thread
+        // id sets that thread's nice value on Linux); failure only leaves the priority as is.
+        unsafe {
+            let tid = gettid();
+            setpriority(0, tid as std::ffi::c_uint, 19);
+        }
+    }
+
+    pub(super) fn submit(l: Launch) {
+        let w = writer();
+        *w.pending.lock() += 1;
+        if let Err(e) = w.tx.send(l) {
+            *w.pending.lock() -= 1;
+            e.into_inner().write(std::ptr::null_mut());
+        }
+    }
+
+    /// Waits (up to a minute) for the records still queued when the process exits.
+    extern "C" fn flush_at_exit() {
+        let _ = std::panic::catch_unwind(|| {
+            let w = writer();
+            let mut n = w.pending.lock();
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            while *n > 0 && std::time::Instant::now() < deadline {
+                w.done.wait_for(&mut n, Duration::from_millis(100));
+            }
+        });
     }
 }
 

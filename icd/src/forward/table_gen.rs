@@ -193,10 +193,9 @@ unsafe extern "C" fn clGetDeviceIDs(
                 },
             )
         };
+        out(num_devices, num_devices_n);
         if r == CL_SUCCESS {
-            out(num_devices, num_devices_n);
             wrap_out_array(Kind::Device, devices, num_entries.min(num_devices_n), false);
-        } else {
         }
         Ok(r)
     })
@@ -275,9 +274,6 @@ unsafe extern "C" fn clRetainContext(context: cl_context) -> cl_int {
         let f = vendor_slot!(clRetainContext)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(context) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -322,7 +318,6 @@ unsafe extern "C" fn clGetContextInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -358,9 +353,6 @@ unsafe extern "C" fn clRetainCommandQueue(command_queue: cl_command_queue) -> cl
         let f = vendor_slot!(clRetainCommandQueue)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(command_queue) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -405,7 +397,6 @@ unsafe extern "C" fn clGetCommandQueueInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -422,9 +413,6 @@ unsafe extern "C" fn clSetCommandQueueProperty(
         let f = vendor_slot!(clSetCommandQueueProperty)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(command_queue, properties, enable, old_properties) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -539,9 +527,6 @@ unsafe extern "C" fn clRetainMemObject(memobj: cl_mem) -> cl_int {
         let f = vendor_slot!(clRetainMemObject)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(memobj) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -579,9 +564,6 @@ unsafe extern "C" fn clGetSupportedImageFormats(
                 num_image_formats,
             )
         };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -615,7 +597,6 @@ unsafe extern "C" fn clGetMemObjectInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -650,7 +631,6 @@ unsafe extern "C" fn clGetImageInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -694,9 +674,6 @@ unsafe extern "C" fn clRetainSampler(sampler: cl_sampler) -> cl_int {
         let f = vendor_slot!(clRetainSampler)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(sampler) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -741,7 +718,6 @@ unsafe extern "C" fn clGetSamplerInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -819,9 +795,6 @@ unsafe extern "C" fn clRetainProgram(program: cl_program) -> cl_int {
         let f = vendor_slot!(clRetainProgram)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(program) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -842,9 +815,6 @@ unsafe extern "C" fn clUnloadCompiler() -> cl_int {
         let f = vendor_slot!(clUnloadCompiler)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)() };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -878,7 +848,6 @@ unsafe extern "C" fn clGetProgramInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -929,15 +898,14 @@ unsafe extern "C" fn clCreateKernelsInProgram(
                 },
             )
         };
+        out(num_kernels_ret, num_kernels_ret_n);
         if r == CL_SUCCESS {
-            out(num_kernels_ret, num_kernels_ret_n);
             wrap_out_array(
                 Kind::Kernel,
                 kernels,
                 num_kernels.min(num_kernels_ret_n),
                 true,
             );
-        } else {
         }
         Ok(r)
     })
@@ -949,9 +917,6 @@ unsafe extern "C" fn clRetainKernel(kernel: cl_kernel) -> cl_int {
         let f = vendor_slot!(clRetainKernel)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(kernel) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -996,7 +961,6 @@ unsafe extern "C" fn clGetKernelInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -1034,7 +998,6 @@ unsafe extern "C" fn clGetKernelWorkGroupInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -1046,9 +1009,6 @@ unsafe extern "C" fn clWaitForEvents(num_events: cl_uint, event_list: *const cl_
         let f = vendor_slot!(clWaitForEvents)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(num_events, list_ptr(&event_list_v, event_list)) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -1082,7 +1042,6 @@ unsafe extern "C" fn clGetEventInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -1094,9 +1053,6 @@ unsafe extern "C" fn clRetainEvent(event: cl_event) -> cl_int {
         let f = vendor_slot!(clRetainEvent)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(event) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -1141,7 +1097,6 @@ unsafe extern "C" fn clGetEventProfilingInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -1153,9 +1108,6 @@ unsafe extern "C" fn clFlush(command_queue: cl_command_queue) -> cl_int {
         let f = vendor_slot!(clFlush)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(command_queue) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -1166,9 +1118,6 @@ unsafe extern "C" fn clFinish(command_queue: cl_command_queue) -> cl_int {
         let f = vendor_slot!(clFinish)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(command_queue) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -1210,7 +1159,6 @@ unsafe extern "C" fn clEnqueueReadBuffer(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1253,7 +1201,6 @@ unsafe extern "C" fn clEnqueueWriteBuffer(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1297,7 +1244,6 @@ unsafe extern "C" fn clEnqueueCopyBuffer(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1344,7 +1290,6 @@ unsafe extern "C" fn clEnqueueReadImage(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1391,7 +1336,6 @@ unsafe extern "C" fn clEnqueueWriteImage(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1435,7 +1379,6 @@ unsafe extern "C" fn clEnqueueCopyImage(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1479,7 +1422,6 @@ unsafe extern "C" fn clEnqueueCopyImageToBuffer(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1523,7 +1465,6 @@ unsafe extern "C" fn clEnqueueCopyBufferToImage(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1657,7 +1598,6 @@ unsafe extern "C" fn clEnqueueUnmapMemObject(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1692,7 +1632,6 @@ unsafe extern "C" fn clEnqueueTask(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1737,7 +1676,6 @@ unsafe extern "C" fn clEnqueueNativeKernel(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1754,7 +1692,6 @@ unsafe extern "C" fn clEnqueueMarker(
         let r = unsafe { (f)(command_queue, event) };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -1782,9 +1719,6 @@ unsafe extern "C" fn clEnqueueWaitForEvents(
                 list_ptr(&event_list_v, event_list),
             )
         };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -1795,9 +1729,6 @@ unsafe extern "C" fn clEnqueueBarrier(command_queue: cl_command_queue) -> cl_int
         let f = vendor_slot!(clEnqueueBarrier)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(command_queue) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -1908,9 +1839,6 @@ unsafe extern "C" fn clGetGLObjectInfo(
         let f = vendor_slot!(clGetGLObjectInfo)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(memobj, gl_object_type, gl_object_name) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -1944,7 +1872,6 @@ unsafe extern "C" fn clGetGLTextureInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -1981,7 +1908,6 @@ unsafe extern "C" fn clEnqueueAcquireGLObjects(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -2018,7 +1944,6 @@ unsafe extern "C" fn clEnqueueReleaseGLObjects(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -2053,7 +1978,6 @@ unsafe extern "C" fn clGetGLContextInfoKHR(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -2088,10 +2012,9 @@ unsafe extern "C" fn clGetDeviceIDsFromD3D10KHR(
                 },
             )
         };
+        out(num_devices, num_devices_n);
         if r == CL_SUCCESS {
-            out(num_devices, num_devices_n);
             wrap_out_array(Kind::Device, devices, num_entries.min(num_devices_n), false);
-        } else {
         }
         Ok(r)
     })
@@ -2199,7 +2122,6 @@ unsafe extern "C" fn clEnqueueAcquireD3D10ObjectsKHR(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -2236,7 +2158,6 @@ unsafe extern "C" fn clEnqueueReleaseD3D10ObjectsKHR(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -2254,8 +2175,7 @@ unsafe extern "C" fn clSetEventCallback(
         let f = vendor_slot!(clSetEventCallback)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(a0, a1, a2, a3) };
-        if r == CL_SUCCESS {
-        } else {
+        if r != CL_SUCCESS {
             tramp::discard(a2.is_some(), a3);
         }
         Ok(r)
@@ -2297,8 +2217,7 @@ unsafe extern "C" fn clSetMemObjectDestructorCallback(
         let f = vendor_slot!(clSetMemObjectDestructorCallback)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(a0, a1, a2) };
-        if r == CL_SUCCESS {
-        } else {
+        if r != CL_SUCCESS {
             tramp::discard(a1.is_some(), a2);
         }
         Ok(r)
@@ -2329,9 +2248,6 @@ unsafe extern "C" fn clSetUserEventStatus(a0: cl_event, a1: cl_int) -> cl_int {
         let f = vendor_slot!(clSetUserEventStatus)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(a0, a1) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -2383,7 +2299,6 @@ unsafe extern "C" fn clEnqueueReadBufferRect(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -2436,7 +2351,6 @@ unsafe extern "C" fn clEnqueueWriteBufferRect(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -2488,7 +2402,6 @@ unsafe extern "C" fn clEnqueueCopyBufferRect(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -2519,15 +2432,14 @@ unsafe extern "C" fn clCreateSubDevicesEXT(
                 },
             )
         };
+        out(num_devices, num_devices_n);
         if r == CL_SUCCESS {
-            out(num_devices, num_devices_n);
             wrap_out_array(
                 Kind::Device,
                 out_devices,
                 num_entries.min(num_devices_n),
                 true,
             );
-        } else {
         }
         Ok(r)
     })
@@ -2539,9 +2451,6 @@ unsafe extern "C" fn clRetainDeviceEXT(device: cl_device_id) -> cl_int {
         let f = vendor_slot!(clRetainDeviceEXT)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(device) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -2604,15 +2513,14 @@ unsafe extern "C" fn clCreateSubDevices(
                 },
             )
         };
+        out(num_devices, num_devices_n);
         if r == CL_SUCCESS {
-            out(num_devices, num_devices_n);
             wrap_out_array(
                 Kind::Device,
                 out_devices,
                 num_entries.min(num_devices_n),
                 true,
             );
-        } else {
         }
         Ok(r)
     })
@@ -2624,9 +2532,6 @@ unsafe extern "C" fn clRetainDevice(device: cl_device_id) -> cl_int {
         let f = vendor_slot!(clRetainDevice)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(device) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -2777,9 +2682,6 @@ unsafe extern "C" fn clUnloadPlatformCompiler(platform: cl_platform_id) -> cl_in
         let f = vendor_slot!(clUnloadPlatformCompiler)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(platform) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -2815,7 +2717,6 @@ unsafe extern "C" fn clGetKernelArgInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -2858,7 +2759,6 @@ unsafe extern "C" fn clEnqueueFillBuffer(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -2899,7 +2799,6 @@ unsafe extern "C" fn clEnqueueFillImage(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -2938,7 +2837,6 @@ unsafe extern "C" fn clEnqueueMigrateMemObjects(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -2970,7 +2868,6 @@ unsafe extern "C" fn clEnqueueMarkerWithWaitList(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -3002,7 +2899,6 @@ unsafe extern "C" fn clEnqueueBarrierWithWaitList(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -3062,10 +2958,9 @@ unsafe extern "C" fn clGetDeviceIDsFromD3D11KHR(
                 },
             )
         };
+        out(num_devices, num_devices_n);
         if r == CL_SUCCESS {
-            out(num_devices, num_devices_n);
             wrap_out_array(Kind::Device, devices, num_entries.min(num_devices_n), false);
-        } else {
         }
         Ok(r)
     })
@@ -3198,7 +3093,6 @@ unsafe extern "C" fn clEnqueueAcquireD3D11ObjectsKHR(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -3235,7 +3129,6 @@ unsafe extern "C" fn clEnqueueReleaseD3D11ObjectsKHR(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -3272,10 +3165,9 @@ unsafe extern "C" fn clGetDeviceIDsFromDX9MediaAdapterKHR(
                 },
             )
         };
+        out(num_devices, num_devices_n);
         if r == CL_SUCCESS {
-            out(num_devices, num_devices_n);
             wrap_out_array(Kind::Device, devices, num_entries.min(num_devices_n), false);
-        } else {
         }
         Ok(r)
     })
@@ -3312,7 +3204,6 @@ unsafe extern "C" fn clEnqueueAcquireDX9MediaSurfacesKHR(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -3349,7 +3240,6 @@ unsafe extern "C" fn clEnqueueReleaseDX9MediaSurfacesKHR(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -3411,7 +3301,6 @@ unsafe extern "C" fn clEnqueueAcquireEGLObjectsKHR(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -3448,7 +3337,6 @@ unsafe extern "C" fn clEnqueueReleaseEGLObjectsKHR(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -3542,7 +3430,6 @@ unsafe extern "C" fn clGetPipeInfo(
         if r == CL_SUCCESS {
             out(a4, size_ret_v);
             fix_info("clGetPipeInfo", a1 as u32, a3, a2.min(size_ret_v));
-        } else {
         }
         Ok(r)
     })
@@ -3621,7 +3508,6 @@ unsafe extern "C" fn clEnqueueSVMMemcpy(
         let r = unsafe { (f)(a0, a1, a2, a3, a4, a5, list_ptr(&a6_v, a6), a7) };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, a7, true);
-        } else {
         }
         Ok(r)
     })
@@ -3645,7 +3531,6 @@ unsafe extern "C" fn clEnqueueSVMMemFill(
         let r = unsafe { (f)(a0, a1, a2, a3, a4, a5, list_ptr(&a6_v, a6), a7) };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, a7, true);
-        } else {
         }
         Ok(r)
     })
@@ -3669,7 +3554,6 @@ unsafe extern "C" fn clEnqueueSVMMap(
         let r = unsafe { (f)(a0, a1, a2, a3, a4, a5, list_ptr(&a6_v, a6), a7) };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, a7, true);
-        } else {
         }
         Ok(r)
     })
@@ -3690,7 +3574,6 @@ unsafe extern "C" fn clEnqueueSVMUnmap(
         let r = unsafe { (f)(a0, a1, a2, list_ptr(&a3_v, a3), a4) };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, a4, true);
-        } else {
         }
         Ok(r)
     })
@@ -3728,9 +3611,6 @@ unsafe extern "C" fn clSetKernelArgSVMPointer(
         let f = vendor_slot!(clSetKernelArgSVMPointer)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(a0, a1, a2) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -3746,9 +3626,6 @@ unsafe extern "C" fn clSetKernelExecInfo(
         let f = vendor_slot!(clSetKernelExecInfo)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(a0, a1, a2, a3) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -3778,7 +3655,6 @@ unsafe extern "C" fn clGetKernelSubGroupInfoKHR(
                 a6,
                 a5.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -3841,7 +3717,6 @@ unsafe extern "C" fn clEnqueueSVMMigrateMem(
         };
         if r == CL_SUCCESS {
             wrap_out(Kind::Event, event, true);
-        } else {
         }
         Ok(r)
     })
@@ -3857,9 +3732,6 @@ unsafe extern "C" fn clGetDeviceAndHostTimer(
         let f = vendor_slot!(clGetDeviceAndHostTimer)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(device, device_timestamp, host_timestamp) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -3870,9 +3742,6 @@ unsafe extern "C" fn clGetHostTimer(device: cl_device_id, host_timestamp: *mut c
         let f = vendor_slot!(clGetHostTimer)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(device, host_timestamp) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -3913,7 +3782,6 @@ unsafe extern "C" fn clGetKernelSubGroupInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-        } else {
         }
         Ok(r)
     })
@@ -3931,9 +3799,6 @@ unsafe extern "C" fn clSetDefaultDeviceCommandQueue(
         let f = vendor_slot!(clSetDefaultDeviceCommandQueue)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(context, device, command_queue) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -3949,8 +3814,7 @@ unsafe extern "C" fn clSetProgramReleaseCallback(
         let f = vendor_slot!(clSetProgramReleaseCallback)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(program, pfn_notify, user_data) };
-        if r == CL_SUCCESS {
-        } else {
+        if r != CL_SUCCESS {
             tramp::discard(pfn_notify.is_some(), user_data);
         }
         Ok(r)
@@ -3968,9 +3832,6 @@ unsafe extern "C" fn clSetProgramSpecializationConstant(
         let f = vendor_slot!(clSetProgramSpecializationConstant)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(program, spec_id, spec_size, spec_value) };
-        if r == CL_SUCCESS {
-        } else {
-        }
         Ok(r)
     })
 }
@@ -4050,8 +3911,7 @@ unsafe extern "C" fn clSetContextDestructorCallback(
         let f = vendor_slot!(clSetContextDestructorCallback)?;
         // SAFETY: the vendor's slot of this very signature; handles translated above.
         let r = unsafe { (f)(context, pfn_notify, user_data) };
-        if r == CL_SUCCESS {
-        } else {
+        if r != CL_SUCCESS {
             tramp::discard(pfn_notify.is_some(), user_data);
         }
         Ok(r)
