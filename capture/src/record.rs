@@ -168,6 +168,82 @@ pub struct ArgRecord {
     pub type_qualifiers: Vec<String>,
     #[serde(flatten)]
     pub value: ArgValueRecord,
+    /// For image arguments (recorded as the buffer of their texels): the image's layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<ImageRecord>,
+}
+
+/// Geometry and format of an image argument (`shadowcl_interpreter::ImageDesc`; order and
+/// data type in SPIR-V numbering, i.e. `CL_*` minus 0x10B0 / 0x10D0).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageRecord {
+    /// `1d`, `1d_buffer`, `1d_array`, `2d`, `2d_array` or `3d`.
+    pub dim: String,
+    pub order: u32,
+    pub data_type: u32,
+    pub width: u64,
+    pub height: u64,
+    pub depth: u64,
+    pub array_size: u64,
+    pub row_pitch: u64,
+    pub slice_pitch: u64,
+    /// Byte offset of the first texel in the buffer.
+    #[serde(default)]
+    pub base: u64,
+}
+
+impl ImageRecord {
+    pub fn from_desc(d: &shadowcl_interpreter::ImageDesc) -> ImageRecord {
+        use shadowcl_interpreter::ImageDim as D;
+        ImageRecord {
+            dim: match d.dim {
+                D::D1 => "1d",
+                D::D1Buffer => "1d_buffer",
+                D::D1Array => "1d_array",
+                D::D2 => "2d",
+                D::D2Array => "2d_array",
+                D::D3 => "3d",
+            }
+            .to_string(),
+            order: d.format.order,
+            data_type: d.format.data_type,
+            width: d.width,
+            height: d.height,
+            depth: d.depth,
+            array_size: d.array_size,
+            row_pitch: d.row_pitch,
+            slice_pitch: d.slice_pitch,
+            base: d.base,
+        }
+    }
+
+    /// The descriptor, or `None` for an unknown dimensionality.
+    pub fn to_desc(&self) -> Option<shadowcl_interpreter::ImageDesc> {
+        use shadowcl_interpreter::ImageDim as D;
+        let dim = match self.dim.as_str() {
+            "1d" => D::D1,
+            "1d_buffer" => D::D1Buffer,
+            "1d_array" => D::D1Array,
+            "2d" => D::D2,
+            "2d_array" => D::D2Array,
+            "3d" => D::D3,
+            _ => return None,
+        };
+        Some(shadowcl_interpreter::ImageDesc {
+            dim,
+            format: shadowcl_interpreter::ImageFormat {
+                order: self.order,
+                data_type: self.data_type,
+            },
+            width: self.width,
+            height: self.height,
+            depth: self.depth,
+            array_size: self.array_size,
+            row_pitch: self.row_pitch,
+            slice_pitch: self.slice_pitch,
+            base: self.base,
+        })
+    }
 }
 
 fn none_string() -> String {

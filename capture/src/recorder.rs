@@ -129,6 +129,8 @@ pub enum ArgData<'a> {
     /// By-value bytes exactly as passed to `clSetKernelArg`.
     Scalar(&'a [u8]),
     Buffer(BufferArg<'a>),
+    /// An image: the buffer of its texels and its layout.
+    Image(BufferArg<'a>, shadowcl_interpreter::ImageDesc),
     /// `__local` pointer: size in bytes.
     Local(u64),
     /// NULL `cl_mem`.
@@ -481,7 +483,7 @@ impl Recorder {
                 },
                 ArgData::Local(n) => ArgValueRecord::Local { size: *n },
                 ArgData::Null => ArgValueRecord::Null,
-                ArgData::Buffer(b) => {
+                ArgData::Buffer(b) | ArgData::Image(b, _) => {
                     let group = match groups.iter().position(|g| *g == b.identity) {
                         Some(i) => i,
                         None => {
@@ -530,6 +532,10 @@ impl Recorder {
                 type_name: a.type_name.to_string(),
                 type_qualifiers: type_qualifier_names(a.type_qualifier),
                 value,
+                image: match &a.value {
+                    ArgData::Image(_, d) => Some(crate::record::ImageRecord::from_desc(d)),
+                    _ => None,
+                },
             });
         }
         if self.cfg.data == DataMode::None && !args.is_empty() {
@@ -537,7 +543,7 @@ impl Recorder {
             if launch
                 .args
                 .iter()
-                .any(|a| matches!(a.value, ArgData::Buffer(_)))
+                .any(|a| matches!(a.value, ArgData::Buffer(_) | ArgData::Image(..)))
             {
                 skipped.push("buffer contents: SHADOWCL_CAPTURE_DATA=none".to_string());
             }
@@ -598,12 +604,13 @@ impl Recorder {
                 launch.args.len()
             )));
         }
-        let sampler_bytes: Vec<[u8; 4]> = launch
+        // A sampler is recorded as its `sampler_t` bits in the argument's 8 bytes.
+        let sampler_bytes: Vec<[u8; 8]> = launch
             .args
             .iter()
             .map(|v| match v {
-                ArgValue::Sampler(bits) => bits.to_le_bytes(),
-                _ => [0; 4],
+                ArgValue::Sampler(bits) => (*bits as u64).to_le_bytes(),
+                _ => [0; 8],
             })
             .collect();
         let args: Vec<ArgInput<'_>> = info
@@ -641,15 +648,18 @@ impl Recorder {
                     ArgValue::Null => ArgData::Null,
                     ArgValue::Local(n) => ArgData::Local(*n),
                     ArgValue::Bytes(b) => ArgData::Scalar(b),
-                    // Images are recorded as their texel storage (the descriptor is not
-                    // part of the record format yet, so such launches do not replay).
-                    ArgValue::Image { buffer, .. } => ArgData::Buffer(BufferArg {
-                        size: buffer.len() as u64,
-                        flags: mem_flags.get(i).copied().unwrap_or(0),
-                        identity: buffer.id().0,
-                        origin: 0,
-                        contents: Contents::Device { buffer, offset: 0 },
-                    }),
+                    // Images are recorded as the whole storage of their texels and their
+                    // layout (the storage may be shared with a buffer argument).
+                    ArgValue::Image { buffer, desc } => ArgData::Image(
+                        BufferArg {
+                            size: buffer.len() as u64,
+                            flags: mem_flags.get(i).copied().unwrap_or(0),
+                            identity: buffer.id().0,
+                            origin: 0,
+                            contents: Contents::Device { buffer, offset: 0 },
+                        },
+                        *desc,
+                    ),
                     ArgValue::Sampler(_) => ArgData::Scalar(&sampler_bytes[i]),
                 },
             })
@@ -684,6 +694,9 @@ impl Recorder {
                         offset: *offset,
                     },
                 )),
+                ArgValue::Image { buffer, .. } => {
+                    Some((i as u32, Contents::Device { buffer, offset: 0 }))
+                }
                 _ => None,
             })
             .collect();
@@ -801,7 +814,7 @@ fn check_input(l: &LaunchInput<'_>) -> Result<()> {
             ));
         }
         match &a.value {
-            ArgData::Buffer(b) if b.size == 0 => {
+            ArgData::Buffer(b) | ArgData::Image(b, _) if b.size == 0 => {
                 return bad(format!("argument {i} (`{}`): buffer of size 0", a.name))
             }
             ArgData::Local(0) => return bad(format!("argument {i} (`{}`): local size 0", a.name)),

@@ -221,10 +221,21 @@ impl Replayer {
                             ))
                         }
                     }
-                    ArgValue::Buffer {
-                        buffer: buf,
-                        offset: *origin,
-                        size: *size,
+                    match &a.image {
+                        Some(img) => ArgValue::Image {
+                            buffer: buf,
+                            desc: img.to_desc().ok_or_else(|| {
+                                CaptureError::bad(
+                                    &rd.dir,
+                                    format!("field `args[{i}].image.dim`: `{}`", img.dim),
+                                )
+                            })?,
+                        },
+                        None => ArgValue::Buffer {
+                            buffer: buf,
+                            offset: *origin,
+                            size: *size,
+                        },
                     }
                 }
             };
@@ -262,7 +273,8 @@ impl Replayer {
                 continue;
             }
             seen.push((*group, *origin, *size));
-            let ArgValue::Buffer { buffer, .. } = &args[i] else {
+            let (ArgValue::Buffer { buffer, .. } | ArgValue::Image { buffer, .. }) = &args[i]
+            else {
                 continue;
             };
             let mut bytes = vec![0u8; *size as usize];

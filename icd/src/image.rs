@@ -245,6 +245,13 @@ fn create_image(
     }
     let (mut desc, host_len) = layout(format, &d, !host_ptr.is_null())?;
     let mem_type = d.image_type;
+    let packed = ImageDesc::packed(
+        desc.dim,
+        desc.format,
+        [desc.width, desc.height, desc.depth],
+        desc.array_size,
+    )
+    .ok_or(CL_INVALID_IMAGE_SIZE)?;
     let (storage, size) = match &buffer {
         Some(b) => {
             if desc.byte_len().is_none_or(|n| n > b.size as u64) {
@@ -261,7 +268,8 @@ fn create_image(
             (s, host_len)
         }
         None => {
-            let len = desc.byte_len().ok_or(CL_INVALID_IMAGE_SIZE)? as usize;
+            // Owned storage is tightly packed (host data is repacked below).
+            let len = packed.byte_len().ok_or(CL_INVALID_IMAGE_SIZE)? as usize;
             let s = Buffer::new(len).ok_or(CL_MEM_OBJECT_ALLOCATION_FAILURE)?;
             (s, len)
         }
@@ -270,13 +278,6 @@ fn create_image(
     if flags & CL_MEM_COPY_HOST_PTR != 0 && buffer.is_none() {
         // Repack the application's rows into the tight storage layout.
         let src = slice(host_ptr.cast::<u8>(), host_len, CL_INVALID_HOST_PTR)?;
-        let packed = ImageDesc::packed(
-            desc.dim,
-            desc.format,
-            [desc.width, desc.height, desc.depth],
-            desc.array_size,
-        )
-        .ok_or(CL_INVALID_IMAGE_SIZE)?;
         let [w, h, dd] = desc.extent();
         let row = w as usize * desc.format.element_size().unwrap_or(1);
         for z in 0..dd {

@@ -130,6 +130,32 @@ fn race_free_launch_replays_clean() {
     }
 }
 
+/// Image and sampler arguments are recorded with their layout and sampler bits, so image
+/// launches replay (clean, and with the outputs the live run produced).
+#[test]
+fn image_launches_replay_clean() {
+    let test = "image_launches_replay_clean";
+    let (Some(icd), Some(cli)) = (Icd::shadowcl(test), shadowcl_cli(test)) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.json");
+    let records = capture(&icd, "images", &[], &dir.path().join("cap"), &live);
+    assert_eq!(records.len(), 2, "images host launches twice");
+    for rec in &records {
+        let replayed = dir.path().join("replay.json");
+        let o = replay(&cli, rec, &replayed, &["--schedules", "2"]);
+        assert_eq!(o.code(), Some(0), "clean replay exits 0\n{}", o.describe());
+        assert!(
+            !o.stdout.contains("replay differs from the recorded output"),
+            "{}",
+            o.describe()
+        );
+        let v = verdicts(&report_json(&replayed));
+        assert!(v.is_empty(), "findings replaying an image launch: {v:?}");
+    }
+}
+
 #[test]
 fn seeded_random_replay_is_deterministic() {
     let test = "seeded_random_replay_is_deterministic";
