@@ -428,6 +428,7 @@ impl Device {
         let worker = || {
             let mut pool: Vec<Item> = vec![];
             let mut lanes: Vec<u64> = vec![];
+            let mut wis: Vec<WorkItem> = vec![];
             loop {
                 if lx.abort.load(Ordering::Relaxed) {
                     break;
@@ -436,7 +437,7 @@ impl Device {
                 let Some(&g) = order.get(i) else { break };
                 // Last resort: an interpreter bug must not unwind into the host application.
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_group(&lx, g, &mut pool, &mut lanes)
+                    run_group(&lx, g, &mut pool, &mut lanes, &mut wis)
                 }))
                 .unwrap_or_else(|_| {
                     pool.clear();
@@ -478,6 +479,7 @@ fn run_group<O: Observer>(
     linear: u64,
     pool: &mut Vec<Item>,
     lanes: &mut Vec<u64>,
+    wis: &mut Vec<WorkItem>,
 ) -> Result<(), ExecError> {
     let ng = lx.num_groups;
     let group = [
@@ -518,9 +520,9 @@ fn run_group<O: Observer>(
     let first: [u64; 3] = std::array::from_fn(|d| group[d] * lx.local_size[d] + lx.offset[d]);
     // Local ids advance as an odometer (no divisions per work-item).
     let mut local = [0u64; 3];
-    for (l, it) in pool[..n].iter_mut().enumerate() {
-        let st = &mut it.st;
-        st.wi = WorkItem {
+    wis.clear();
+    for l in 0..n {
+        wis.push(WorkItem {
             global: [
                 first[0] + local[0],
                 first[1] + local[1],
@@ -529,7 +531,7 @@ fn run_group<O: Observer>(
             local: local.map(|x| x as u32),
             group: group32,
             local_linear: l as u32,
-        };
+        });
         local[0] += 1;
         if local[0] == size[0] {
             local[0] = 0;
@@ -539,21 +541,32 @@ fn run_group<O: Observer>(
                 local[2] += 1;
             }
         }
-        st.frames.clear();
-        st.pc = func.entry;
-        st.base = 0;
-        st.func = lx.kc.func;
-        st.done = false;
-        st.waiting = false;
-        if n_async > 0 || !st.async_seen.is_empty() {
-            st.async_seen.clear();
-            st.async_seen.resize(n_async, 0);
+    }
+    // Lockstep needs only the items' identities (`wis`); their per-item state is set up
+    // when the group first hands over to the per-item executor.
+    let prepare = |pool: &mut [Item]| {
+        for (it, wi) in pool.iter_mut().zip(wis.iter()) {
+            let st = &mut it.st;
+            st.wi = *wi;
+            st.frames.clear();
+            st.pc = func.entry;
+            st.base = 0;
+            st.func = lx.kc.func;
+            st.done = false;
+            st.waiting = false;
+            if n_async > 0 || !st.async_seen.is_empty() {
+                st.async_seen.clear();
+                st.async_seen.resize(n_async, 0);
+            }
+            it.mem.bytes.clear();
+            it.mem.allocs.clear();
         }
-        it.mem.bytes.clear();
-        it.mem.allocs.clear();
-        if lockstep_ok {
-            continue;
-        }
+    };
+    let mut prepared = !lockstep_ok;
+    if !lockstep_ok {
+        prepare(&mut pool[..n]);
+    }
+    for it in pool[..n].iter_mut().filter(|_| !lockstep_ok) {
         if it.regs.len() < func.frame as usize {
             it.regs.resize(func.frame as usize, 0);
         }
@@ -596,7 +609,7 @@ fn run_group<O: Observer>(
             match lockstep::run(
                 lx,
                 &mut gx,
-                &pool[..n],
+                &wis[..n],
                 &mut order,
                 &mut rng,
                 lanes,
@@ -604,7 +617,13 @@ fn run_group<O: Observer>(
                 &mut executed,
             ) {
                 lockstep::LsStop::Done | lockstep::LsStop::Stopped => break 'outer,
-                lockstep::LsStop::Scatter => lockstep::scatter(lx, lanes, &mut pool[..n], &at),
+                lockstep::LsStop::Scatter => {
+                    if !prepared {
+                        prepare(&mut pool[..n]);
+                        prepared = true;
+                    }
+                    lockstep::scatter(lx, lanes, &mut pool[..n], &at)
+                }
                 lockstep::LsStop::Abort(m) => {
                     result = Err(ExecError::Aborted(m));
                     break 'outer;

@@ -391,7 +391,7 @@ const DONE: u8 = 2;
 struct Ls<'r, 'l, 'a, O: Observer> {
     lx: &'l Lx<'a, O>,
     gx: &'r mut Gx<O>,
-    items: &'r [Item],
+    wis: &'r [WorkItem],
     order: &'r mut [usize],
     regs_vec: &'r mut Vec<u64>,
     pos: &'r mut Pos,
@@ -464,25 +464,25 @@ fn watchdog<O: Observer>(lx: &Lx<'_, O>, executed: &mut u64) -> Option<LsStop> {
 /// after a divergent branch the group runs in rounds, each lane one op per round (the
 /// round-robin turns of quantum 1): lanes at the same op run it together, and when lanes at
 /// different ops with effects share a round, they take their turns one by one in order.
-/// `items` gives each lane's identity; `order` is the schedule's work-item order
+/// `wis` gives each lane's identity; `order` is the schedule's work-item order
 /// (reshuffled at barrier releases for random order).
 #[allow(clippy::too_many_arguments)] // the group's whole state, passed flat
 pub(super) fn run<O: Observer>(
     lx: &Lx<'_, O>,
     gx: &mut Gx<O>,
-    items: &[Item],
+    wis: &[WorkItem],
     order: &mut [usize],
     rng: &mut Rng,
     regs_vec: &mut Vec<u64>,
     at: &mut Pos,
     executed: &mut u64,
 ) -> LsStop {
-    let n = items.len();
+    let n = wis.len();
     let mut pc = at.pc;
     let mut ls = Ls {
         lx,
         gx,
-        items,
+        wis,
         order,
         regs_vec,
         pos: at,
@@ -703,16 +703,16 @@ fn exec<O: Observer>(
     let Ls {
         lx,
         gx,
-        items,
+        wis,
         order,
         regs_vec,
         pos,
         nomem,
         scratch,
     } = ls;
-    let (lx, items, order): (&Lx<'_, O>, &[Item], &[usize]) = (lx, items, order);
+    let (lx, wis, order): (&Lx<'_, O>, &[WorkItem], &[usize]) = (lx, wis, order);
     let code = lx.code;
-    let n = items.len();
+    let n = wis.len();
     let (base, func) = (pos.base, pos.func);
     let mut regs: &mut [u64] = &mut regs_vec[..];
     let Some(opr) = code.ops.get(here) else {
@@ -729,7 +729,7 @@ fn exec<O: Observer>(
                 lx,
                 gx: &mut **gx,
                 mem: &mut *nomem,
-                wi: &items[$l].st.wi,
+                wi: &wis[$l],
             }
         };
     }
@@ -923,7 +923,7 @@ fn exec<O: Observer>(
             };
             for (k, c) in comps.enumerate() {
                 for l in sel.lanes(n) {
-                    lane!(d + k as u32, l) = lx.builtin(gx, &items[l].st.wi, b, c as usize);
+                    lane!(d + k as u32, l) = lx.builtin(gx, &wis[l], b, c as usize);
                 }
             }
         }
@@ -1059,7 +1059,7 @@ fn exec<O: Observer>(
             if pos.frames.is_empty() {
                 if O::ENABLED {
                     for &l in sel.ordered(order) {
-                        lx.obs.item_end(&mut gx.obs, &items[l].st.wi);
+                        lx.obs.item_end(&mut gx.obs, &wis[l]);
                     }
                 }
                 return Flow::Exit;
@@ -1076,7 +1076,7 @@ fn exec<O: Observer>(
                 }
                 if O::ENABLED {
                     for &l in sel.ordered(order) {
-                        lx.obs.item_end(&mut gx.obs, &items[l].st.wi);
+                        lx.obs.item_end(&mut gx.obs, &wis[l]);
                     }
                 }
                 return Flow::Exit;
@@ -1099,7 +1099,7 @@ fn exec<O: Observer>(
                     lx.obs.barrier(
                         &mut gx.obs,
                         &BarrierArrival {
-                            item: &items[l].st.wi,
+                            item: &wis[l],
                             inst: InstId(code.inst_of[here]),
                             fences,
                         },
