@@ -373,7 +373,7 @@ impl Compiler {
 
         let mut hasher = Sha256::new();
         // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
-        hash_part(&mut hasher, b"shadowcl-compile-v6");
+        hash_part(&mut hasher, b"shadowcl-compile-v7");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());
         // Relative -I folders depend on the working directory.
@@ -1247,13 +1247,13 @@ mod tests {
                      || !defined(__opencl_c_3d_image_writes))\n\
                  #error image features missing\n#endif\n\
                  #if defined(__opencl_c_pipes) \
-                     || defined(__opencl_c_read_write_images) || defined(cl_khr_fp16) \
+                     || defined(__opencl_c_read_write_images) \
                      || defined(__opencl_c_atomic_order_seq_cst) || defined(cl_khr_subgroups) \
                      || defined(cl_khr_subgroup_ballot)\n\
                  #error a feature the device lacks\n#endif\n\
                  #if !defined(cl_khr_fp64) || !defined(cl_khr_int64_base_atomics) \
                      || !defined(cl_khr_global_int32_base_atomics) \
-                     || !defined(cl_khr_3d_image_writes) \
+                     || !defined(cl_khr_3d_image_writes) || !defined(cl_khr_fp16) \
                      || (__OPENCL_C_VERSION__ == 300 && !defined(__opencl_c_fp64))\n\
                  #error a feature the device has is missing\n#endif\n\
                  #if __ENDIAN_LITTLE__ != 1 || CL_VERSION_1_2 != 120\n#error bad macros\n#endif\n\

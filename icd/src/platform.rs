@@ -61,6 +61,7 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "cl_khr_int64_base_atomics",
     "cl_khr_int64_extended_atomics",
     "cl_khr_fp64",
+    "cl_khr_fp16",
     "cl_khr_il_program",
     "cl_khr_3d_image_writes",
 ];
@@ -131,7 +132,7 @@ fn device_info(param: cl_device_info) -> Result<Vec<u8>, cl_int> {
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG => v(&2u32),
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => v(&4u32),
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => v(&2u32),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => v(&0u32),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => v(&8u32),
         CL_DEVICE_MAX_CLOCK_FREQUENCY => v(&1000u32),
         CL_DEVICE_ADDRESS_BITS => v(&64u32),
         CL_DEVICE_MAX_READ_IMAGE_ARGS => v(&image::MAX_READ_IMAGE_ARGS),
@@ -154,7 +155,8 @@ fn device_info(param: cl_device_info) -> Result<Vec<u8>, cl_int> {
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => v(&128u32),
         CL_DEVICE_SINGLE_FP_CONFIG => v(&(fp | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)),
         CL_DEVICE_DOUBLE_FP_CONFIG => v(&fp),
-        CL_DEVICE_HALF_FP_CONFIG => v(&0u64),
+        // half arithmetic is computed in f32/f64 and rounded once to f16 (denormals kept).
+        CL_DEVICE_HALF_FP_CONFIG => v(&fp),
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => v(&CL_READ_WRITE_CACHE),
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => v(&64u32),
         CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => v(&(1u64 << 20)),
@@ -519,6 +521,27 @@ mod tests {
             )
             .is_null());
         }
+    }
+
+    /// cl_khr_fp16 is advertised with what the extension requires of the device: a half
+    /// FP config with round-to-nearest and INF/NaN, and non-zero half vector widths.
+    #[test]
+    fn fp16_is_advertised_consistently() {
+        let exts = text(device_info(CL_DEVICE_EXTENSIONS));
+        assert!(exts.split(' ').any(|e| e == "cl_khr_fp16"), "{exts}");
+        let cfg = device_info(CL_DEVICE_HALF_FP_CONFIG).unwrap_or_default();
+        let cfg = u64::from_ne_bytes(cfg.try_into().unwrap_or_default());
+        let need = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM;
+        assert_eq!(cfg & need, need, "{cfg:#x}");
+        for p in [
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF,
+            CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF,
+        ] {
+            let w = device_info(p).unwrap_or_default();
+            assert!(u32::from_ne_bytes(w.try_into().unwrap_or_default()) > 0);
+        }
+        let with_version = device_info(CL_DEVICE_EXTENSIONS_WITH_VERSION).unwrap_or_default();
+        assert!(with_version.windows(11).any(|w| w == b"cl_khr_fp16"));
     }
 
     fn text(b: Result<Vec<u8>, cl_int>) -> String {
