@@ -435,3 +435,82 @@ fn half_vectors() {
         }
     }
 }
+
+/// OpenCL.std math, common and geometric functions on half, and a half passed by value;
+/// within the cl_khr_fp16 ULP limits (2 for exp/log/sin/pow, exact for the exact ones).
+#[test]
+fn half_builtins_and_by_value_arguments() {
+    let src = format!(
+        "{HEAD}{}",
+        r#"
+    __kernel void m(__global const half *a, half s, __global half *o) {
+        int k = get_global_id(0);
+        half x = a[k];
+        o[k * 10 + 0] = exp(x);
+        o[k * 10 + 1] = log(fabs(x) + s);
+        o[k * 10 + 2] = sin(x);
+        o[k * 10 + 3] = pow(fabs(x), s);
+        o[k * 10 + 4] = floor(x);
+        o[k * 10 + 5] = clamp(x, -s, s);
+        o[k * 10 + 6] = copysign(s, x);
+        half2 v = (half2)(x, s);
+        o[k * 10 + 7] = dot(v, v);
+        o[k * 10 + 8] = length(v);
+        o[k * 10 + 9] = x * s;
+    }"#
+    );
+    let xs: Vec<u16> = (0..32).map(|i| h(i as f32 * 0.3 - 4.0)).collect();
+    let s = h(1.5);
+    let ulps = |got: u16, want: f64| -> f64 {
+        let g = f16::from_bits(got).to_f64();
+        let w16 = f16::from_f64(want);
+        // One ulp at the reference's magnitude (subnormal spacing below 2^-14).
+        let e = w16.to_f64().abs().max(2f64.powi(-14)).log2().floor();
+        (g - want).abs() / 2f64.powi(e as i32 - 10)
+    };
+    for opt in OPTS {
+        let p = program(&src, opt);
+        let (a, o) = (buf_u16(&xs), buf_u16(&vec![0; 320]));
+        run(
+            &p,
+            &launch(
+                "m",
+                1,
+                [32, 1, 1],
+                [8, 1, 1],
+                vec![arg(&a), val(s), arg(&o)],
+            ),
+        );
+        let o = read_u16(&o);
+        let sf = f64::from(hf(s));
+        for (k, &xb) in xs.iter().enumerate() {
+            let x = f64::from(hf(xb));
+            let what = |s: &str| format!("{opt} {s} x={x}");
+            // exp/log/sin/pow: cl_khr_fp16 allows 2-3 ulp; a correct implementation is within 1.
+            for (i, want) in [
+                (0, x.exp()),
+                (1, f64::from(hf(h((x.abs() + sf) as f32))).ln()),
+                (2, x.sin()),
+                (3, x.abs().powf(sf)),
+                (7, x * x + sf * sf),
+                (8, (x * x + sf * sf).sqrt()),
+            ] {
+                let u = ulps(o[k * 10 + i], want);
+                assert!(
+                    u <= 1.0,
+                    "{} got {} want {want} ({u} ulp)",
+                    what(&format!("op {i}")),
+                    hf(o[k * 10 + i])
+                );
+            }
+            same(o[k * 10 + 4], h(x.floor() as f32), &what("floor"));
+            same(o[k * 10 + 5], h(x.clamp(-sf, sf) as f32), &what("clamp"));
+            same(
+                o[k * 10 + 6],
+                if xb & 0x8000 != 0 { s | 0x8000 } else { s },
+                &what("copysign"),
+            );
+            same(o[k * 10 + 9], h((x * sf) as f32), &what("by value"));
+        }
+    }
+}
