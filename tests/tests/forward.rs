@@ -61,13 +61,15 @@ fn c_hosts_over_pocl_match_pocl_and_are_recorded() {
         return;
     };
     let mut failed = Vec::new();
-    for (host, args, min_records) in [
-        ("vadd", vec!["source"], 1),
-        ("buffers", vec![], 1),
-        ("events", vec![], 1),
-        ("kernel_info", vec![], 1),
-        ("programs", vec![], 1),
-        ("threads", vec![], 1),
+    // events waits on user events it completes later: capture must never block on them.
+    for (host, args, data, min_records) in [
+        ("vadd", vec!["source"], "none", 1),
+        ("buffers", vec![], "inputs", 1),
+        ("events", vec![], "inputs+outputs", 5),
+        ("events", vec![], "inputs", 5),
+        ("kernel_info", vec![], "inputs", 1),
+        ("programs", vec![], "inputs", 1),
+        ("threads", vec![], "none", 1),
     ] {
         let mut cmd = direct.command(c_host(host));
         cmd.args(&args);
@@ -76,7 +78,7 @@ fn c_hosts_over_pocl_match_pocl_and_are_recorded() {
         let mut cmd = forwarded(&icd, pocl.to_str().unwrap(), c_host(host));
         cmd.args(&args)
             .env("SHADOWCL_CAPTURE", cap.path())
-            .env("SHADOWCL_CAPTURE_DATA", "none");
+            .env("SHADOWCL_CAPTURE_DATA", data);
         let got = run(cmd, TIMEOUT);
         let recs = records(cap.path());
         if !(want.success() && got.success() && got.stdout == want.stdout) {

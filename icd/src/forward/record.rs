@@ -151,30 +151,67 @@ pub(crate) fn is_buffer_arg(k: &Wrapper, i: cl_uint) -> bool {
     })
 }
 
-/// A blocking read of `size` bytes of a vendor buffer after `wait`.
-fn read_buffer(q: usize, mem: usize, size: usize, wait: &[cl_event]) -> Option<Vec<u8>> {
+/// Host memory a vendor read fills in the background. Only touched once its event is
+/// complete ([`Launch::wait`]); never freed before (an abandoned launch is waited for too).
+struct Pending {
+    bytes: Vec<u8>,
+    event: cl_event,
+}
+
+// SAFETY: the bytes are plain memory and the event a vendor handle, usable from any thread
+// (OpenCL objects are thread-safe); the writer thread takes them over.
+unsafe impl Send for Pending {}
+
+/// A non-blocking read of `size` bytes of a vendor buffer after `wait`: the application's
+/// thread never waits for it (its wait list may hold a user event the application completes
+/// later); the launch waits for the read instead, and the writer thread for its event.
+fn read_buffer(q: usize, mem: usize, size: usize, wait: &[cl_event]) -> Option<Pending> {
     let f = vendor_slot!(clEnqueueReadBuffer).ok()?;
-    let mut v = vec![0u8; size];
+    let mut p = Pending {
+        bytes: vec![0u8; size],
+        event: std::ptr::null_mut(),
+    };
     let wait_ptr = if wait.is_empty() {
         std::ptr::null()
     } else {
         wait.as_ptr()
     };
-    // SAFETY: the vendor's clEnqueueReadBuffer into v (size bytes), blocking.
+    // SAFETY: the vendor's clEnqueueReadBuffer into p.bytes (size bytes), which stays alive
+    // and untouched until p.event completes.
     let r = unsafe {
         f(
             q as cl_command_queue,
             mem as cl_mem,
-            CL_TRUE,
+            CL_FALSE,
             0,
             size,
-            v.as_mut_ptr().cast(),
+            p.bytes.as_mut_ptr().cast(),
             wait.len() as cl_uint,
             wait_ptr,
-            std::ptr::null_mut(),
+            &mut p.event,
         )
     };
-    (r == CL_SUCCESS).then_some(v)
+    (r == CL_SUCCESS && !p.event.is_null()).then_some(p)
+}
+
+/// Waits for vendor events (off the application's thread) and releases them; false when one
+/// failed.
+fn wait_events(events: &[cl_event]) -> bool {
+    if events.is_empty() {
+        return true;
+    }
+    let ok = match vendor_slot!(clWaitForEvents) {
+        Ok(f) => {
+            // SAFETY: the vendor's clWaitForEvents on events it gave us.
+            let r = unsafe { f(events.len() as cl_uint, events.as_ptr()) };
+            r == CL_SUCCESS
+        }
+        Err(_) => false,
+    };
+    for &e in events {
+        release_event(e);
+    }
+    ok
 }
 
 pub(crate) fn release_event(e: cl_event) {
@@ -192,7 +229,7 @@ enum Value {
         flags: u64,
         identity: u64,
         origin: u64,
-        bytes: Option<Vec<u8>>,
+        bytes: Option<Pending>,
     },
     Local(u64),
     Null,
@@ -215,7 +252,15 @@ pub struct Launch {
     local_given: Option<[u64; 3]>,
     local: [u64; 3],
     args: Vec<Arg>,
+    /// The kernel's event (ours: retained or created), for reading outputs after it.
+    kernel_event: cl_event,
+    outputs: Vec<(u32, Pending)>,
+    /// The vendor refused the launch: only wait for the input reads, record nothing.
+    abandoned: bool,
 }
+
+// SAFETY: vendor handles are usable from any thread; the rest is owned data.
+unsafe impl Send for Launch {}
 
 fn dims(p: *const usize, work_dim: u32, unused: u64) -> Option<[u64; 3]> {
     if p.is_null() {
@@ -323,26 +368,85 @@ impl Launch {
             local_given,
             local: local_given.unwrap_or_else(|| default_local(global)),
             args,
+            kernel_event: std::ptr::null_mut(),
+            outputs: Vec::new(),
+            abandoned: false,
         })
+    }
+
+    /// Events of the input reads: the kernel must wait for them (it may overwrite its inputs).
+    pub(crate) fn input_events(&self) -> Vec<cl_event> {
+        self.args
+            .iter()
+            .filter_map(|a| match &a.value {
+                Value::Buffer { bytes: Some(p), .. } => Some(p.event),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The vendor refused the launch: the input reads still land in our memory, so the
+    /// writer waits for them before freeing it.
+    pub(crate) fn abandon(mut self) {
+        self.abandoned = true;
+        writer::submit(self);
     }
 
     pub fn wants_outputs(&self) -> bool {
         self.rec.wants_outputs()
     }
 
-    /// The vendor accepted the launch (`event`: its event, or NULL). Without outputs to read
-    /// the record is written by a background thread, so the application does not wait for the
-    /// disk (records still pending at exit are written then); with outputs, here, after the
-    /// kernel's event.
-    pub fn finish(self, event: cl_event) {
-        if self.rec.wants_outputs() {
-            self.write(event);
-        } else {
-            writer::submit(self);
+    /// The vendor accepted the launch. `event`: its event (NULL when neither the application
+    /// nor outputs asked for one), `ours`: created for us, else the application's (retained
+    /// here). Output reads are queued after it; the record is written by a background thread
+    /// once the reads are done, so the application never waits for capture (records still
+    /// pending at exit are written then).
+    pub(crate) fn finish(mut self, event: cl_event, ours: bool) {
+        // The event is kept only to read outputs after it (a held event also holds the
+        // vendor's references to its queue and context, which applications can see).
+        if !event.is_null() && !self.rec.wants_outputs() {
+            if ours {
+                release_event(event);
+            }
+        } else if !event.is_null() {
+            if !ours {
+                if let Ok(f) = vendor_slot!(clRetainEvent) {
+                    // SAFETY: the vendor's clRetainEvent on its own event.
+                    unsafe { f(event) };
+                }
+            }
+            self.kernel_event = event;
+            if self.rec.wants_outputs() {
+                for (i, a) in self.args.iter().enumerate() {
+                    if let Value::Buffer { vendor, size, .. } = a.value {
+                        if let Some(p) = read_buffer(self.queue, vendor, size as usize, &[event]) {
+                            self.outputs.push((i as u32, p));
+                        }
+                    }
+                }
+            }
         }
+        writer::submit(self);
     }
 
-    fn write(self, event: cl_event) {
+    /// On the writer thread: waits for the reads, then writes the record.
+    fn write(mut self) {
+        let inputs_ok = wait_events(&self.input_events());
+        let out_events: Vec<cl_event> = self.outputs.iter().map(|(_, p)| p.event).collect();
+        let outputs_ok = wait_events(&out_events);
+        if !self.kernel_event.is_null() {
+            release_event(self.kernel_event);
+        }
+        if self.abandoned {
+            return;
+        }
+        if !inputs_ok {
+            for a in &mut self.args {
+                if let Value::Buffer { bytes, .. } = &mut a.value {
+                    *bytes = None;
+                }
+            }
+        }
         let m = meta(&self.kernel);
         let access = |a: u32| match a {
             CL_KERNEL_ARG_ACCESS_READ_ONLY => "read_only",
@@ -379,7 +483,7 @@ impl Launch {
                         identity: *identity,
                         origin: *origin,
                         contents: match bytes {
-                            Some(b) => Contents::Bytes(b),
+                            Some(p) => Contents::Bytes(&p.bytes),
                             None => Contents::Unavailable,
                         },
                     }),
@@ -408,25 +512,13 @@ impl Launch {
                 return;
             }
         };
-        if !self.rec.wants_outputs() || event.is_null() {
+        if !self.rec.wants_outputs() || !outputs_ok {
             return;
         }
-        let wait = [event];
-        let outs: Vec<Vec<u8>> = Vec::new();
-        let mut outs = outs;
-        let mut idx = Vec::new();
-        for (i, a) in self.args.iter().enumerate() {
-            if let Value::Buffer { vendor, size, .. } = a.value {
-                if let Some(b) = read_buffer(self.queue, vendor, size as usize, &wait) {
-                    outs.push(b);
-                    idx.push(i as u32);
-                }
-            }
-        }
-        let contents: Vec<(u32, Contents<'_>)> = idx
+        let contents: Vec<(u32, Contents<'_>)> = self
+            .outputs
             .iter()
-            .zip(&outs)
-            .map(|(i, b)| (*i, Contents::Bytes(b)))
+            .map(|(i, p)| (*i, Contents::Bytes(&p.bytes)))
             .collect();
         if let Err(e) = self.rec.record_outputs(id, &contents) {
             eprintln!("ShadowCL: could not record outputs of {}: {e}", m.name);
@@ -457,7 +549,7 @@ mod writer {
                 .spawn(move || {
                     lowest_priority();
                     for l in rx {
-                        l.write(std::ptr::null_mut());
+                        l.write();
                         let w = writer();
                         *w.pending.lock() -= 1;
                         w.done.notify_all();
@@ -505,16 +597,17 @@ mod writer {
         *w.pending.lock() += 1;
         if let Err(e) = w.tx.send(l) {
             *w.pending.lock() -= 1;
-            e.into_inner().write(std::ptr::null_mut());
+            e.into_inner().write();
         }
     }
 
-    /// Waits (up to a minute) for the records still queued when the process exits.
+    /// Waits (up to 20 s: a launch may wait on a user event the application never completed)
+    /// for the records still queued when the process exits.
     extern "C" fn flush_at_exit() {
         let _ = std::panic::catch_unwind(|| {
             let w = writer();
             let mut n = w.pending.lock();
-            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
             while *n > 0 && std::time::Instant::now() < deadline {
                 w.done.wait_for(&mut n, Duration::from_millis(100));
             }

@@ -306,6 +306,19 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             ),
             _ => None,
         };
+        // The kernel waits for the reads of its inputs, too.
+        let extra = launch
+            .as_ref()
+            .map(|l| l.input_events())
+            .unwrap_or_default();
+        let mut all = Vec::new();
+        let (num_wait, wait_ptr) = if extra.is_empty() {
+            (num_events_in_wait_list, wait_ptr)
+        } else {
+            all.extend_from_slice(&wait);
+            all.extend(extra);
+            (all.len() as cl_uint, all.as_ptr())
+        };
         // Outputs are read after the kernel: that needs its event even if the application
         // did not ask for one.
         let want_outputs = launch.as_ref().is_some_and(|l| l.wants_outputs());
@@ -324,7 +337,7 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
                 global_work_offset,
                 global_work_size,
                 local_work_size,
-                num_events_in_wait_list,
+                num_wait,
                 wait_ptr,
                 ev_ptr,
             )
@@ -337,12 +350,11 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
                 unsafe { ev_ptr.read() }
             };
             if let Some(l) = launch {
-                l.finish(kernel_event);
-            }
-            if !own_event.is_null() {
-                record::release_event(own_event);
+                l.finish(kernel_event, !own_event.is_null());
             }
             wrap_out(Kind::Event, event, true);
+        } else if let Some(l) = launch {
+            l.abandon();
         }
         Ok(r)
     })
