@@ -252,8 +252,6 @@ pub struct Launch {
     local_given: Option<[u64; 3]>,
     local: [u64; 3],
     args: Vec<Arg>,
-    /// The kernel's event (ours: retained or created), for reading outputs after it.
-    kernel_event: cl_event,
     outputs: Vec<(u32, Pending)>,
     /// The vendor refused the launch: only wait for the input reads, record nothing.
     abandoned: bool,
@@ -368,7 +366,6 @@ impl Launch {
             local_given,
             local: local_given.unwrap_or_else(|| default_local(global)),
             args,
-            kernel_event: std::ptr::null_mut(),
             outputs: Vec::new(),
             abandoned: false,
         })
@@ -397,34 +394,25 @@ impl Launch {
     }
 
     /// The vendor accepted the launch. `event`: its event (NULL when neither the application
-    /// nor outputs asked for one), `ours`: created for us, else the application's (retained
-    /// here). Output reads are queued after it; the record is written by a background thread
+    /// nor outputs asked for one), `ours`: created for us (released here), else the
+    /// application's. Output reads are queued after it; the record is written by a background thread
     /// once the reads are done, so the application never waits for capture (records still
     /// pending at exit are written then).
     pub(crate) fn finish(mut self, event: cl_event, ours: bool) {
-        // The event is kept only to read outputs after it (a held event also holds the
-        // vendor's references to its queue and context, which applications can see).
-        if !event.is_null() && !self.rec.wants_outputs() {
-            if ours {
-                release_event(event);
-            }
-        } else if !event.is_null() {
-            if !ours {
-                if let Ok(f) = vendor_slot!(clRetainEvent) {
-                    // SAFETY: the vendor's clRetainEvent on its own event.
-                    unsafe { f(event) };
-                }
-            }
-            self.kernel_event = event;
-            if self.rec.wants_outputs() {
-                for (i, a) in self.args.iter().enumerate() {
-                    if let Value::Buffer { vendor, size, .. } = a.value {
-                        if let Some(p) = read_buffer(self.queue, vendor, size as usize, &[event]) {
-                            self.outputs.push((i as u32, p));
-                        }
+        // Output reads are queued after the kernel's event; once queued they hold the
+        // dependency, so the event itself is not kept (a held event would show in the
+        // application's reference counts).
+        if !event.is_null() && self.rec.wants_outputs() {
+            for (i, a) in self.args.iter().enumerate() {
+                if let Value::Buffer { vendor, size, .. } = a.value {
+                    if let Some(p) = read_buffer(self.queue, vendor, size as usize, &[event]) {
+                        self.outputs.push((i as u32, p));
                     }
                 }
             }
+        }
+        if ours && !event.is_null() {
+            release_event(event);
         }
         writer::submit(self);
     }
@@ -434,9 +422,6 @@ impl Launch {
         let inputs_ok = wait_events(&self.input_events());
         let out_events: Vec<cl_event> = self.outputs.iter().map(|(_, p)| p.event).collect();
         let outputs_ok = wait_events(&out_events);
-        if !self.kernel_event.is_null() {
-            release_event(self.kernel_event);
-        }
         if self.abandoned {
             return;
         }
