@@ -52,6 +52,12 @@ def main():
         ("pocl-forward-meta", "ShadowCL capture", v_scl, forward_env, a.reps),
         ("shadowcl-off-1t", "ShadowCL", v_scl, {"SHADOWCL_CHECKS": "none", "SHADOWCL_THREADS": "1"}, a.reps),
         (f"shadowcl-off-{nproc}t", "ShadowCL", v_scl, {"SHADOWCL_CHECKS": "none"}, a.reps),
+        # Quantum 1 (round-robin, one instruction per turn) runs in lockstep, one dispatch per
+        # op for the whole work-group: the fast schedule (the default is quantum 0).
+        ("shadowcl-off-q1-1t", "ShadowCL", v_scl,
+         {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "1", "SHADOWCL_THREADS": "1"}, a.reps),
+        (f"shadowcl-off-q1-{nproc}t", "ShadowCL", v_scl,
+         {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "1"}, a.reps),
         ("shadowcl-checks", "ShadowCL", v_scl, {}, a.reps),
         ("oclgrind", "Oclgrind", v_ocg, {}, 3),
         ("oclgrind-races", "Oclgrind", v_ocg, {"OCLGRIND_DATA_RACES": "1"}, 3),

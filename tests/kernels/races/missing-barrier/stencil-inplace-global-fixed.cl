@@ -5,7 +5,7 @@
 // expect: none
 __kernel void jacobi(__global float *u) {
   int i = get_global_id(0) + 1;
-  float v = 0.5f * (u[i - 1] + u[i + 1]);
+  float v = 0.25f * (u[i - 1] + u[i + 1]);
   barrier(CLK_GLOBAL_MEM_FENCE);
   u[i] = v;
 }
