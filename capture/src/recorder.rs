@@ -15,7 +15,7 @@ use shadowcl_interpreter::{ArgAccess, ArgValue, Buffer, KernelInfo, Launch};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Mutex;
 
 /// `CL_KERNEL_ARG_TYPE_*` bits.
@@ -290,6 +290,8 @@ pub struct Recorder {
     exe: String,
     next: AtomicU32,
     state: Mutex<State>,
+    /// The "contents not recorded, as asked" notice was printed (once per process).
+    told_no_data: AtomicBool,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -304,6 +306,9 @@ impl std::fmt::Debug for Recorder {
 /// The GPUVerify log is rewritten after every launch up to this many entries, then every
 /// `GV_LOG_EVERY` launches and on [`Recorder::flush`] / drop (keeps recording linear).
 const GV_LOG_EAGER: usize = 512;
+
+/// A record's `skipped` entry when buffer contents are off by request.
+const NO_DATA_NOTE: &str = "buffer contents: SHADOWCL_CAPTURE_DATA=none";
 const GV_LOG_EVERY: usize = 64;
 
 impl Recorder {
@@ -350,6 +355,7 @@ impl Recorder {
             dir,
             exe,
             next: AtomicU32::new(0),
+            told_no_data: AtomicBool::new(false),
             state: Mutex::new(State {
                 used_bytes: 0,
                 pending: HashMap::new(),
@@ -427,6 +433,14 @@ impl Recorder {
             return Err(CaptureError::io(&final_dir, e));
         }
         for s in &record.skipped {
+            // What the user asked for is said once; losses they did not ask for every time.
+            if s == NO_DATA_NOTE {
+                if self.told_no_data.swap(true, Ordering::Relaxed) {
+                    continue;
+                }
+                eprintln!("shadowcl: capture: buffer contents are not recorded (SHADOWCL_CAPTURE_DATA=none)");
+                continue;
+            }
             eprintln!("shadowcl: capture {name} ({}): skipped {s}", record.kernel);
         }
         let gv = gpuverify::log_entry(&record, &name);
@@ -545,7 +559,7 @@ impl Recorder {
                 .iter()
                 .any(|a| matches!(a.value, ArgData::Buffer(_) | ArgData::Image(..)))
             {
-                skipped.push("buffer contents: SHADOWCL_CAPTURE_DATA=none".to_string());
+                skipped.push(NO_DATA_NOTE.to_string());
             }
         }
         let record = LaunchRecord {
