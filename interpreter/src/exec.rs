@@ -942,13 +942,18 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                 if let Some(Some(a)) = self.lx.allocs.get(idx) {
                     if in_range(off, n, a.view_size) {
                         let abs = a.view_off + off as u64;
-                        let prev = if O::ENABLED {
-                            a.buf.load(abs as usize, n).unwrap_or(0)
-                        } else {
-                            0
-                        };
-                        a.buf.store(abs as usize, n, v);
                         let (space, id) = (a.space, a.buf.id());
+                        if !O::ENABLED {
+                            a.buf.store(abs as usize, n, v);
+                            return;
+                        }
+                        // Store and report under one lock per address stripe: observers see
+                        // the writes to a byte in the order they reached memory, so
+                        // `previous` is what the last reported writer left (the same-value
+                        // check of the race detector depends on it across work-groups).
+                        let _order = store_order_lock(id, abs);
+                        let prev = a.buf.load(abs as usize, n).unwrap_or(0);
+                        a.buf.store(abs as usize, n, v);
                         self.report(space, id, abs, n, AccessKind::Write, v, prev, pc);
                         return;
                     }
@@ -1810,4 +1815,13 @@ impl<O: Observer> crate::image::TexelMem for Texels<'_, '_, '_, '_, '_, O> {
         self.mx
             .bad(image.wrapping_add(offset as u64), size, kind, self.pc);
     }
+}
+
+/// One of a fixed set of locks chosen by (allocation, 64-byte line): observed global stores
+/// of different work-groups to the same bytes are serialised with their reports.
+fn store_order_lock(id: AllocId, offset: u64) -> parking_lot::MutexGuard<'static, ()> {
+    const STRIPES: usize = 256;
+    static LOCKS: [Mutex<()>; STRIPES] = [const { Mutex::new(()) }; STRIPES];
+    let line = (offset >> 6) ^ id.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    LOCKS[(line as usize) % STRIPES].lock()
 }
