@@ -152,10 +152,19 @@ pub(crate) fn is_buffer_arg(k: &Wrapper, i: cl_uint) -> bool {
 }
 
 /// Host memory a vendor read fills in the background. Only touched once its event is
-/// complete ([`Launch::wait`]); never freed before (an abandoned launch is waited for too).
+/// complete ([`wait_all`]); never freed before: dropping one still in flight waits for it.
 struct Pending {
     bytes: Vec<u8>,
+    /// NULL once waited for and released.
     event: cl_event,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        // The vendor may still be writing into `bytes`: freeing them now would corrupt the
+        // heap. Launches hand their reads to the writer thread, so this wait is a safety net.
+        wait_all(std::iter::once(self));
+    }
 }
 
 // SAFETY: the bytes are plain memory and the event a vendor handle, usable from any thread
@@ -194,12 +203,14 @@ fn read_buffer(q: usize, mem: usize, size: usize, wait: &[cl_event]) -> Option<P
     (r == CL_SUCCESS && !p.event.is_null()).then_some(p)
 }
 
-/// Waits for vendor events (off the application's thread) and releases them; false when one
-/// failed.
-fn wait_events(events: &[cl_event]) -> bool {
-    if events.is_empty() {
+/// Waits for the reads still in flight (off the application's thread) and releases their
+/// events; false when one failed.
+fn wait_all<'a>(reads: impl IntoIterator<Item = &'a mut Pending>) -> bool {
+    let mut reads: Vec<&mut Pending> = reads.into_iter().filter(|p| !p.event.is_null()).collect();
+    if reads.is_empty() {
         return true;
     }
+    let events: Vec<cl_event> = reads.iter().map(|p| p.event).collect();
     let ok = match vendor_slot!(clWaitForEvents) {
         Ok(f) => {
             // SAFETY: the vendor's clWaitForEvents on events it gave us.
@@ -208,8 +219,9 @@ fn wait_events(events: &[cl_event]) -> bool {
         }
         Err(_) => false,
     };
-    for &e in events {
-        release_event(e);
+    for p in &mut reads {
+        release_event(p.event);
+        p.event = std::ptr::null_mut();
     }
     ok
 }
@@ -304,7 +316,6 @@ impl Launch {
         let global = dims(global, work_dim, 1)?;
         let local_given = dims(local, work_dim, 1);
         let set = k.args.lock().clone();
-        let data = rec.config().data != DataMode::None;
         let mut args = Vec::new();
         for (i, a) in m.args.iter().enumerate() {
             let buffer_arg = matches!(
@@ -321,18 +332,13 @@ impl Launch {
                     let parent = vendor_info::<usize>(Kind::Mem, v, CL_MEM_ASSOCIATED_MEMOBJECT)
                         .unwrap_or(0);
                     let origin = vendor_info::<usize>(Kind::Mem, v, CL_MEM_OFFSET).unwrap_or(0);
-                    let bytes = if data {
-                        read_buffer(queue, v, size, wait)
-                    } else {
-                        None
-                    };
                     Value::Buffer {
                         vendor: v,
                         size: size as u64,
                         flags,
                         identity: if parent != 0 { parent } else { v } as u64,
                         origin: origin as u64,
-                        bytes,
+                        bytes: None,
                     }
                 }
                 Some(ArgVal::Mem(_)) => {
@@ -355,6 +361,21 @@ impl Launch {
                 _ => AddressQualifier::Private,
             };
             args.push(Arg { address, value });
+        }
+        // Reads only once every argument is known good: a launch given up above would drop
+        // reads the vendor is still filling.
+        if rec.config().data != DataMode::None {
+            for a in &mut args {
+                if let Value::Buffer {
+                    vendor,
+                    size,
+                    bytes,
+                    ..
+                } = &mut a.value
+                {
+                    *bytes = read_buffer(queue, *vendor, *size as usize, wait);
+                }
+            }
         }
         Some(Launch {
             rec,
@@ -419,9 +440,11 @@ impl Launch {
 
     /// On the writer thread: waits for the reads, then writes the record.
     fn write(mut self) {
-        let inputs_ok = wait_events(&self.input_events());
-        let out_events: Vec<cl_event> = self.outputs.iter().map(|(_, p)| p.event).collect();
-        let outputs_ok = wait_events(&out_events);
+        let inputs_ok = wait_all(self.args.iter_mut().filter_map(|a| match &mut a.value {
+            Value::Buffer { bytes: Some(p), .. } => Some(p),
+            _ => None,
+        }));
+        let outputs_ok = wait_all(self.outputs.iter_mut().map(|(_, p)| p));
         if self.abandoned {
             return;
         }
