@@ -1,5 +1,6 @@
-/* ShadowCL benchmark host: runs one app on the first platform whose name contains $BENCH_PLATFORM,
- * repeats the kernel, and prints one JSON line with the median kernel time. Used by ci/bench. */
+/* ShadowCL benchmark host: runs one app on the platform whose name starts with $BENCH_PLATFORM
+ * (or on several, see main), repeats the kernel, and prints one JSON line per platform with the
+ * median kernel time. Used by ci/bench. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
@@ -64,6 +65,94 @@ static int cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* One app set up on one platform. */
+struct bench {
+  const char *platform;
+  cl_command_queue q;
+  cl_kernel k;
+  cl_mem out;
+  cl_uint dims;
+  size_t gsz[2], lsz[2], out_elems;
+  double *t;
+};
+
+/* The first platform whose name starts with `want`. */
+static cl_platform_id find_platform(const char *want) {
+  cl_platform_id plats[16];
+  cl_uint np = 0;
+  CHECK(clGetPlatformIDs(16, plats, &np));
+  char name[256];
+  for (cl_uint i = 0; i < np && i < 16; i++) {
+    CHECK(clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL));
+    if (!strncmp(name, want, strlen(want))) return plats[i];
+  }
+  fprintf(stderr, "no platform named '%s...'\n", want);
+  exit(1);
+}
+
+static void setup(struct bench *b, const char *app, int scale, int reps) {
+  cl_platform_id plat = find_platform(b->platform);
+  cl_device_id dev;
+  CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+  cl_int err;
+  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err); CHECK(err);
+  b->q = clCreateCommandQueue(ctx, dev, 0, &err); CHECK(err);
+  cl_program prog = clCreateProgramWithSource(ctx, 1, &SRC, NULL, &err); CHECK(err);
+  if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
+    char log[8192] = "";
+    clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+    fprintf(stderr, "build failed:\n%s\n", log);
+    exit(1);
+  }
+  cl_kernel k = clCreateKernel(prog, app, &err); CHECK(err);
+  size_t n = 0;
+  b->dims = 1;
+  int mat = 256 / scale < 16 ? 16 : 256 / scale, w = 512 / scale, h = 512 / scale;
+  if (!strcmp(app, "vadd") || !strcmp(app, "reduce")) {
+    n = (1u << 20) / scale;
+    b->gsz[0] = n; b->lsz[0] = 256;
+  } else if (!strcmp(app, "matmul")) {
+    n = (size_t)mat * mat; b->dims = 2; b->gsz[0] = b->gsz[1] = mat; b->lsz[0] = b->lsz[1] = 16;
+  } else if (!strcmp(app, "stencil")) {
+    n = (size_t)w * h; b->dims = 2; b->gsz[0] = w; b->gsz[1] = h; b->lsz[0] = 16; b->lsz[1] = 16;
+  } else { fprintf(stderr, "unknown app %s\n", app); exit(2); }
+  float *a = malloc(n * sizeof(float)), *bv = malloc(n * sizeof(float));
+  for (size_t i = 0; i < n; i++) { a[i] = (float)(i % 97) * 0.5f; bv[i] = (float)(i % 13); }
+  cl_mem ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, a, &err); CHECK(err);
+  cl_mem bb = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, bv, &err); CHECK(err);
+  cl_mem bc = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * 4, NULL, &err); CHECK(err);
+  free(a);
+  free(bv);
+  if (!strcmp(app, "vadd")) {
+    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bb, &bb));
+    CHECK(clSetKernelArg(k, 2, sizeof bc, &bc)); b->out_elems = n;
+  } else if (!strcmp(app, "matmul")) {
+    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bb, &bb));
+    CHECK(clSetKernelArg(k, 2, sizeof bc, &bc)); CHECK(clSetKernelArg(k, 3, sizeof mat, &mat));
+    b->out_elems = n;
+  } else if (!strcmp(app, "reduce")) {
+    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bc, &bc));
+    CHECK(clSetKernelArg(k, 2, 256 * sizeof(float), NULL)); b->out_elems = n / 256;
+  } else {
+    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bc, &bc));
+    CHECK(clSetKernelArg(k, 2, sizeof w, &w)); CHECK(clSetKernelArg(k, 3, sizeof h, &h));
+    b->out_elems = n;
+  }
+  b->k = k;
+  b->out = bc;
+  b->t = malloc(sizeof(double) * (reps > 0 ? reps : 1));
+}
+
+static double run_once(struct bench *b) {
+  double t0 = now_ms();
+  CHECK(clEnqueueNDRangeKernel(b->q, b->k, b->dims, NULL, b->gsz, b->lsz, 0, NULL, NULL));
+  CHECK(clFinish(b->q));
+  return now_ms() - t0;
+}
+
+/* BENCH_PLATFORM may name several platforms separated by '|': each is set up in this process
+ * and the repetitions alternate between them, so that they share the process's thread
+ * placement and the machine's moment (a paired comparison). One JSON line per platform. */
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: bench APP REPS [SCALE]  (APP: vadd matmul reduce stencil)\n");
@@ -72,78 +161,31 @@ int main(int argc, char **argv) {
   const char *app = argv[1];
   int reps = atoi(argv[2]);
   int scale = argc > 3 ? atoi(argv[3]) : 1; /* divides problem sizes, for slow platforms */
-  const char *want = getenv("BENCH_PLATFORM") ? getenv("BENCH_PLATFORM") : "";
-  cl_platform_id plats[16];
-  cl_uint np = 0;
-  CHECK(clGetPlatformIDs(16, plats, &np));
-  cl_platform_id plat = NULL;
-  char name[256];
-  for (cl_uint i = 0; i < np; i++) {
-    CHECK(clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL));
-    if (strstr(name, want)) { plat = plats[i]; break; }
-  }
-  if (!plat) { fprintf(stderr, "no platform matching '%s'\n", want); return 1; }
-  cl_device_id dev;
-  CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
-  cl_int err;
-  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err); CHECK(err);
-  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err); CHECK(err);
-  cl_program prog = clCreateProgramWithSource(ctx, 1, &SRC, NULL, &err); CHECK(err);
-  if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
-    char log[8192] = "";
-    clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-    fprintf(stderr, "build failed:\n%s\n", log);
-    return 1;
-  }
-  cl_kernel k = clCreateKernel(prog, app, &err); CHECK(err);
-  size_t n = 0, gsz[2] = {0, 0}, lsz[2] = {0, 0}, out_elems = 0;
-  cl_uint dims = 1;
-  int mat = 256 / scale < 16 ? 16 : 256 / scale, w = 512 / scale, h = 512 / scale;
-  if (!strcmp(app, "vadd") || !strcmp(app, "reduce")) {
-    n = (1u << 20) / scale;
-    gsz[0] = n; lsz[0] = 256;
-  } else if (!strcmp(app, "matmul")) {
-    n = (size_t)mat * mat; dims = 2; gsz[0] = gsz[1] = mat; lsz[0] = lsz[1] = 16;
-  } else if (!strcmp(app, "stencil")) {
-    n = (size_t)w * h; dims = 2; gsz[0] = w; gsz[1] = h; lsz[0] = 16; lsz[1] = 16;
-  } else { fprintf(stderr, "unknown app %s\n", app); return 2; }
-  float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float)), *c = malloc(n * sizeof(float));
-  for (size_t i = 0; i < n; i++) { a[i] = (float)(i % 97) * 0.5f; b[i] = (float)(i % 13); }
-  cl_mem ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, a, &err); CHECK(err);
-  cl_mem bb = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, b, &err); CHECK(err);
-  cl_mem bc = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * 4, NULL, &err); CHECK(err);
-  if (!strcmp(app, "vadd")) {
-    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bb, &bb));
-    CHECK(clSetKernelArg(k, 2, sizeof bc, &bc)); out_elems = n;
-  } else if (!strcmp(app, "matmul")) {
-    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bb, &bb));
-    CHECK(clSetKernelArg(k, 2, sizeof bc, &bc)); CHECK(clSetKernelArg(k, 3, sizeof mat, &mat));
-    out_elems = n;
-  } else if (!strcmp(app, "reduce")) {
-    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bc, &bc));
-    CHECK(clSetKernelArg(k, 2, 256 * sizeof(float), NULL)); out_elems = n / 256;
-  } else {
-    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bc, &bc));
-    CHECK(clSetKernelArg(k, 2, sizeof w, &w)); CHECK(clSetKernelArg(k, 3, sizeof h, &h));
-    out_elems = n;
-  }
-  double *t = malloc(sizeof(double) * (reps > 0 ? reps : 1));
-  for (int r = 0; r < reps; r++) {
-    double t0 = now_ms();
-    CHECK(clEnqueueNDRangeKernel(q, k, dims, NULL, gsz, lsz, 0, NULL, NULL));
-    CHECK(clFinish(q));
-    t[r] = now_ms() - t0;
-  }
-  CHECK(clEnqueueReadBuffer(q, bc, CL_TRUE, 0, out_elems * 4, c, 0, NULL, NULL));
-  double sum = 0;
-  for (size_t i = 0; i < out_elems; i++) sum += c[i];
-  qsort(t, reps, sizeof(double), cmp);
+  char *want = strdup(getenv("BENCH_PLATFORM") ? getenv("BENCH_PLATFORM") : "");
+  struct bench runs[4];
+  int nruns = 0;
+  for (char *save = NULL, *tok = strtok_r(want, "|", &save); tok && nruns < 4;
+       tok = strtok_r(NULL, "|", &save))
+    runs[nruns++].platform = tok;
+  if (nruns == 0) runs[nruns++].platform = "";
+  for (int i = 0; i < nruns; i++) setup(&runs[i], app, scale, reps);
+  for (int r = 0; r < reps; r++)
+    for (int i = 0; i < nruns; i++) runs[i].t[r] = run_once(&runs[i]);
   /* Peak RSS of this process only: a platform that compiles in child processes (ShadowCL runs
    * clang-15) must not be charged for them, nor one that compiles in-process be spared. */
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("{\"app\":\"%s\",\"median_ms\":%.3f,\"reps\":%d,\"scale\":%d,\"checksum\":%.6g,"
-         "\"rss_kb\":%ld}\n",
-         app, reps ? t[reps / 2] : 0.0, reps, scale, sum, ru.ru_maxrss);
+  for (int i = 0; i < nruns; i++) {
+    struct bench *b = &runs[i];
+    float *c = malloc(b->out_elems * sizeof(float));
+    CHECK(clEnqueueReadBuffer(b->q, b->out, CL_TRUE, 0, b->out_elems * 4, c, 0, NULL, NULL));
+    double sum = 0;
+    for (size_t j = 0; j < b->out_elems; j++) sum += c[j];
+    free(c);
+    qsort(b->t, reps, sizeof(double), cmp);
+    printf("{\"app\":\"%s\",\"platform\":\"%s\",\"median_ms\":%.4f,\"reps\":%d,\"scale\":%d,"
+           "\"checksum\":%.6g,\"rss_kb\":%ld}\n",
+           app, b->platform, reps ? b->t[reps / 2] : 0.0, reps, scale, sum, ru.ru_maxrss);
+  }
   return 0;
 }

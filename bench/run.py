@@ -17,14 +17,18 @@ def vendors(tmp, name, lib):
     return d
 
 
-def run(exe, app, reps, scale, platform, vend, extra_env):
-    env = dict(os.environ, OCL_ICD_VENDORS=vend, BENCH_PLATFORM=platform, **extra_env)
+def run(exe, app, reps, scale, platforms, vend, extra_env):
+    """One bench process; `platforms` are run side by side in it. Returns [(ms, rss)] in the
+    order of `platforms`, or (None, error lines)."""
+    env = dict(os.environ, OCL_ICD_VENDORS=vend, BENCH_PLATFORM="|".join(platforms), **extra_env)
     p = subprocess.run([exe, app, str(reps), str(scale)],
                        env=env, capture_output=True, text=True, timeout=1800)
     if p.returncode != 0:
-        return None, None, p.stderr.strip().splitlines()[-3:]
-    res = json.loads(p.stdout.strip().splitlines()[-1])
-    return res["median_ms"], res["rss_kb"], None
+        return None, p.stderr.strip().splitlines()[-3:]
+    lines = [json.loads(l) for l in p.stdout.strip().splitlines() if l.startswith("{")]
+    if len(lines) != len(platforms):
+        return None, [f"expected {len(platforms)} result lines, got {len(lines)}"]
+    return [(r["median_ms"], r["rss_kb"]) for r in lines], None
 
 
 def main():
@@ -43,60 +47,73 @@ def main():
     subprocess.run(["gcc", "-O2", "-o", exe, os.path.join(HERE, "bench.c"), "-lOpenCL", "-lm"], check=True)
     with open(POCL_ICD) as f:
         pocl_lib = f.read().strip()
-    v_pocl = vendors(tmp, "pocl", pocl_lib)
     v_scl = vendors(tmp, "shadowcl", a.lib)
     v_ocg = vendors(tmp, "oclgrind", OCLGRIND_ICD)
     nproc = os.cpu_count() or 1
     # Pass-through capture: ShadowCL forwards to PoCL and records launch metadata only.
     forward_env = {"SHADOWCL_FORWARD": pocl_lib, "SHADOWCL_CAPTURE": os.path.join(tmp, "capture"),
                    "SHADOWCL_CAPTURE_DATA": "none"}
+    v_pair = vendors(tmp, "pocl-and-shadowcl", pocl_lib)
+    with open(os.path.join(v_pair, "shadowcl.icd"), "w") as f:
+        f.write(a.lib + "\n")
+    # (row names, platform name prefixes, vendors folder, environment, repetitions). A config
+    # of several rows runs them in one process, repetitions alternating.
     configs = [
-        # Sub-millisecond kernels: the forwarding comparison needs many repetitions (both
-        # are cheap), and several processes (--rounds).
-        ("pocl", "Portable", v_pocl, {}, max(a.reps, 31)),
-        ("pocl-forward-meta", "ShadowCL capture", v_scl, forward_env, max(a.reps, 31)),
-        ("shadowcl-off-1t", "ShadowCL", v_scl, {"SHADOWCL_CHECKS": "none", "SHADOWCL_THREADS": "1"}, a.reps),
-        (f"shadowcl-off-{nproc}t", "ShadowCL", v_scl, {"SHADOWCL_CHECKS": "none"}, a.reps),
+        # PoCL directly and PoCL through ShadowCL's forwarding, side by side in one process
+        # (same PoCL library, thread pool and moment): sub-millisecond kernels vary more between
+        # processes (thread placement, frequency) than between the two.
+        (("pocl", "pocl-forward-meta"), ("Portable", "ShadowCL capture"), v_pair, forward_env,
+         max(a.reps, 31)),
+        (("shadowcl-off-1t",), ("ShadowCL",), v_scl,
+         {"SHADOWCL_CHECKS": "none", "SHADOWCL_THREADS": "1"}, a.reps),
+        ((f"shadowcl-off-{nproc}t",), ("ShadowCL",), v_scl, {"SHADOWCL_CHECKS": "none"}, a.reps),
         # Quantum 1 (round-robin, one instruction per turn) runs in lockstep, one dispatch per
         # op for the whole work-group: the fast schedule (the default is quantum 0).
-        ("shadowcl-off-q1-1t", "ShadowCL", v_scl,
+        (("shadowcl-off-q1-1t",), ("ShadowCL",), v_scl,
          {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "1", "SHADOWCL_THREADS": "1"}, a.reps),
-        (f"shadowcl-off-q1-{nproc}t", "ShadowCL", v_scl,
+        ((f"shadowcl-off-q1-{nproc}t",), ("ShadowCL",), v_scl,
          {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "1"}, a.reps),
-        ("shadowcl-checks", "ShadowCL", v_scl, {}, a.reps),
-        ("oclgrind", "Oclgrind", v_ocg, {}, 3),
-        ("oclgrind-races", "Oclgrind", v_ocg, {"OCLGRIND_DATA_RACES": "1"}, 3),
+        (("shadowcl-checks",), ("ShadowCL",), v_scl, {}, a.reps),
+        (("oclgrind",), ("Oclgrind",), v_ocg, {}, 3),
+        (("oclgrind-races",), ("Oclgrind",), v_ocg, {"OCLGRIND_DATA_RACES": "1"}, 3),
     ]
     if a.configs:
-        configs = [c for c in configs if c[0] in a.configs.split(",")]
-    # Sub-millisecond times vary more between processes (thread placement, frequency) than
-    # within one: the cheap PoCL and forwarding rows run in several interleaved processes.
+        wanted = set(a.configs.split(","))
+        configs = [c for c in configs if wanted & set(c[0])]
+    names = [n for c in configs for n in c[0]]
+    # The cheap PoCL/forwarding process runs --rounds times, interleaved with the others.
     cheap = {"pocl", "pocl-forward-meta"}
     rows = {}
+    pair_ratios = {}
     for app in a.apps.split():
         samples = {}
         for rnd in range(max(a.rounds, 1)):
-            for name, plat, vend, env, reps in configs:
-                if rnd > 0 and name not in cheap:
+            for row_names, plats, vend, env, reps in configs:
+                if rnd > 0 and not cheap & set(row_names):
                     continue
-                ms, rss, err = run(exe, app, reps, a.scale, plat, vend, env)
+                got, err = run(exe, app, reps, a.scale, plats, vend, env)
                 if err:
-                    print(f"# {app} on {name} failed: {' | '.join(err)}", file=sys.stderr)
-                elif ms is not None:
-                    samples.setdefault(name, []).append((ms, rss))
-        for name, *_ in configs:
+                    print(f"# {app} on {'+'.join(row_names)} failed: {' | '.join(err)}",
+                          file=sys.stderr)
+                    continue
+                for name, res in zip(row_names, got):
+                    samples.setdefault(name, []).append(res)
+                if row_names == ("pocl", "pocl-forward-meta") and got[0][0] > 0:
+                    pair_ratios.setdefault(app, []).append(got[1][0] / got[0][0])
+        for name in names:
             got = sorted(samples.get(name, []))
             rows[(app, name)] = got[len(got) // 2] if got else (None, None)
     hdr = f"{'app':8} {'config':18} {'median ms':>10} {'RSS MB':>8} {'x PoCL':>8} {'vs ocg-races':>12}"
     print(f"scale={a.scale} reps={a.reps} (oclgrind reps=3; pocl rows >= 31 reps, median of "
           f"{a.rounds} processes); ratios: time / PoCL time; "
-          "oclgrind-races time / this time; RSS: peak of the application process itself")
+          "oclgrind-races time / this time; RSS: peak of the application process itself "
+          "(pocl and pocl-forward-meta share one)")
     print(hdr)
     print("-" * len(hdr))
     for app in a.apps.split():
         base = rows.get((app, "pocl"), (None, None))[0]
         ocg = rows.get((app, "oclgrind-races"), (None, None))[0]
-        for name, *_ in configs:
+        for name in names:
             ms, rss = rows[(app, name)]
             if ms is None:
                 print(f"{app:8} {name:18} {'failed':>10}")
@@ -104,13 +121,13 @@ def main():
             x = f"{ms / base:.2f}" if base else "-"
             v = f"{ocg / ms:.1f}x" if ocg and ms else "-"
             print(f"{app:8} {name:18} {ms:10.2f} {rss / 1024:8.1f} {x:>8} {v:>12}")
-    fwd = [rows[(app, "pocl-forward-meta")][0] / rows[(app, "pocl")][0]
-           for app in a.apps.split()
-           if rows.get((app, "pocl"), (None,))[0] and rows.get((app, "pocl-forward-meta"), (None,))[0]]
-    if fwd:
-        print(f"PoCL via ShadowCL forward (metadata capture) / PoCL direct: worst {max(fwd):.2f}x "
+    if pair_ratios:
+        # Per process: forwarded median / direct median; the median of those per app.
+        med = {app: sorted(r)[len(r) // 2] for app, r in pair_ratios.items()}
+        per_app = "  ".join(f"{app} {x:.2f}x" for app, x in med.items())
+        print(f"PoCL via ShadowCL forward (metadata capture) / PoCL direct, paired in one "
+              f"process, median of {a.rounds}: {per_app}; worst {max(med.values()):.2f}x "
               f"(target <= 1.2x)")
-
 
 if __name__ == "__main__":
     main()
