@@ -100,7 +100,7 @@ pub fn check_format(f: &cl_image_format) -> Result<ImageFormat, cl_int> {
     })
 }
 
-fn dim_of(t: cl_mem_object_type) -> Option<ImageDim> {
+pub fn dim_of(t: cl_mem_object_type) -> Option<ImageDim> {
     Some(match t {
         CL_MEM_OBJECT_IMAGE1D => ImageDim::D1,
         CL_MEM_OBJECT_IMAGE1D_BUFFER => ImageDim::D1Buffer,
@@ -1094,15 +1094,24 @@ impl ClObject for Sampler {
 impl Sampler {
     /// The `sampler_t` bits kernels see (`CLK_*` of OpenCL C).
     pub fn bits(&self) -> u32 {
-        use shadowcl_interpreter::image::sampler as s;
-        let a = (self.addressing - CL_ADDRESS_NONE) * 2;
-        let f = if self.filter == CL_FILTER_LINEAR {
-            s::FILTER_LINEAR
-        } else {
-            s::FILTER_NEAREST
-        };
-        a | f | self.normalized as u32
+        sampler_bits(self.normalized, self.addressing, self.filter)
     }
+}
+
+/// The `sampler_t` bits kernels see (`CLK_*` of OpenCL C) for a sampler's properties.
+pub fn sampler_bits(
+    normalized: bool,
+    addressing: cl_addressing_mode,
+    filter: cl_filter_mode,
+) -> u32 {
+    use shadowcl_interpreter::image::sampler as s;
+    let a = addressing.wrapping_sub(CL_ADDRESS_NONE).wrapping_mul(2);
+    let f = if filter == CL_FILTER_LINEAR {
+        s::FILTER_LINEAR
+    } else {
+        s::FILTER_NEAREST
+    };
+    a | f | normalized as u32
 }
 
 pub fn get_sampler(s: cl_sampler) -> Result<Ref<Sampler>, cl_int> {

@@ -1,6 +1,6 @@
 /* Kernel queries: clGetKernelArgInfo (names, type names, address/access/type qualifiers),
  * clGetKernelInfo, clGetKernelWorkGroupInfo, clCreateKernelsInProgram, argument errors,
- * and a launch honouring reqd_work_group_size. */
+ * a launch honouring reqd_work_group_size, and a task. */
 #include "common.h"
 
 static const char *SRC =
@@ -136,6 +136,15 @@ int main(void) {
     int want = (int)(in[src] * 2.0f + 1.0f) + (int)table[i % 2] + 5;
     CHECK(out[i] == want, "out[%d] = %d, expected %d", i, out[i], want);
   }
+
+  /* A task is a launch of one work-item: `other` writes element 0 only. */
+  cl_kernel ko = kernel(p, "other");
+  CL_OK(clSetKernelArg(ko, 0, sizeof bout, &bout));
+  CL_OK(clEnqueueTask(env.q, ko, 0, NULL, NULL));
+  CL_OK(clEnqueueReadBuffer(env.q, bout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
+  CHECK(out[0] == 1 && out[1] == (int)(in[2] * 2.0f + 1.0f) + (int)table[1] + 5,
+        "after the task: out[0] = %d, out[1] = %d", out[0], out[1]);
+  CL_OK(clReleaseKernel(ko));
 
   CL_OK(clReleaseMemObject(bin));
   CL_OK(clReleaseMemObject(bout));

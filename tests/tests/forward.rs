@@ -62,21 +62,26 @@ fn c_hosts_over_pocl_match_pocl_and_are_recorded() {
     };
     let mut failed = Vec::new();
     // events waits on user events it completes later: capture must never block on them.
-    for (host, args, data, min_records) in [
-        ("vadd", vec!["source"], "none", 1),
-        ("buffers", vec![], "inputs", 1),
-        ("events", vec![], "inputs+outputs", 5),
-        ("events", vec![], "inputs", 5),
-        ("kernel_info", vec![], "inputs", 1),
-        ("programs", vec![], "inputs", 1),
-        ("threads", vec![], "none", 1),
+    // PoCL does not tell a sampler from an image in clSetKernelArg: images skips those checks
+    // (ABUSE_LENIENT) on both sides.
+    let lenient: &[(&str, &str)] = &[("ABUSE_LENIENT", "1")];
+    for (host, args, env, data, min_records) in [
+        ("vadd", vec!["source"], &[][..], "none", 1),
+        ("buffers", vec![], &[], "inputs", 1),
+        ("events", vec![], &[], "inputs+outputs", 5),
+        ("events", vec![], &[], "inputs", 5),
+        ("kernel_info", vec![], &[], "inputs", 2),
+        ("images", vec![], lenient, "inputs", 2),
+        ("programs", vec![], &[], "inputs", 1),
+        ("threads", vec![], &[], "none", 1),
     ] {
         let mut cmd = direct.command(c_host(host));
-        cmd.args(&args);
+        cmd.args(&args).envs(env.iter().copied());
         let want = run(cmd, TIMEOUT);
         let cap = tempfile::tempdir().unwrap();
         let mut cmd = forwarded(&icd, pocl.to_str().unwrap(), c_host(host));
         cmd.args(&args)
+            .envs(env.iter().copied())
             .env("SHADOWCL_CAPTURE", cap.path())
             .env("SHADOWCL_CAPTURE_DATA", data);
         let got = run(cmd, TIMEOUT);
@@ -280,6 +285,66 @@ fn racy_launch_recorded_over_pocl_replays_with_the_race() {
             f["kind"] == "data-race" && f["memory"] == "local" && f["buffer"] == "scratch"
         });
     assert!(found, "no race on scratch in the replay: {text}");
+}
+
+/// Image and sampler arguments recorded over PoCL (texels read back packed, sampler bits from
+/// the vendor's sampler) and clEnqueueTask recorded as a one-item launch: every record replays
+/// clean on ShadowCL with the outputs PoCL produced.
+#[test]
+fn image_and_task_launches_recorded_over_pocl_replay_with_pocls_outputs() {
+    let test = "image_and_task_launches_recorded_over_pocl_replay_with_pocls_outputs";
+    let (Some((icd, pocl)), Some(cli)) = (setup(test), shadowcl_cli(test)) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut recs = Vec::new();
+    for host in ["images", "kernel_info"] {
+        let cap = dir.path().join(host);
+        let mut cmd = forwarded(&icd, pocl.to_str().unwrap(), c_host(host));
+        cmd.env("SHADOWCL_CAPTURE", &cap)
+            .env("SHADOWCL_CAPTURE_DATA", "inputs+outputs");
+        run(cmd, TIMEOUT).assert_success();
+        recs.extend(records(&cap));
+    }
+    let kinds: Vec<(String, String)> = recs
+        .iter()
+        .flat_map(|r| {
+            let j = record_json(r);
+            let kernel = j["kernel"].as_str().unwrap_or("").to_string();
+            j["args"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |a| {
+                    (
+                        kernel.clone(),
+                        a["type_name"].as_str().unwrap_or("").to_string(),
+                    )
+                })
+        })
+        .collect();
+    let has = |k: &str, t: &str| kinds.iter().any(|(a, b)| a == k && b == t);
+    assert!(
+        has("blur", "image2d_t") && has("blur", "sampler_t"),
+        "image launch not recorded with its image and sampler: {kinds:?}"
+    );
+    let task = recs
+        .iter()
+        .map(|r| record_json(r))
+        .find(|j| j["kernel"] == "other")
+        .expect("the task of kernel_info is recorded");
+    assert_eq!(task["global_size"][0], 1, "a task is one work-item: {task}");
+    for rec in &recs {
+        let report = dir.path().join("replay.json");
+        let o = replay(&cli, rec, &report);
+        assert_eq!(o.code(), Some(0), "clean replay exits 0\n{}", o.describe());
+        assert!(
+            !o.stdout.contains("replay differs from the recorded output"),
+            "{}",
+            o.describe()
+        );
+    }
 }
 
 /// `shadowcl run --forward NAME --capture DIR -- APP`: the CLI's own vendors folder lists

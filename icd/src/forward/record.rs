@@ -1,7 +1,7 @@
 //! Launch records in forwarding mode: what the vendor can tell about a kernel is asked once
 //! ([`KernelMeta`]); argument values are what `clSetKernelArg` saw; buffer contents are read
-//! back from the vendor (blocking reads that wait for the launch's wait list, only when
-//! `SHADOWCL_CAPTURE_DATA` asks for contents).
+//! back from the vendor (reads queued after the launch's wait list, which the launch then waits
+//! for, only when `SHADOWCL_CAPTURE_DATA` asks for contents).
 
 use super::handles::*;
 use crate::consts::*;
@@ -10,6 +10,7 @@ use shadowcl_capture::{
     AddressQualifier, ArgData, ArgInput, BufferArg, Contents, DataMode, LaunchInput, ProgramInput,
     Recorder,
 };
+use shadowcl_interpreter::{ImageDesc, ImageDim};
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -142,13 +143,32 @@ pub(crate) fn meta(k: &Wrapper) -> &KernelMeta {
 }
 
 /// Whether argument `i` of the kernel is a `__global` or `__constant` pointer.
-pub(crate) fn is_buffer_arg(k: &Wrapper, i: cl_uint) -> bool {
-    meta(k).args.get(i as usize).is_some_and(|a| {
-        matches!(
-            a.address,
-            Some(CL_KERNEL_ARG_ADDRESS_GLOBAL | CL_KERNEL_ARG_ADDRESS_CONSTANT)
-        )
-    })
+/// What an argument takes, as far as the vendor's argument information tells.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ArgRole {
+    /// A `__global` or `__constant` pointer: a buffer.
+    Buffer,
+    /// An image (global address space too, told apart by its type name).
+    Image,
+    Sampler,
+    /// By value, `__local`, or not known.
+    Other,
+}
+
+pub(crate) fn arg_role(k: &Wrapper, i: cl_uint) -> ArgRole {
+    let Some(a) = meta(k).args.get(i as usize) else {
+        return ArgRole::Other;
+    };
+    let global = matches!(
+        a.address,
+        Some(CL_KERNEL_ARG_ADDRESS_GLOBAL | CL_KERNEL_ARG_ADDRESS_CONSTANT)
+    );
+    match a.type_name.as_str() {
+        "sampler_t" => ArgRole::Sampler,
+        t if t.starts_with("image") && t.ends_with("_t") => ArgRole::Image,
+        _ if global => ArgRole::Buffer,
+        _ => ArgRole::Other,
+    }
 }
 
 /// Host memory a vendor read fills in the background. Only touched once its event is
@@ -171,11 +191,17 @@ impl Drop for Pending {
 // (OpenCL objects are thread-safe); the writer thread takes them over.
 unsafe impl Send for Pending {}
 
-/// A non-blocking read of `size` bytes of a vendor buffer after `wait`: the application's
-/// thread never waits for it (its wait list may hold a user event the application completes
-/// later); the launch waits for the read instead, and the writer thread for its event.
-fn read_buffer(q: usize, mem: usize, size: usize, wait: &[cl_event]) -> Option<Pending> {
-    let f = vendor_slot!(clEnqueueReadBuffer).ok()?;
+/// A non-blocking read of the `size` bytes of a vendor buffer or image (tightly packed
+/// texels) after `wait`: the application's thread never waits for it (its wait list may hold a
+/// user event the application completes later); the launch waits for the read instead, and the
+/// writer thread for its event.
+fn read_mem(
+    q: usize,
+    mem: usize,
+    size: usize,
+    image: Option<&ImageDesc>,
+    wait: &[cl_event],
+) -> Option<Pending> {
     let mut p = Pending {
         bytes: vec![0u8; size],
         event: std::ptr::null_mut(),
@@ -185,22 +211,131 @@ fn read_buffer(q: usize, mem: usize, size: usize, wait: &[cl_event]) -> Option<P
     } else {
         wait.as_ptr()
     };
-    // SAFETY: the vendor's clEnqueueReadBuffer into p.bytes (size bytes), which stays alive
-    // and untouched until p.event completes.
-    let r = unsafe {
-        f(
-            q as cl_command_queue,
-            mem as cl_mem,
-            CL_FALSE,
-            0,
-            size,
-            p.bytes.as_mut_ptr().cast(),
-            wait.len() as cl_uint,
-            wait_ptr,
-            &mut p.event,
-        )
+    let (q, mem, n_wait) = (q as cl_command_queue, mem as cl_mem, wait.len() as cl_uint);
+    let dst: *mut c_void = p.bytes.as_mut_ptr().cast();
+    // SAFETY (both calls): the vendor's read into p.bytes, which holds the `size` bytes asked
+    // for (a packed image's extent, see mem_value) and stays alive and untouched until p.event
+    // completes (Pending).
+    let r = match image {
+        None => {
+            let f = vendor_slot!(clEnqueueReadBuffer).ok()?;
+            unsafe {
+                f(
+                    q,
+                    mem,
+                    CL_FALSE,
+                    0,
+                    size,
+                    dst,
+                    n_wait,
+                    wait_ptr,
+                    &mut p.event,
+                )
+            }
+        }
+        Some(d) => {
+            let f = vendor_slot!(clEnqueueReadImage).ok()?;
+            let region = cl_region(d).map(|x| x as usize);
+            let origin = [0usize; 3];
+            unsafe {
+                f(
+                    q,
+                    mem,
+                    CL_FALSE,
+                    origin.as_ptr(),
+                    region.as_ptr(),
+                    0,
+                    0,
+                    dst,
+                    n_wait,
+                    wait_ptr,
+                    &mut p.event,
+                )
+            }
+        }
     };
     (r == CL_SUCCESS && !p.event.is_null()).then_some(p)
+}
+
+/// The region of a whole image as clEnqueueReadImage counts it (a 1-D array's layers are its
+/// second coordinate).
+fn cl_region(d: &ImageDesc) -> [u64; 3] {
+    match d.dim {
+        ImageDim::D1Array => [d.width, d.array_size, 1],
+        _ => d.extent(),
+    }
+}
+
+/// What a `cl_mem` argument is: a buffer (its size, flags and place in a parent buffer) or an
+/// image (its packed layout). `None` when the vendor cannot say.
+fn mem_value(v: usize) -> Option<Value> {
+    let flags = vendor_info::<u64>(Kind::Mem, v, CL_MEM_FLAGS).unwrap_or(0);
+    let kind = vendor_info::<cl_mem_object_type>(Kind::Mem, v, CL_MEM_TYPE).ok()?;
+    if kind == CL_MEM_OBJECT_BUFFER {
+        let size = vendor_info::<usize>(Kind::Mem, v, CL_MEM_SIZE).ok()?;
+        let parent = vendor_info::<usize>(Kind::Mem, v, CL_MEM_ASSOCIATED_MEMOBJECT).unwrap_or(0);
+        let origin = vendor_info::<usize>(Kind::Mem, v, CL_MEM_OFFSET).unwrap_or(0);
+        return Some(Value::Buffer {
+            vendor: v,
+            size: size as u64,
+            flags,
+            identity: if parent != 0 { parent } else { v } as u64,
+            origin: origin as u64,
+            image: None,
+            bytes: None,
+        });
+    }
+    let dim = crate::image::dim_of(kind)?;
+    let format = image_info::<cl_image_format>(v, CL_IMAGE_FORMAT)?;
+    let format = crate::image::check_format(&format).ok()?;
+    let [w, h, d, n] = [
+        CL_IMAGE_WIDTH,
+        CL_IMAGE_HEIGHT,
+        CL_IMAGE_DEPTH,
+        CL_IMAGE_ARRAY_SIZE,
+    ]
+    .map(|p| image_info::<usize>(v, p).unwrap_or(0) as u64);
+    let desc = ImageDesc::packed(dim, format, [w, h, d], n)?;
+    let size = desc.slice_pitch.checked_mul(desc.extent()[2])?;
+    // Its own identity: the texels are packed, not laid out as in a buffer it may share.
+    Some(Value::Buffer {
+        vendor: v,
+        size,
+        flags,
+        identity: v as u64,
+        origin: 0,
+        image: Some(desc),
+        bytes: None,
+    })
+}
+
+fn image_info<T: Copy + Default>(v: usize, param: cl_uint) -> Option<T> {
+    let f = vendor_slot!(clGetImageInfo).ok()?;
+    let mut x = T::default();
+    // SAFETY: the vendor writes at most size_of::<T>() bytes into x.
+    let r = unsafe {
+        f(
+            v as cl_mem,
+            param,
+            std::mem::size_of::<T>(),
+            (&mut x as *mut T).cast(),
+            std::ptr::null_mut(),
+        )
+    };
+    (r == CL_SUCCESS).then_some(x)
+}
+
+/// The `sampler_t` bits a kernel sees for a vendor sampler, as native capture records them.
+fn sampler_bits(v: usize) -> Option<u32> {
+    let normalized = vendor_info::<cl_bool>(Kind::Sampler, v, CL_SAMPLER_NORMALIZED_COORDS).ok()?;
+    let addressing =
+        vendor_info::<cl_addressing_mode>(Kind::Sampler, v, CL_SAMPLER_ADDRESSING_MODE).ok()?;
+    let filter = vendor_info::<cl_filter_mode>(Kind::Sampler, v, CL_SAMPLER_FILTER_MODE).ok()?;
+    Some(crate::image::sampler_bits(
+        normalized != 0,
+        addressing,
+        filter,
+    ))
 }
 
 /// Waits for the reads still in flight (off the application's thread) and releases their
@@ -241,6 +376,8 @@ enum Value {
         flags: u64,
         identity: u64,
         origin: u64,
+        /// An image: its layout; `bytes` are its texels, tightly packed.
+        image: Option<ImageDesc>,
         bytes: Option<Pending>,
     },
     Local(u64),
@@ -318,32 +455,13 @@ impl Launch {
         let set = k.args.lock().clone();
         let mut args = Vec::new();
         for (i, a) in m.args.iter().enumerate() {
-            let buffer_arg = matches!(
-                a.address,
-                Some(CL_KERNEL_ARG_ADDRESS_GLOBAL | CL_KERNEL_ARG_ADDRESS_CONSTANT)
-            );
+            let buffer_arg = arg_role(k, i as cl_uint) == ArgRole::Buffer;
             let value = match set.get(i).cloned().flatten() {
                 // Not set: the vendor refuses the launch.
                 None => return None,
-                Some(ArgVal::Mem(w)) if w.kind == Kind::Mem => {
-                    let v = w.vendor;
-                    let size = vendor_info::<usize>(Kind::Mem, v, CL_MEM_SIZE).ok()?;
-                    let flags = vendor_info::<u64>(Kind::Mem, v, CL_MEM_FLAGS).unwrap_or(0);
-                    let parent = vendor_info::<usize>(Kind::Mem, v, CL_MEM_ASSOCIATED_MEMOBJECT)
-                        .unwrap_or(0);
-                    let origin = vendor_info::<usize>(Kind::Mem, v, CL_MEM_OFFSET).unwrap_or(0);
-                    Value::Buffer {
-                        vendor: v,
-                        size: size as u64,
-                        flags,
-                        identity: if parent != 0 { parent } else { v } as u64,
-                        origin: origin as u64,
-                        bytes: None,
-                    }
-                }
-                Some(ArgVal::Mem(_)) => {
-                    tracing::info!("launch of {} not recorded: sampler argument", m.name);
-                    return None;
+                Some(ArgVal::Mem(w)) if w.kind == Kind::Mem => mem_value(w.vendor)?,
+                Some(ArgVal::Mem(w)) => {
+                    Value::Scalar(u64::from(sampler_bits(w.vendor)?).to_le_bytes().to_vec())
                 }
                 Some(ArgVal::NullValue(n)) if !buffer_arg => Value::Local(n as u64),
                 Some(ArgVal::NullValue(_)) => Value::Null,
@@ -369,11 +487,12 @@ impl Launch {
                 if let Value::Buffer {
                     vendor,
                     size,
+                    image,
                     bytes,
                     ..
                 } = &mut a.value
                 {
-                    *bytes = read_buffer(queue, *vendor, *size as usize, wait);
+                    *bytes = read_mem(queue, *vendor, *size as usize, image.as_ref(), wait);
                 }
             }
         }
@@ -425,8 +544,21 @@ impl Launch {
         // application's reference counts).
         if !event.is_null() && self.rec.wants_outputs() {
             for (i, a) in self.args.iter().enumerate() {
-                if let Value::Buffer { vendor, size, .. } = a.value {
-                    if let Some(p) = read_buffer(self.queue, vendor, size as usize, &[event]) {
+                if let Value::Buffer {
+                    vendor,
+                    size,
+                    image,
+                    ..
+                } = &a.value
+                {
+                    let read = read_mem(
+                        self.queue,
+                        *vendor,
+                        *size as usize,
+                        image.as_ref(),
+                        &[event],
+                    );
+                    if let Some(p) = read {
                         self.outputs.push((i as u32, p));
                     }
                 }
@@ -483,18 +615,25 @@ impl Launch {
                         flags,
                         identity,
                         origin,
+                        image,
                         bytes,
                         ..
-                    } => ArgData::Buffer(BufferArg {
-                        size: *size,
-                        flags: *flags,
-                        identity: *identity,
-                        origin: *origin,
-                        contents: match bytes {
-                            Some(p) => Contents::Bytes(&p.bytes),
-                            None => Contents::Unavailable,
-                        },
-                    }),
+                    } => {
+                        let b = BufferArg {
+                            size: *size,
+                            flags: *flags,
+                            identity: *identity,
+                            origin: *origin,
+                            contents: match bytes {
+                                Some(p) => Contents::Bytes(&p.bytes),
+                                None => Contents::Unavailable,
+                            },
+                        };
+                        match image {
+                            Some(d) => ArgData::Image(b, *d),
+                            None => ArgData::Buffer(b),
+                        }
+                    }
                 },
             })
             .collect();

@@ -5,7 +5,7 @@
 
 use super::handles::*;
 use super::info::fix_info;
-use super::record;
+use super::record::{self, ArgRole};
 use crate::consts::*;
 use crate::info::{out, write_info};
 use crate::types::*;
@@ -180,24 +180,29 @@ pub unsafe extern "C" fn clSetKernelArg(
             // SAFETY: arg_value points to arg_size bytes (spec); unaligned: any host memory.
             h = unsafe { arg_value.cast::<usize>().read_unaligned() };
         }
-        let buffer_arg = record::is_buffer_arg(&k, arg_index);
+        let role = record::arg_role(&k, arg_index);
         if h != 0 {
-            match lookup(h) {
-                // A buffer argument takes a buffer: not a sampler, not an image.
-                Some(w)
-                    if buffer_arg
-                        && (w.kind != Kind::Mem
-                            || (w.mem_type != 0 && w.mem_type != CL_MEM_OBJECT_BUFFER)) =>
-                {
-                    return Err(CL_INVALID_MEM_OBJECT)
+            let w = lookup(h);
+            let kind = w.as_ref().map(|w| (w.kind, w.mem_type));
+            // A buffer argument takes a buffer, an image argument an image, a sampler argument
+            // a sampler (mem_type 0: not known). A handle that is not ours for any of them
+            // must not reach the vendor.
+            let fits = match role {
+                ArgRole::Buffer => matches!(kind, Some((Kind::Mem, 0 | CL_MEM_OBJECT_BUFFER))),
+                ArgRole::Image => {
+                    matches!(kind, Some((Kind::Mem, t)) if t != CL_MEM_OBJECT_BUFFER)
                 }
+                ArgRole::Sampler => matches!(kind, Some((Kind::Sampler, _))),
+                ArgRole::Other => true,
+            };
+            match w {
+                _ if !fits && role == ArgRole::Sampler => return Err(CL_INVALID_SAMPLER),
+                _ if !fits => return Err(CL_INVALID_MEM_OBJECT),
                 Some(w) if matches!(w.kind, Kind::Mem | Kind::Sampler) => {
                     vendor_h = w.vendor;
                     value = (&vendor_h as *const usize).cast();
                     mem = Some(w);
                 }
-                // Not a buffer of ours for a buffer argument: the vendor must not see it.
-                _ if buffer_arg => return Err(CL_INVALID_MEM_OBJECT),
                 _ => {}
             }
         }
@@ -358,6 +363,32 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         }
         Ok(r)
     })
+}
+
+/// The specification defines a task as a launch of one work-item in one work-group: forwarded
+/// (and recorded) as that launch.
+pub unsafe extern "C" fn clEnqueueTask(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let one = [1usize];
+    // SAFETY: the application's arguments, passed on; `one` outlives the call.
+    unsafe {
+        clEnqueueNDRangeKernel(
+            command_queue,
+            kernel,
+            1,
+            std::ptr::null(),
+            one.as_ptr(),
+            one.as_ptr(),
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
+    }
 }
 
 /// `CL_MAP_WRITE_INVALIDATE_REGION` excludes reading and writing (spec: CL_INVALID_VALUE).

@@ -73,7 +73,7 @@ pub static FORWARD: IcdDispatch = IcdDispatch {
     clEnqueueMapImage: clEnqueueMapImage,
     clEnqueueUnmapMemObject: clEnqueueUnmapMemObject,
     clEnqueueNDRangeKernel: super::special::clEnqueueNDRangeKernel,
-    clEnqueueTask: clEnqueueTask,
+    clEnqueueTask: super::special::clEnqueueTask,
     clEnqueueNativeKernel: clEnqueueNativeKernel,
     clEnqueueMarker: clEnqueueMarker,
     clEnqueueWaitForEvents: clEnqueueWaitForEvents,
@@ -1591,40 +1591,6 @@ unsafe extern "C" fn clEnqueueUnmapMemObject(
                 command_queue,
                 memobj,
                 mapped_ptr,
-                num_events_in_wait_list,
-                list_ptr(&event_wait_list_v, event_wait_list),
-                event,
-            )
-        };
-        if r == CL_SUCCESS {
-            wrap_out(Kind::Event, event, true);
-        }
-        Ok(r)
-    })
-}
-
-unsafe extern "C" fn clEnqueueTask(
-    command_queue: cl_command_queue,
-    kernel: cl_kernel,
-    num_events_in_wait_list: cl_uint,
-    event_wait_list: *const cl_event,
-    event: *mut cl_event,
-) -> cl_int {
-    forward("clEnqueueTask", || {
-        let command_queue = un(Kind::Queue, command_queue)?;
-        let kernel = un(Kind::Kernel, kernel)?;
-        let event_wait_list_v = un_list(
-            Kind::Event,
-            CL_INVALID_EVENT_WAIT_LIST,
-            num_events_in_wait_list,
-            event_wait_list,
-        )?;
-        let f = vendor_slot!(clEnqueueTask)?;
-        // SAFETY: the vendor's slot of this very signature; handles translated above.
-        let r = unsafe {
-            (f)(
-                command_queue,
-                kernel,
                 num_events_in_wait_list,
                 list_ptr(&event_wait_list_v, event_wait_list),
                 event,
