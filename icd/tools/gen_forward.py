@@ -52,6 +52,16 @@ CALLBACKS = {
 GUARDS = {
     "clEnqueueMapBuffer": "super::special::check_map_flags(map_flags)?;",
 }
+# Run after a successful call, for launch records: what the vendor cannot tell later.
+AFTER = {
+    "clGetProgramInfo": "super::record::binaries_given(program as usize, param_name, param_value, "
+                        "param_value_size.min(size_ret_v));",
+}
+# Run after a creating call succeeded, with `h` the new wrapper's handle.
+AFTER_NEW = {
+    "clLinkProgram": "super::record::linked(h, num_input_programs, input_programs, options);",
+    "clCreateProgramWithBinary": "super::record::from_binaries(h, num_devices, lengths, binaries);",
+}
 
 
 def creates(name):
@@ -147,6 +157,8 @@ def translate(name, ps, ret):
         pre.append("let mut size_ret_v: usize = 0;")
         post.append(f"out({pret}, size_ret_v);")
         post.append(f'fix_info("{name}", {pn} as u32, {pv}, {psz}.min(size_ret_v));')
+    if name in AFTER:
+        post.append(AFTER[name])
     return pre, args, always, post, fail
 
 
@@ -250,7 +262,9 @@ def gen(path=os.path.join(FWD, "table_gen.rs")):
                     f"        let r = unsafe {{ {call} }};\n"
                     f"        if r.is_null() {{\n{fail_s}            return Err(if e == CL_SUCCESS {{ CL_OUT_OF_HOST_MEMORY }} else {{ e }});\n        }}\n"
                     f"{post_s.replace('            ', '        ')}"
-                    f"        Ok(wrap_new(Kind::{k}, r, {str(creates(field)).lower()}))\n    }})")
+                    + (f"        let h = wrap_new(Kind::{k}, r, {str(creates(field)).lower()});\n"
+                       f"        {AFTER_NEW[field]}\n        Ok(h)\n    }})" if field in AFTER_NEW else
+                       f"        Ok(wrap_new(Kind::{k}, r, {str(creates(field)).lower()}))\n    }})"))
         elif rret.startswith("*mut"):
             errp = [n for t, n in ps if t in ("*mut cl_int", "*mut c_int")]
             if errp:

@@ -72,7 +72,7 @@ fn c_hosts_over_pocl_match_pocl_and_are_recorded() {
         ("events", vec![], &[], "inputs", 5),
         ("kernel_info", vec![], &[], "inputs", 2),
         ("images", vec![], lenient, "inputs", 2),
-        ("programs", vec![], &[], "inputs", 1),
+        ("programs", vec![], &[], "inputs", 3),
         ("threads", vec![], &[], "none", 1),
     ] {
         let mut cmd = direct.command(c_host(host));
@@ -287,18 +287,20 @@ fn racy_launch_recorded_over_pocl_replays_with_the_race() {
     assert!(found, "no race on scratch in the replay: {text}");
 }
 
-/// Image and sampler arguments recorded over PoCL (texels read back packed, sampler bits from
-/// the vendor's sampler) and clEnqueueTask recorded as a one-item launch: every record replays
-/// clean on ShadowCL with the outputs PoCL produced.
+/// Launches the vendor alone cannot describe, recorded over PoCL: image and sampler arguments
+/// (texels read back packed, sampler bits from the vendor's sampler), clEnqueueTask (a one-item
+/// launch), a program made from a binary (its source found by the binary's digest) and a linked
+/// program (compiled and linked again by ShadowCL). Every record replays clean on ShadowCL with
+/// the outputs PoCL produced.
 #[test]
-fn image_and_task_launches_recorded_over_pocl_replay_with_pocls_outputs() {
-    let test = "image_and_task_launches_recorded_over_pocl_replay_with_pocls_outputs";
+fn launches_the_vendor_cannot_describe_are_recorded_and_replay_with_pocls_outputs() {
+    let test = "launches_the_vendor_cannot_describe_are_recorded_and_replay_with_pocls_outputs";
     let (Some((icd, pocl)), Some(cli)) = (setup(test), shadowcl_cli(test)) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let mut recs = Vec::new();
-    for host in ["images", "kernel_info"] {
+    for host in ["images", "kernel_info", "programs"] {
         let cap = dir.path().join(host);
         let mut cmd = forwarded(&icd, pocl.to_str().unwrap(), c_host(host));
         cmd.env("SHADOWCL_CAPTURE", &cap)
@@ -335,6 +337,15 @@ fn image_and_task_launches_recorded_over_pocl_replay_with_pocls_outputs() {
         .find(|j| j["kernel"] == "other")
         .expect("the task of kernel_info is recorded");
     assert_eq!(task["global_size"][0], 1, "a task is one work-item: {task}");
+    let programs: Vec<serde_json::Value> = recs.iter().map(|r| record_json(r)).collect();
+    for (kernel, field) in [("value", "source"), ("linked", "spirv")] {
+        assert!(
+            programs
+                .iter()
+                .any(|j| j["kernel"] == kernel && j["program"][field].is_string()),
+            "{kernel} not recorded with its {field}"
+        );
+    }
     for rec in &recs {
         let report = dir.path().join("replay.json");
         let o = replay(&cli, rec, &report);

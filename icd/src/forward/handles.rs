@@ -89,6 +89,9 @@ pub struct Wrapper {
     pub args: Mutex<Vec<Option<ArgVal>>>,
     /// Kernels: what the vendor says about the kernel, asked once.
     pub meta: OnceLock<KernelMeta>,
+    /// Programs: how to rebuild the program for replay where the vendor cannot say (linked,
+    /// or made from a binary); only while launches are recorded.
+    pub code: Mutex<Option<Arc<super::record::ProgramCode>>>,
 }
 
 impl Wrapper {
@@ -154,6 +157,13 @@ pub(crate) fn get<T>(kind: Kind, h: *mut T) -> Result<Arc<Wrapper>, cl_int> {
 /// Any live wrapper at address `h`.
 pub(crate) fn lookup(h: usize) -> Option<Arc<Wrapper>> {
     REG.read().wrappers.get(&h).cloned()
+}
+
+/// The live wrapper of vendor handle `v`.
+pub(crate) fn lookup_vendor(kind: Kind, v: usize) -> Option<Arc<Wrapper>> {
+    let reg = REG.read();
+    let w = reg.by_vendor.get(&v).and_then(|a| reg.wrappers.get(a))?;
+    (w.kind == kind).then(|| w.clone())
 }
 
 /// Whether `h` is a live forwarding wrapper.
@@ -231,6 +241,7 @@ pub(crate) fn wrap_new<T>(kind: Kind, v: *mut T, fresh: bool) -> *mut T {
         mem_type,
         args: Mutex::new(Vec::new()),
         meta: OnceLock::new(),
+        code: Mutex::new(None),
     });
     let a = w.handle();
     reg.wrappers.insert(a, w);

@@ -6,13 +6,15 @@
 use super::handles::*;
 use crate::consts::*;
 use crate::types::*;
+use parking_lot::Mutex;
 use shadowcl_capture::{
     AddressQualifier, ArgData, ArgInput, BufferArg, Contents, DataMode, LaunchInput, ProgramInput,
     Recorder,
 };
 use shadowcl_interpreter::{ImageDesc, ImageDim};
+use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 pub(crate) fn recorder() -> Option<&'static Recorder> {
     crate::launch::recorder()
@@ -93,7 +95,20 @@ fn query_meta(k: usize) -> KernelMeta {
         .filter(|b| !b.is_empty());
     let device = word::<usize>(vendor_info_bytes(Kind::Program, program, CL_PROGRAM_DEVICES).ok())
         .unwrap_or(0);
-    let options = build_options(program, device).unwrap_or_default();
+    let mut options = build_options(program, device).unwrap_or_default();
+    let (mut source, mut il) = (source, il);
+    if source.is_none() && il.is_none() {
+        // Linked or made from a binary: what ShadowCL kept of it.
+        if let Some(code) =
+            lookup_vendor(Kind::Program, program).and_then(|w| w.code.lock().clone())
+        {
+            (source, il, options) = (
+                code.source.clone(),
+                code.spirv.clone(),
+                code.options.clone(),
+            );
+        }
+    }
     KernelMeta {
         name,
         args,
@@ -136,6 +151,205 @@ fn build_options(program: usize, device: usize) -> Option<String> {
     // The option forwarding adds is not the application's.
     (r == CL_SUCCESS).then(|| text(b).replace(super::special::ARG_INFO_OPTION, ""))
 }
+
+/// How to rebuild a program for replay where the vendor cannot say (a linked program, one
+/// made from a binary): ShadowCL compiles and links the application's sources itself, only
+/// while launches are recorded.
+pub struct ProgramCode {
+    source: Option<String>,
+    spirv: Option<Vec<u8>>,
+    /// SPIR LLVM bitcode of a compiled object or library, for the links that take it.
+    bitcode: Option<Vec<u8>>,
+    options: String,
+}
+
+fn keep(w: &Wrapper, code: ProgramCode) {
+    *w.code.lock() = Some(Arc::new(code));
+}
+
+/// After a successful clCompileProgram: the same compile by ShadowCL's compiler, so a link of
+/// this object can be rebuilt. `headers`: (include name, vendor program).
+pub(crate) fn compiled(program: &Wrapper, options: &str, headers: &[(String, usize)]) {
+    if recorder().is_none() {
+        return;
+    }
+    let v = program.vendor;
+    let source = vendor_info_bytes(Kind::Program, v, CL_PROGRAM_SOURCE)
+        .map(text)
+        .ok()
+        .filter(|s| !s.is_empty());
+    let bitcode = match &source {
+        Some(src) => {
+            let headers = headers
+                .iter()
+                .map(|(name, h)| {
+                    let text = vendor_info_bytes(Kind::Program, *h, CL_PROGRAM_SOURCE)
+                        .map(text)
+                        .unwrap_or_default();
+                    (name.clone(), text)
+                })
+                .collect();
+            let req = crate::compiler::CompileRequest {
+                sources: vec![src.clone()],
+                options: options.to_string(),
+                headers,
+            };
+            crate::compiler::compile(&req).map(|c| c.bitcode)
+        }
+        None => match vendor_info_bytes(Kind::Program, v, CL_PROGRAM_IL) {
+            Ok(il) if !il.is_empty() => crate::compiler::spirv_to_bitcode(&il),
+            _ => return,
+        },
+    };
+    match bitcode {
+        Ok(b) => keep(
+            program,
+            ProgramCode {
+                source,
+                spirv: None,
+                bitcode: Some(b),
+                options: options.to_string(),
+            },
+        ),
+        Err(e) => {
+            tracing::warn!("capture: ShadowCL could not compile a program the vendor compiled: {e}")
+        }
+    }
+}
+
+/// After a successful clLinkProgram: the same link of the inputs' bitcode, so launches of the
+/// linked program record its SPIR-V.
+pub(crate) fn linked(
+    program: cl_program,
+    n: cl_uint,
+    inputs: *const cl_program,
+    options: *const std::ffi::c_char,
+) {
+    if recorder().is_none() || inputs.is_null() {
+        return;
+    }
+    let Ok(w) = get(Kind::Program, program) else {
+        return;
+    };
+    // SAFETY: the application's array of n programs, which the vendor just accepted.
+    let inputs = unsafe { std::slice::from_raw_parts(inputs, n as usize) };
+    let bitcodes: Option<Vec<Vec<u8>>> = inputs
+        .iter()
+        .map(|&p| {
+            let i = get(Kind::Program, p).ok()?;
+            let code = i.code.lock().clone()?;
+            code.bitcode.clone()
+        })
+        .collect();
+    let Some(bitcodes) = bitcodes else {
+        tracing::info!("capture: a linked program's inputs were not all compiled while recording");
+        return;
+    };
+    let options = crate::info::cstr(options).unwrap_or_default();
+    match crate::compiler::link(&bitcodes, &options) {
+        Ok(c) => keep(
+            &w,
+            ProgramCode {
+                source: None,
+                spirv: Some(c.spirv),
+                bitcode: Some(c.bitcode),
+                options: String::new(),
+            },
+        ),
+        Err(e) => tracing::warn!("capture: ShadowCL could not link what the vendor linked: {e}"),
+    }
+}
+
+/// Programs by the SHA-256 of a binary the vendor gave for them, so a program the application
+/// makes again from that binary (in this process) is recorded with its source.
+static BINARIES: LazyLock<Mutex<HashMap<[u8; 32], Arc<ProgramCode>>>> =
+    LazyLock::new(Default::default);
+
+fn digest(b: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(b).into()
+}
+
+/// After a successful clGetProgramInfo: remembers the binaries handed to the application.
+pub(crate) fn binaries_given(program: usize, param: cl_uint, value: *mut c_void, len: usize) {
+    if param != CL_PROGRAM_BINARIES || value.is_null() || recorder().is_none() {
+        return;
+    }
+    let code = match lookup_vendor(Kind::Program, program).and_then(|w| w.code.lock().clone()) {
+        Some(c) => c,
+        None => {
+            let source = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_SOURCE)
+                .map(text)
+                .ok()
+                .filter(|s| !s.is_empty());
+            let spirv = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_IL)
+                .ok()
+                .filter(|b| !b.is_empty());
+            if source.is_none() && spirv.is_none() {
+                return;
+            }
+            let device =
+                word::<usize>(vendor_info_bytes(Kind::Program, program, CL_PROGRAM_DEVICES).ok())
+                    .unwrap_or(0);
+            Arc::new(ProgramCode {
+                source,
+                spirv,
+                bitcode: None,
+                options: build_options(program, device).unwrap_or_default(),
+            })
+        }
+    };
+    let Ok(sizes) = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_BINARY_SIZES) else {
+        return;
+    };
+    let ptrs = value.cast::<*const u8>();
+    let mut map = BINARIES.lock();
+    for (i, size) in sizes.chunks_exact(W).enumerate().take(len / W) {
+        let size = usize::from_ne_bytes(size.try_into().unwrap_or([0; W]));
+        // SAFETY: the answer is len bytes of pointers the application gave; the vendor just
+        // wrote `size` bytes of binary through each non-NULL one.
+        let p = unsafe { ptrs.add(i).read_unaligned() };
+        if p.is_null() || size == 0 {
+            continue;
+        }
+        // SAFETY: see above.
+        let bin = unsafe { std::slice::from_raw_parts(p, size) };
+        map.insert(digest(bin), code.clone());
+    }
+}
+
+/// After a successful clCreateProgramWithBinary: a binary this process was given names the
+/// program's source.
+pub(crate) fn from_binaries(
+    program: cl_program,
+    n: cl_uint,
+    lengths: *const usize,
+    binaries: *mut *const u8,
+) {
+    if recorder().is_none() || lengths.is_null() || binaries.is_null() {
+        return;
+    }
+    let Ok(w) = get(Kind::Program, program) else {
+        return;
+    };
+    let map = BINARIES.lock();
+    for i in 0..n as usize {
+        // SAFETY: the application's arrays of n lengths and binaries, which the vendor just
+        // accepted.
+        let (len, p) = unsafe { (lengths.add(i).read(), binaries.add(i).read()) };
+        if p.is_null() || len == 0 {
+            continue;
+        }
+        // SAFETY: see above.
+        let bin = unsafe { std::slice::from_raw_parts(p, len) };
+        if let Some(code) = map.get(&digest(bin)) {
+            *w.code.lock() = Some(code.clone());
+            return;
+        }
+    }
+}
+
+const W: usize = std::mem::size_of::<usize>();
 
 /// The kernel's metadata, asked from the vendor the first time it is needed.
 pub(crate) fn meta(k: &Wrapper) -> &KernelMeta {

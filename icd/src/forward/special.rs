@@ -459,6 +459,7 @@ pub unsafe extern "C" fn clCompileProgram(
     user_data: *mut c_void,
 ) -> cl_int {
     forward("clCompileProgram", || {
+        let wrapper = get(Kind::Program, program);
         let program = un(Kind::Program, program)?;
         let devs = un_list(Kind::Device, CL_INVALID_DEVICE, num_devices, device_list)?;
         let f = vendor_slot!(clCompileProgram)?;
@@ -487,6 +488,17 @@ pub unsafe extern "C" fn clCompileProgram(
         };
         if r != CL_SUCCESS {
             super::tramp::discard(given, ud);
+        } else if let (Ok(w), true) = (wrapper, record::recorder().is_some()) {
+            let names = (0..headers.len()).map(|i| {
+                // SAFETY: the application's array of num_input_headers include names, which
+                // the vendor just accepted.
+                let name = unsafe { header_include_names.add(i).read() };
+                crate::info::cstr(name).unwrap_or_default()
+            });
+            let headers: Vec<(String, usize)> =
+                names.zip(headers.iter().map(|&h| h as usize)).collect();
+            let options = crate::info::cstr(options).unwrap_or_default();
+            record::compiled(&w, &options, &headers);
         }
         Ok(r)
     })

@@ -785,7 +785,9 @@ unsafe extern "C" fn clCreateProgramWithBinary(
                 e
             });
         }
-        Ok(wrap_new(Kind::Program, r, true))
+        let h = wrap_new(Kind::Program, r, true);
+        super::record::from_binaries(h, num_devices, lengths, binaries);
+        Ok(h)
     })
 }
 
@@ -845,6 +847,12 @@ unsafe extern "C" fn clGetProgramInfo(
             fix_info(
                 "clGetProgramInfo",
                 param_name as u32,
+                param_value,
+                param_value_size.min(size_ret_v),
+            );
+            super::record::binaries_given(
+                program as usize,
+                param_name,
                 param_value,
                 param_value_size.min(size_ret_v),
             );
@@ -2638,7 +2646,9 @@ unsafe extern "C" fn clLinkProgram(
                 e
             });
         }
-        Ok(wrap_new(Kind::Program, r, true))
+        let h = wrap_new(Kind::Program, r, true);
+        super::record::linked(h, num_input_programs, input_programs, options);
+        Ok(h)
     })
 }
 
