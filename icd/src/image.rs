@@ -773,6 +773,28 @@ fn image_side(m: &Ref<Mem>, o: [u64; 3]) -> Result<Side, cl_int> {
     })
 }
 
+/// The buffer side of an image <-> buffer copy: the buffer holds the region's
+/// rows back to back from `offset`, with no padding between rows or slices.
+/// `CL_INVALID_VALUE` when that span does not fit in the buffer.
+fn packed_buffer_side(
+    m: &Ref<Mem>,
+    offset: usize,
+    r: [u64; 3],
+    row_bytes: usize,
+) -> Result<Side, cl_int> {
+    let total = row_bytes * (r[1] * r[2]) as usize;
+    match offset.checked_add(total) {
+        Some(e) if e <= m.size => {}
+        _ => return Err(CL_INVALID_VALUE),
+    }
+    let base = m.offset + offset;
+    let rows_per_slice = r[1] as usize;
+    Ok(Side {
+        mem: m.clone(),
+        rows: Box::new(move |y, z| base + (z as usize * rows_per_slice + y as usize) * row_bytes),
+    })
+}
+
 fn same_context(q: &Ref<crate::queue::Queue>, m: &Mem) -> Result<(), cl_int> {
     if Arc::ptr_eq(&q.context, &m.context) {
         Ok(())
@@ -848,17 +870,7 @@ pub unsafe extern "C" fn clEnqueueCopyImageToBuffer(
         let waits = wait_list(Some(&q.context), num, list)?;
         let (so, r) = image_box(si, src_origin, region)?;
         let row_bytes = r[0] as usize * si.element_size();
-        let total = row_bytes * (r[1] * r[2]) as usize;
-        match dst_offset.checked_add(total) {
-            Some(e) if e <= d.size => {}
-            _ => return Err(CL_INVALID_VALUE),
-        }
-        let base = d.offset + dst_offset;
-        let h = r[1] as usize;
-        let dst = Side {
-            mem: d.clone(),
-            rows: Box::new(move |y, z| base + (z as usize * h + y as usize) * row_bytes),
-        };
+        let dst = packed_buffer_side(&d, dst_offset, r, row_bytes)?;
         let src = image_side(&s, so)?;
         enqueue_copy(
             &q,
@@ -895,17 +907,7 @@ pub unsafe extern "C" fn clEnqueueCopyBufferToImage(
         let waits = wait_list(Some(&q.context), num, list)?;
         let (dso, r) = image_box(di, dst_origin, region)?;
         let row_bytes = r[0] as usize * di.element_size();
-        let total = row_bytes * (r[1] * r[2]) as usize;
-        match src_offset.checked_add(total) {
-            Some(e) if e <= s.size => {}
-            _ => return Err(CL_INVALID_VALUE),
-        }
-        let base = s.offset + src_offset;
-        let h = r[1] as usize;
-        let src = Side {
-            mem: s.clone(),
-            rows: Box::new(move |y, z| base + (z as usize * h + y as usize) * row_bytes),
-        };
+        let src = packed_buffer_side(&s, src_offset, r, row_bytes)?;
         let dst = image_side(&d, dso)?;
         enqueue_copy(
             &q,
