@@ -11,7 +11,7 @@ use crate::entry::{call, call_ptr};
 use crate::info::{out, properties, slice, v, write_info, UserPtr};
 use crate::mem::{
     check_buffer_flags, get_mem, host_bytes, host_readable, host_writable, new_mem,
-    queue_and_any_mem, triple, Mem,
+    pitch_or_packed, queue_and_any_mem, region_of, triple, Mem,
 };
 use crate::object::{self, ClObject, Ref};
 use crate::platform::MAX_ALLOC;
@@ -523,10 +523,7 @@ fn image_box(
     region: *const usize,
 ) -> Result<([u64; 3], [u64; 3]), cl_int> {
     let o = triple(origin)?;
-    let r = triple(region)?;
-    if r.contains(&0) {
-        return Err(CL_INVALID_VALUE);
-    }
+    let r = region_of(region)?;
     let d = &i.desc;
     let used = match d.dim {
         ImageDim::D1 | ImageDim::D1Buffer => 1,
@@ -563,11 +560,7 @@ fn host_pitches(
     row: usize,
     slice: usize,
 ) -> Result<(usize, usize), cl_int> {
-    let min_row = region[0] as usize * i.element_size();
-    let row = if row == 0 { min_row } else { row };
-    if row < min_row {
-        return Err(CL_INVALID_VALUE);
-    }
+    let row = pitch_or_packed(row, region[0] as usize * i.element_size())?;
     let layered = matches!(
         i.desc.dim,
         ImageDim::D3 | ImageDim::D2Array | ImageDim::D1Array
@@ -579,11 +572,7 @@ fn host_pitches(
         }
         return Ok((row, min_slice));
     }
-    let slice = if slice == 0 { min_slice } else { slice };
-    if slice < min_slice {
-        return Err(CL_INVALID_VALUE);
-    }
-    Ok((row, slice))
+    Ok((row, pitch_or_packed(slice, min_slice)?))
 }
 
 /// Bytes a host rectangle of `region` with these pitches spans.

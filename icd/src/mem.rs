@@ -552,13 +552,10 @@ impl Rect {
         row: usize,
         slice: usize,
     ) -> Result<Rect, cl_int> {
-        let row_pitch = if row == 0 { region[0] } else { row };
-        if row_pitch < region[0] {
-            return Err(CL_INVALID_VALUE);
-        }
+        let row_pitch = pitch_or_packed(row, region[0])?;
         let min_slice = region[1].checked_mul(row_pitch).ok_or(CL_INVALID_VALUE)?;
-        let slice_pitch = if slice == 0 { min_slice } else { slice };
-        if slice_pitch < min_slice || (row_pitch != 0 && slice_pitch % row_pitch != 0) {
+        let slice_pitch = pitch_or_packed(slice, min_slice)?;
+        if row_pitch != 0 && slice_pitch % row_pitch != 0 {
             return Err(CL_INVALID_VALUE);
         }
         Ok(Rect {
@@ -587,7 +584,19 @@ pub(crate) fn triple(p: *const usize) -> Result<[usize; 3], cl_int> {
     Ok([s[0], s[1], s[2]])
 }
 
-fn region_of(p: *const usize) -> Result<[usize; 3], cl_int> {
+/// A row or slice pitch of a rectangle in a buffer or in host memory, as the buffer `*Rect`
+/// commands and the image reads and writes take it: 0 asks for the packed pitch, any other
+/// value must leave at least that much room.
+pub(crate) fn pitch_or_packed(given: usize, packed: usize) -> Result<usize, cl_int> {
+    let pitch = if given == 0 { packed } else { given };
+    if pitch < packed {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(pitch)
+}
+
+/// The `region` argument of a rectangle command: three sizes, none of them 0.
+pub(crate) fn region_of(p: *const usize) -> Result<[usize; 3], cl_int> {
     let r = triple(p)?;
     if r.contains(&0) {
         return Err(CL_INVALID_VALUE);
