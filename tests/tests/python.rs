@@ -4,15 +4,18 @@
 use shadowcl_tests::{run, skip, tests_dir, Icd, TIMEOUT};
 use std::process::Command;
 
-#[test]
-fn pyopencl_vadd_on_shadowcl() {
-    let Some(icd) = Icd::shadowcl_and_pocl("pyopencl_vadd_on_shadowcl") else {
+/// Debian's interpreter, where python3-pyopencl and python3-numpy install to.
+const PYTHON: &str = "/usr/bin/python3";
+
+/// Runs `tests/python/<script>` on ShadowCL (PoCL registered beside it) and checks that it
+/// printed `pass_line`. Skips, rather than fails, when pyopencl or numpy is not installed.
+fn run_pyopencl_script(test: &str, script: &str, pass_line: &str) {
+    let Some(icd) = Icd::shadowcl_and_pocl(test) else {
         return;
     };
-    let python = "/usr/bin/python3";
     let probe = run(
         {
-            let mut c = Command::new(python);
+            let mut c = Command::new(PYTHON);
             c.args(["-c", "import pyopencl, numpy"]);
             c
         },
@@ -20,58 +23,38 @@ fn pyopencl_vadd_on_shadowcl() {
     );
     if !probe.success() {
         skip(
-            "pyopencl_vadd_on_shadowcl",
+            test,
             "/usr/bin/python3 cannot import pyopencl and numpy (apt-get install python3-pyopencl python3-numpy)",
         );
         return;
     }
-    let mut cmd = icd.command(python);
-    cmd.arg(tests_dir().join("python/vadd.py"))
+    let mut cmd = icd.command(PYTHON);
+    // No cache: every run compiles through ShadowCL. No PYTHONPATH/PYTHONHOME: the
+    // system's pyopencl and numpy, not whatever the caller's environment points at.
+    cmd.arg(tests_dir().join("python").join(script))
         .env("PYOPENCL_CTX", "ShadowCL")
         .env("PYOPENCL_NO_CACHE", "1")
         .env_remove("PYTHONPATH")
         .env_remove("PYTHONHOME");
     let o = run(cmd, TIMEOUT);
     o.assert_success();
-    assert!(
-        o.stdout.contains("pyopencl vadd: PASS on ShadowCL"),
-        "{}",
-        o.describe()
+    assert!(o.stdout.contains(pass_line), "{}", o.describe());
+}
+
+#[test]
+fn pyopencl_vadd_on_shadowcl() {
+    run_pyopencl_script(
+        "pyopencl_vadd_on_shadowcl",
+        "vadd.py",
+        "pyopencl vadd: PASS on ShadowCL",
     );
 }
 
 #[test]
 fn pyopencl_images_on_shadowcl() {
-    let Some(icd) = Icd::shadowcl_and_pocl("pyopencl_images_on_shadowcl") else {
-        return;
-    };
-    let python = "/usr/bin/python3";
-    let probe = run(
-        {
-            let mut c = Command::new(python);
-            c.args(["-c", "import pyopencl, numpy"]);
-            c
-        },
-        TIMEOUT,
-    );
-    if !probe.success() {
-        skip(
-            "pyopencl_images_on_shadowcl",
-            "/usr/bin/python3 cannot import pyopencl and numpy (apt-get install python3-pyopencl python3-numpy)",
-        );
-        return;
-    }
-    let mut cmd = icd.command(python);
-    cmd.arg(tests_dir().join("python/images.py"))
-        .env("PYOPENCL_CTX", "ShadowCL")
-        .env("PYOPENCL_NO_CACHE", "1")
-        .env_remove("PYTHONPATH")
-        .env_remove("PYTHONHOME");
-    let o = run(cmd, TIMEOUT);
-    o.assert_success();
-    assert!(
-        o.stdout.contains("pyopencl images: PASS on ShadowCL"),
-        "{}",
-        o.describe()
+    run_pyopencl_script(
+        "pyopencl_images_on_shadowcl",
+        "images.py",
+        "pyopencl images: PASS on ShadowCL",
     );
 }
