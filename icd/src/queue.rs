@@ -826,11 +826,20 @@ mod tests {
         SEEN.store(status, Ordering::SeqCst);
     }
 
-    #[test]
-    fn out_of_order_queues_run_independent_commands_past_a_blocked_one() {
+    /// An out-of-order queue with one command held back: a marker waiting on a user event
+    /// the test has not completed yet.
+    struct BlockedOutOfOrderQueue {
+        context: cl_context,
+        queue: cl_command_queue,
+        user_event: cl_event,
+        /// The held-back marker's event.
+        blocked: cl_event,
+    }
+
+    fn blocked_out_of_order_queue() -> BlockedOutOfOrderQueue {
         let c = ctx();
         let mut err = 0;
-        // SAFETY: all handles below are live, out-pointers valid.
+        // SAFETY: c is live, out-pointers valid.
         unsafe {
             let q = clCreateCommandQueue(
                 c,
@@ -841,11 +850,31 @@ mod tests {
             assert_eq!(err, CL_SUCCESS);
             let user = clCreateUserEvent(c, &mut err);
             let mut blocked: cl_event = std::ptr::null_mut();
-            let mut free: cl_event = std::ptr::null_mut();
             assert_eq!(
                 clEnqueueMarkerWithWaitList(q, 1, &user, &mut blocked),
                 CL_SUCCESS
             );
+            BlockedOutOfOrderQueue {
+                context: c,
+                queue: q,
+                user_event: user,
+                blocked,
+            }
+        }
+    }
+
+    #[test]
+    fn out_of_order_queues_run_independent_commands_past_a_blocked_one() {
+        let BlockedOutOfOrderQueue {
+            context: c,
+            queue: q,
+            user_event: user,
+            blocked,
+        } = blocked_out_of_order_queue();
+        let mut err = 0;
+        // SAFETY: all handles below are live, out-pointers valid.
+        unsafe {
+            let mut free: cl_event = std::ptr::null_mut();
             assert_eq!(
                 clEnqueueMarkerWithWaitList(q, 1, &blocked, std::ptr::null_mut()),
                 CL_SUCCESS
@@ -910,24 +939,15 @@ mod tests {
     /// not poll).
     #[test]
     fn set_aside_commands_run_after_the_queue_is_released() {
-        let c = ctx();
-        let mut err = 0;
+        let BlockedOutOfOrderQueue {
+            context: c,
+            queue: q,
+            user_event: user,
+            blocked: first,
+        } = blocked_out_of_order_queue();
         // SAFETY: all handles below are live, out-pointers valid.
         unsafe {
-            let q = clCreateCommandQueue(
-                c,
-                device_id(),
-                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
-                &mut err,
-            );
-            assert_eq!(err, CL_SUCCESS);
-            let user = clCreateUserEvent(c, &mut err);
-            let mut first: cl_event = std::ptr::null_mut();
             let mut second: cl_event = std::ptr::null_mut();
-            assert_eq!(
-                clEnqueueMarkerWithWaitList(q, 1, &user, &mut first),
-                CL_SUCCESS
-            );
             assert_eq!(
                 clEnqueueMarkerWithWaitList(q, 1, &first, &mut second),
                 CL_SUCCESS
