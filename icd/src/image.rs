@@ -10,8 +10,8 @@ use crate::context::{self, Context};
 use crate::entry::{call, call_ptr};
 use crate::info::{out, properties, slice, v, write_info, UserPtr};
 use crate::mem::{
-    check_buffer_flags, get_mem, host_bytes, host_readable, host_writable, new_mem,
-    pitch_or_packed, queue_and_any_mem, region_of, triple, Mem,
+    check_buffer_flags, check_map_flags, get_mem, host_bytes, host_readable, host_writable,
+    new_mem, pitch_or_packed, queue_and_any_mem, region_of, triple, Mem,
 };
 use crate::object::{self, ClObject, Ref};
 use crate::platform::MAX_ALLOC;
@@ -998,19 +998,7 @@ pub unsafe extern "C" fn clEnqueueMapImage(
         if layered && image_slice_pitch.is_null() {
             return Err(CL_INVALID_VALUE);
         }
-        let known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-        if map_flags & !known != 0
-            || (map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
-                && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
-        {
-            return Err(CL_INVALID_VALUE);
-        }
-        if map_flags & CL_MAP_READ != 0 {
-            host_readable(&m)?;
-        }
-        if map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
-            host_writable(&m)?;
-        }
+        check_map_flags(&m, map_flags)?;
         let d = i.desc;
         let start = d.offset(o) as usize;
         let end = d.offset([o[0] + r[0] - 1, o[1] + r[1] - 1, o[2] + r[2] - 1]) as usize

@@ -358,6 +358,25 @@ fn check_range(m: &Mem, offset: usize, size: usize) -> Result<(), cl_int> {
     }
 }
 
+/// `map_flags` of `clEnqueueMapBuffer` and `clEnqueueMapImage`: known bits,
+/// WRITE_INVALIDATE_REGION alone, and host access the memory object allows for them.
+pub(crate) fn check_map_flags(m: &Mem, map_flags: cl_map_flags) -> Result<(), cl_int> {
+    let known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+    if map_flags & !known != 0
+        || (map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
+            && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
+    {
+        return Err(CL_INVALID_VALUE);
+    }
+    if map_flags & CL_MAP_READ != 0 {
+        host_readable(m)?;
+    }
+    if map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
+        host_writable(m)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn host_readable(m: &Mem) -> Result<(), cl_int> {
     if m.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
         return Err(CL_INVALID_OPERATION);
@@ -870,19 +889,7 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
             return Err(CL_INVALID_VALUE);
         }
         check_range(&m, offset, size)?;
-        let known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-        if map_flags & !known != 0
-            || (map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
-                && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
-        {
-            return Err(CL_INVALID_VALUE);
-        }
-        if map_flags & CL_MAP_READ != 0 {
-            host_readable(&m)?;
-        }
-        if map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
-            host_writable(&m)?;
-        }
+        check_map_flags(&m, map_flags)?;
         let p = m.storage.host_ptr().wrapping_add(m.offset + offset);
         m.map_count.fetch_add(1, Ordering::Relaxed);
         // The host may write through the mapping: count the mapped bytes as initialised.
