@@ -338,6 +338,30 @@ fn queue_and_mem(q: cl_command_queue, m: cl_mem) -> Result<(Ref<Queue>, Ref<Mem>
     Ok((q, m))
 }
 
+/// The queue and the two buffers of a buffer-to-buffer copy, all of one context.
+struct BufferCopyOperands {
+    queue: Ref<Queue>,
+    src: Ref<Mem>,
+    dst: Ref<Mem>,
+}
+
+/// Resolves and checks a buffer copy's queue and buffers, the source before the destination.
+fn buffer_copy_operands(
+    q: cl_command_queue,
+    src: cl_mem,
+    dst: cl_mem,
+) -> Result<BufferCopyOperands, cl_int> {
+    let (queue, src) = queue_and_mem(q, src)?;
+    let dst = get_mem(dst)?;
+    if dst.image.is_some() {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    if !Arc::ptr_eq(&queue.context, &dst.context) {
+        return Err(CL_INVALID_CONTEXT);
+    }
+    Ok(BufferCopyOperands { queue, src, dst })
+}
+
 /// A queue and a memory object (buffer or image) of the same context.
 pub(crate) fn queue_and_any_mem(
     q: cl_command_queue,
@@ -481,14 +505,11 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
     event: *mut cl_event,
 ) -> cl_int {
     call("clEnqueueCopyBuffer", || {
-        let (q, s) = queue_and_mem(q, src)?;
-        let d = get_mem(dst)?;
-        if d.image.is_some() {
-            return Err(CL_INVALID_MEM_OBJECT);
-        }
-        if !Arc::ptr_eq(&q.context, &d.context) {
-            return Err(CL_INVALID_CONTEXT);
-        }
+        let BufferCopyOperands {
+            queue: q,
+            src: s,
+            dst: d,
+        } = buffer_copy_operands(q, src, dst)?;
         let waits = wait_list(Some(&q.context), num, list)?;
         if size == 0 {
             return Err(CL_INVALID_VALUE);
@@ -807,14 +828,11 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
     event: *mut cl_event,
 ) -> cl_int {
     call("clEnqueueCopyBufferRect", || {
-        let (q, s) = queue_and_mem(q, src)?;
-        let d = get_mem(dst)?;
-        if d.image.is_some() {
-            return Err(CL_INVALID_MEM_OBJECT);
-        }
-        if !Arc::ptr_eq(&q.context, &d.context) {
-            return Err(CL_INVALID_CONTEXT);
-        }
+        let BufferCopyOperands {
+            queue: q,
+            src: s,
+            dst: d,
+        } = buffer_copy_operands(q, src, dst)?;
         let waits = wait_list(Some(&q.context), num, list)?;
         let region = region_of(region)?;
         let sr = Rect::new(triple(src_origin)?, region, src_row_pitch, src_slice_pitch)?;
