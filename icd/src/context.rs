@@ -5,7 +5,7 @@ use crate::consts::*;
 use crate::entry::{call, call_ptr};
 use crate::info::{properties, slice, v, write_info, UserPtr};
 use crate::object::{self, ClObject, Ref};
-use crate::platform::{check_device, check_platform, device_id};
+use crate::platform::{check_device, check_device_type, check_platform, device_id};
 use crate::types::*;
 use parking_lot::Mutex;
 use std::ffi::{c_char, c_void};
@@ -121,14 +121,7 @@ pub unsafe extern "C" fn clCreateContextFromType(
     errcode_ret: *mut cl_int,
 ) -> cl_context {
     call_ptr("clCreateContextFromType", errcode_ret, || {
-        let known = CL_DEVICE_TYPE_CPU
-            | CL_DEVICE_TYPE_GPU
-            | CL_DEVICE_TYPE_ACCELERATOR
-            | CL_DEVICE_TYPE_CUSTOM
-            | CL_DEVICE_TYPE_DEFAULT;
-        if device_type != CL_DEVICE_TYPE_ALL && device_type & !known != 0 {
-            return Err(CL_INVALID_DEVICE_TYPE);
-        }
+        check_device_type(device_type)?;
         if device_type != CL_DEVICE_TYPE_ALL
             && device_type & (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT) == 0
         {

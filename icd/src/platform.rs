@@ -50,6 +50,20 @@ pub fn check_device(d: cl_device_id) -> Result<(), cl_int> {
     }
 }
 
+/// Validates a `cl_device_type` a caller selects devices by: CL_DEVICE_TYPE_ALL or a mix
+/// of the known type bits (whether ShadowCL's CPU device matches is the caller's question).
+pub fn check_device_type(device_type: cl_device_type) -> Result<(), cl_int> {
+    let known = CL_DEVICE_TYPE_CPU
+        | CL_DEVICE_TYPE_GPU
+        | CL_DEVICE_TYPE_ACCELERATOR
+        | CL_DEVICE_TYPE_CUSTOM
+        | CL_DEVICE_TYPE_DEFAULT;
+    if device_type != CL_DEVICE_TYPE_ALL && device_type & !known != 0 {
+        return Err(CL_INVALID_DEVICE_TYPE);
+    }
+    Ok(())
+}
+
 pub const PLATFORM_NAME: &str = "ShadowCL";
 pub const PLATFORM_EXTENSIONS: &str = "cl_khr_icd cl_khr_il_program";
 pub const DEVICE_EXTENSIONS: &[&str] = &[
@@ -330,14 +344,7 @@ pub unsafe extern "C" fn clGetDeviceIDs(
 ) -> cl_int {
     call("clGetDeviceIDs", || {
         check_platform(platform)?;
-        let known = CL_DEVICE_TYPE_CPU
-            | CL_DEVICE_TYPE_GPU
-            | CL_DEVICE_TYPE_ACCELERATOR
-            | CL_DEVICE_TYPE_CUSTOM
-            | CL_DEVICE_TYPE_DEFAULT;
-        if device_type != CL_DEVICE_TYPE_ALL && device_type & !known != 0 {
-            return Err(CL_INVALID_DEVICE_TYPE);
-        }
+        check_device_type(device_type)?;
         if (num_entries == 0 && !devices.is_null()) || (devices.is_null() && num_devices.is_null())
         {
             return Err(CL_INVALID_VALUE);
