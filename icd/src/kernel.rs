@@ -425,6 +425,19 @@ pub fn check_range(
     Ok(r)
 }
 
+/// A queue and a kernel whose program belongs to the queue's context.
+fn queue_and_kernel(
+    q: cl_command_queue,
+    kernel: cl_kernel,
+) -> Result<(Ref<crate::queue::Queue>, Ref<Kernel>), cl_int> {
+    let q = get_queue(q)?;
+    let k = get_kernel(kernel)?;
+    if !Arc::ptr_eq(&q.context, &k.program.context) {
+        return Err(CL_INVALID_CONTEXT);
+    }
+    Ok((q, k))
+}
+
 pub unsafe extern "C" fn clEnqueueNDRangeKernel(
     q: cl_command_queue,
     kernel: cl_kernel,
@@ -437,11 +450,7 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
     event: *mut cl_event,
 ) -> cl_int {
     call("clEnqueueNDRangeKernel", || {
-        let q = get_queue(q)?;
-        let k = get_kernel(kernel)?;
-        if !Arc::ptr_eq(&q.context, &k.program.context) {
-            return Err(CL_INVALID_CONTEXT);
-        }
+        let (q, k) = queue_and_kernel(q, kernel)?;
         let waits = wait_list(Some(&q.context), num, list)?;
         if k.args.lock().iter().any(Option::is_none) {
             return Err(CL_INVALID_KERNEL_ARGS);
@@ -476,11 +485,7 @@ pub unsafe extern "C" fn clEnqueueTask(
     event: *mut cl_event,
 ) -> cl_int {
     call("clEnqueueTask", || {
-        let q = get_queue(q)?;
-        let k = get_kernel(kernel)?;
-        if !Arc::ptr_eq(&q.context, &k.program.context) {
-            return Err(CL_INVALID_CONTEXT);
-        }
+        let (q, k) = queue_and_kernel(q, kernel)?;
         let waits = wait_list(Some(&q.context), num, list)?;
         let one = [1usize];
         let range = check_range(
