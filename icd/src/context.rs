@@ -3,7 +3,7 @@
 
 use crate::consts::*;
 use crate::entry::{call, call_ptr};
-use crate::info::{properties, slice, v, write_info, UserPtr};
+use crate::info::{properties, properties_as_passed, slice, v, write_info, UserPtr};
 use crate::object::{self, ClObject, Ref};
 use crate::platform::{check_device, check_device_type, check_platform, device_id};
 use crate::types::*;
@@ -70,11 +70,7 @@ fn parse_properties(
             _ => return Err(CL_INVALID_PROPERTY),
         }
     }
-    let mut out: Vec<_> = pairs.iter().flat_map(|&(n, v)| [n, v]).collect();
-    if !props.is_null() {
-        out.push(0);
-    }
-    Ok(out)
+    Ok(properties_as_passed(props, &pairs))
 }
 
 fn create(

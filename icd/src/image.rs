@@ -8,7 +8,7 @@
 use crate::consts::*;
 use crate::context::{self, Context};
 use crate::entry::{call, call_ptr};
-use crate::info::{out, properties, slice, v, write_info, UserPtr};
+use crate::info::{out, properties, properties_as_passed, slice, v, write_info, UserPtr};
 use crate::mem::{
     check_buffer_flags, check_map_flags, get_mem, host_bytes, host_readable, host_writable,
     new_mem, pitch_or_packed, queue_and_any_mem, region_of, triple, Mem,
@@ -1161,11 +1161,8 @@ pub unsafe extern "C" fn clCreateSamplerWithProperties(
                 _ => return Err(CL_INVALID_VALUE),
             }
         }
-        let mut flat: Vec<cl_sampler_properties> = list.iter().flat_map(|&(n, v)| [n, v]).collect();
-        if !props.is_null() {
-            flat.push(0);
-        }
-        create_sampler(context, norm, addr, filt, flat)
+        let as_passed = properties_as_passed(props, &list);
+        create_sampler(context, norm, addr, filt, as_passed)
     })
 }
 

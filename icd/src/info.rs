@@ -178,6 +178,17 @@ pub(crate) fn properties<T: Copy + Default + PartialEq>(
     }
 }
 
+/// The property list as the application passed it, kept for the `*_PROPERTIES` queries:
+/// the pairs and the terminating 0, or an empty list when `ptr` was NULL (the queries then
+/// answer with size 0).
+pub(crate) fn properties_as_passed<T: Copy + Default>(ptr: *const T, pairs: &[(T, T)]) -> Vec<T> {
+    let mut list: Vec<T> = pairs.iter().flat_map(|&(n, v)| [n, v]).collect();
+    if !ptr.is_null() {
+        list.push(T::default());
+    }
+    list
+}
+
 /// A `Send + Sync` raw pointer that the application owns (callback user data, host pointers).
 #[derive(Clone, Copy, Debug)]
 pub struct UserPtr(pub *mut c_void);

@@ -6,7 +6,7 @@
 use crate::consts::*;
 use crate::context::{self, Context};
 use crate::entry::{call, call_ptr};
-use crate::info::{out, properties, slice, v, write_info, UserPtr};
+use crate::info::{out, properties, properties_as_passed, slice, v, write_info, UserPtr};
 use crate::object::{self, ClObject, Ref};
 use crate::order::{self, Clock, Point, QueueOrder};
 use crate::platform::{check_device, device_id, now_ns};
@@ -510,11 +510,7 @@ pub unsafe extern "C" fn clCreateCommandQueueWithProperties(
                 _ => return Err(CL_INVALID_VALUE),
             }
         }
-        let mut array: Vec<_> = pairs.iter().flat_map(|&(n, v)| [n, v]).collect();
-        if !props.is_null() {
-            array.push(0);
-        }
-        create_queue(context, device, bits, array)
+        create_queue(context, device, bits, properties_as_passed(props, &pairs))
     })
 }
 
