@@ -172,6 +172,26 @@ pub unsafe extern "C" fn clSetContextDestructorCallback(
     })
 }
 
+/// A context on ShadowCL's device, for the unit tests of every module.
+#[cfg(test)]
+pub(crate) fn test_context() -> cl_context {
+    let d = device_id();
+    let mut err = 0;
+    // SAFETY: one live device handle, no callback, a live errcode out-pointer.
+    let c = unsafe {
+        clCreateContext(
+            std::ptr::null(),
+            1,
+            &d,
+            None,
+            std::ptr::null_mut(),
+            &mut err,
+        )
+    };
+    assert_eq!(err, CL_SUCCESS);
+    c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,20 +220,7 @@ mod tests {
 
     #[test]
     fn context_handles_and_refcounts() {
-        let mut err = 0;
-        let d = device_id();
-        // SAFETY: valid arguments.
-        let c = unsafe {
-            clCreateContext(
-                std::ptr::null(),
-                1,
-                &d,
-                None,
-                std::ptr::null_mut(),
-                &mut err,
-            )
-        };
-        assert_eq!(err, CL_SUCCESS);
+        let c = test_context();
         assert!(get(c).is_ok());
         // SAFETY: c is a live context.
         unsafe {

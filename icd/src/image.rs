@@ -1311,20 +1311,12 @@ mod tests {
             local_mem_size: 0,
             private_mem_size: 0,
         };
-        let d = crate::platform::device_id();
         let mut err = 0;
         let fmt = fmt(CL_RGBA, CL_FLOAT);
         let desc = desc_of(CL_MEM_OBJECT_IMAGE2D, [2, 2, 0], [0, 0]);
         // SAFETY: valid pointers to live values throughout.
         unsafe {
-            let c = context::clCreateContext(
-                std::ptr::null(),
-                1,
-                &d,
-                None,
-                std::ptr::null_mut(),
-                &mut err,
-            );
+            let c = context::test_context();
             let img = clCreateImage(
                 c,
                 CL_MEM_READ_WRITE,
@@ -1392,14 +1384,7 @@ mod tests {
         let mut err = 0;
         // SAFETY: valid pointers to live values throughout.
         unsafe {
-            let c = context::clCreateContext(
-                std::ptr::null(),
-                1,
-                &d,
-                None,
-                std::ptr::null_mut(),
-                &mut err,
-            );
+            let c = context::test_context();
             let q = crate::queue::clCreateCommandQueue(c, d, 0, &mut err);
             let mut bytes: Vec<u8> = (0..=255).collect();
             let buf = crate::mem::clCreateBuffer(

@@ -1094,19 +1094,10 @@ mod tests {
     /// bytes) that origin is misaligned, and multiples of 128 bytes are accepted.
     #[test]
     fn sub_buffer_origins_follow_the_base_address_alignment() {
-        let d = crate::platform::device_id();
         let mut err = 0;
         // SAFETY: valid handles; regions point to live cl_buffer_region values.
         unsafe {
-            let c = context::clCreateContext(
-                std::ptr::null(),
-                1,
-                &d,
-                None,
-                std::ptr::null_mut(),
-                &mut err,
-            );
-            assert_eq!(err, CL_SUCCESS);
+            let c = context::test_context();
             let b = clCreateBuffer(c, CL_MEM_READ_WRITE, 1000, std::ptr::null_mut(), &mut err);
             assert_eq!(err, CL_SUCCESS);
             let sub = |origin: usize, size: usize, err: &mut cl_int| {
@@ -1153,14 +1144,7 @@ mod tests {
         let mut err = 0;
         // SAFETY: valid handles and buffers throughout.
         unsafe {
-            let c = context::clCreateContext(
-                std::ptr::null(),
-                1,
-                &d,
-                None,
-                std::ptr::null_mut(),
-                &mut err,
-            );
+            let c = context::test_context();
             let q = queue::clCreateCommandQueue(c, d, 0, &mut err);
             assert_eq!(err, CL_SUCCESS);
             let mut host = [1u8, 2, 3, 4, 5, 6, 7, 8];

@@ -799,24 +799,6 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicI32, Ordering};
 
-    fn ctx() -> cl_context {
-        let d = device_id();
-        let mut err = 0;
-        // SAFETY: valid arguments.
-        let c = unsafe {
-            context::clCreateContext(
-                std::ptr::null(),
-                1,
-                &d,
-                None,
-                std::ptr::null_mut(),
-                &mut err,
-            )
-        };
-        assert_eq!(err, CL_SUCCESS);
-        c
-    }
-
     static SEEN: AtomicI32 = AtomicI32::new(1);
     unsafe extern "C" fn cb(_e: cl_event, status: cl_int, _u: *mut c_void) {
         SEEN.store(status, Ordering::SeqCst);
@@ -833,7 +815,7 @@ mod tests {
     }
 
     fn blocked_out_of_order_queue() -> BlockedOutOfOrderQueue {
-        let c = ctx();
+        let c = context::test_context();
         let mut err = 0;
         // SAFETY: c is live, out-pointers valid.
         unsafe {
@@ -975,7 +957,7 @@ mod tests {
     /// Khronos CTS checks), for the size query and the value query alike.
     #[test]
     fn queue_size_of_a_host_queue_is_invalid_command_queue() {
-        let c = ctx();
+        let c = context::test_context();
         let mut err = 0;
         // SAFETY: live handles, out-pointers sized for their answers.
         unsafe {
@@ -1017,7 +999,7 @@ mod tests {
 
     #[test]
     fn user_event_failure_propagates_through_wait_lists() {
-        let c = ctx();
+        let c = context::test_context();
         let mut err = 0;
         // SAFETY: all handles below are live, out-pointers valid.
         unsafe {
