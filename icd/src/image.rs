@@ -10,8 +10,8 @@ use crate::context::{self, Context};
 use crate::entry::{call, call_ptr};
 use crate::info::{out, properties, properties_as_passed, slice, v, write_info, UserPtr};
 use crate::mem::{
-    check_buffer_flags, check_map_flags, get_mem, host_bytes, host_readable, host_writable,
-    new_mem, pitch_or_packed, queue_and_any_mem, region_of, triple, Mem,
+    check_buffer_flags, check_map_flags, get_mem, host_bytes, new_mem, pitch_or_packed,
+    queue_and_any_mem, region_of, triple, HostTransfer, Mem,
 };
 use crate::object::{self, ClObject, Ref};
 use crate::platform::MAX_ALLOC;
@@ -580,14 +580,8 @@ fn host_span(region: [u64; 3], row_bytes: usize, row: usize, slice: usize) -> us
     (region[2] as usize - 1) * slice + (region[1] as usize - 1) * row + row_bytes
 }
 
-#[derive(Clone, Copy)]
-enum Dir {
-    Read,
-    Write,
-}
-
 fn image_host_transfer(
-    dir: Dir,
+    dir: HostTransfer,
     q: cl_command_queue,
     image: cl_mem,
     blocking: cl_bool,
@@ -608,15 +602,10 @@ fn image_host_transfer(
     if ptr.is_null() {
         return Err(CL_INVALID_VALUE);
     }
+    dir.check_host_access(&m)?;
     let command = match dir {
-        Dir::Read => {
-            host_readable(&m)?;
-            CL_COMMAND_READ_IMAGE
-        }
-        Dir::Write => {
-            host_writable(&m)?;
-            CL_COMMAND_WRITE_IMAGE
-        }
+        HostTransfer::Read => CL_COMMAND_READ_IMAGE,
+        HostTransfer::Write => CL_COMMAND_WRITE_IMAGE,
     };
     let row_bytes = r[0] as usize * i.element_size();
     let span = host_span(r, row_bytes, row, slice);
@@ -637,15 +626,7 @@ fn image_host_transfer(
                 for y in 0..r[1] {
                     let at = i.desc.offset([o[0], o[1] + y, o[2] + z]) as usize;
                     let ho = z as usize * slice + y as usize * row;
-                    let bytes = &mut host[ho..ho + row_bytes];
-                    match dir {
-                        Dir::Read => m2.storage.read(at, bytes),
-                        Dir::Write => {
-                            crate::launch::buffer_written_by_host(m2.storage.id(), at, row_bytes);
-                            m2.storage.write(at, bytes)
-                        }
-                    }
-                    .map_err(|_| CL_OUT_OF_RESOURCES)?;
+                    dir.move_row(&m2.storage, at, &mut host[ho..ho + row_bytes])?;
                 }
             }
             Ok(())
@@ -668,7 +649,7 @@ pub unsafe extern "C" fn clEnqueueReadImage(
 ) -> cl_int {
     call("clEnqueueReadImage", || {
         image_host_transfer(
-            Dir::Read,
+            HostTransfer::Read,
             q,
             image,
             blocking_read,
@@ -699,7 +680,7 @@ pub unsafe extern "C" fn clEnqueueWriteImage(
 ) -> cl_int {
     call("clEnqueueWriteImage", || {
         image_host_transfer(
-            Dir::Write,
+            HostTransfer::Write,
             q,
             image,
             blocking_write,

@@ -651,17 +651,46 @@ fn check_rect(m: &Mem, r: &Rect, region: [usize; 3]) -> Result<(), cl_int> {
     }
 }
 
-/// Which way a rectangle moves between a buffer and host memory.
+/// Which way bytes move between a memory object and host memory (buffer rectangles, image
+/// reads and writes).
 #[derive(Clone, Copy)]
-enum HostRect {
+pub(crate) enum HostTransfer {
     Read,
     Write,
+}
+
+impl HostTransfer {
+    /// The host access `m`'s flags must allow for this transfer.
+    pub(crate) fn check_host_access(self, m: &Mem) -> Result<(), cl_int> {
+        match self {
+            HostTransfer::Read => host_readable(m),
+            HostTransfer::Write => host_writable(m),
+        }
+    }
+
+    /// Moves one row between `storage` at `at` and `host_row`. A write is reported to the
+    /// race detector first, so that it counts those bytes as initialised by the host.
+    pub(crate) fn move_row(
+        self,
+        storage: &Buffer,
+        at: usize,
+        host_row: &mut [u8],
+    ) -> Result<(), cl_int> {
+        match self {
+            HostTransfer::Read => storage.read(at, host_row),
+            HostTransfer::Write => {
+                crate::launch::buffer_written_by_host(storage.id(), at, host_row.len());
+                storage.write(at, host_row)
+            }
+        }
+        .map_err(|_| CL_OUT_OF_RESOURCES)
+    }
 }
 
 /// `clEnqueueReadBufferRect` and `clEnqueueWriteBufferRect`: one validation and one copy loop.
 #[allow(clippy::too_many_arguments)]
 fn enqueue_host_rect(
-    dir: HostRect,
+    dir: HostTransfer,
     q: cl_command_queue,
     buffer: cl_mem,
     blocking: cl_bool,
@@ -694,15 +723,10 @@ fn enqueue_host_rect(
     if ptr.is_null() {
         return Err(CL_INVALID_VALUE);
     }
+    dir.check_host_access(&m)?;
     let command = match dir {
-        HostRect::Read => {
-            host_readable(&m)?;
-            CL_COMMAND_READ_BUFFER_RECT
-        }
-        HostRect::Write => {
-            host_writable(&m)?;
-            CL_COMMAND_WRITE_BUFFER_RECT
-        }
+        HostTransfer::Read => CL_COMMAND_READ_BUFFER_RECT,
+        HostTransfer::Write => CL_COMMAND_WRITE_BUFFER_RECT,
     };
     let user = UserPtr(ptr);
     enqueue(
@@ -716,15 +740,7 @@ fn enqueue_host_rect(
             for z in 0..region[2] {
                 for y in 0..region[1] {
                     let (at, ho) = (m.offset + b.offset(y, z), h.offset(y, z));
-                    let row = &mut host[ho..ho + region[0]];
-                    match dir {
-                        HostRect::Read => m.storage.read(at, row),
-                        HostRect::Write => {
-                            crate::launch::buffer_written_by_host(m.storage.id(), at, row.len());
-                            m.storage.write(at, row)
-                        }
-                    }
-                    .map_err(|_| CL_OUT_OF_RESOURCES)?;
+                    dir.move_row(&m.storage, at, &mut host[ho..ho + region[0]])?;
                 }
             }
             Ok(())
@@ -756,7 +772,7 @@ pub unsafe extern "C" fn clEnqueueReadBufferRect(
             host_slice_pitch,
         ];
         enqueue_host_rect(
-            HostRect::Read,
+            HostTransfer::Read,
             q,
             buffer,
             blocking,
@@ -796,7 +812,7 @@ pub unsafe extern "C" fn clEnqueueWriteBufferRect(
             host_slice_pitch,
         ];
         enqueue_host_rect(
-            HostRect::Write,
+            HostTransfer::Write,
             q,
             buffer,
             blocking,
