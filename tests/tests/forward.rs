@@ -239,6 +239,17 @@ fn replay(cli: &Path, record: &Path, report: &Path) -> Outcome {
     run(cmd, TIMEOUT)
 }
 
+/// A C host run over PoCL with its launches and their inputs and outputs recorded in `cap`;
+/// it must succeed.
+fn recorded_over_pocl(icd: &Icd, pocl: &Path, host: &str, cap: &Path) -> Outcome {
+    let mut cmd = forwarded(icd, pocl.to_str().unwrap(), c_host(host));
+    cmd.env("SHADOWCL_CAPTURE", cap)
+        .env("SHADOWCL_CAPTURE_DATA", "inputs+outputs");
+    let o = run(cmd, TIMEOUT);
+    o.assert_success();
+    o
+}
+
 /// The racy reduction runs on PoCL (which reports nothing), its launch is recorded with its
 /// inputs, and the replay on ShadowCL's interpreter finds the local-memory race.
 #[test]
@@ -249,11 +260,7 @@ fn racy_launch_recorded_over_pocl_replays_with_the_race() {
     };
     let dir = tempfile::tempdir().unwrap();
     let cap = dir.path().join("cap");
-    let mut cmd = forwarded(&icd, pocl.to_str().unwrap(), c_host("racy_reduction"));
-    cmd.env("SHADOWCL_CAPTURE", &cap)
-        .env("SHADOWCL_CAPTURE_DATA", "inputs+outputs");
-    let o = run(cmd, TIMEOUT);
-    o.assert_success();
+    let o = recorded_over_pocl(&icd, &pocl, "racy_reduction", &cap);
     assert!(
         !o.stderr.contains("data-race"),
         "PoCL itself checks nothing: {}",
@@ -302,10 +309,7 @@ fn launches_the_vendor_cannot_describe_are_recorded_and_replay_with_pocls_output
     let mut recs = Vec::new();
     for host in ["images", "kernel_info", "programs"] {
         let cap = dir.path().join(host);
-        let mut cmd = forwarded(&icd, pocl.to_str().unwrap(), c_host(host));
-        cmd.env("SHADOWCL_CAPTURE", &cap)
-            .env("SHADOWCL_CAPTURE_DATA", "inputs+outputs");
-        run(cmd, TIMEOUT).assert_success();
+        recorded_over_pocl(&icd, &pocl, host, &cap);
         recs.extend(records(&cap));
     }
     let kinds: Vec<(String, String)> = recs

@@ -86,29 +86,11 @@ fn query_meta(k: usize) -> KernelMeta {
         })
         .collect();
     let program = vendor_info::<usize>(Kind::Kernel, k, CL_KERNEL_PROGRAM).unwrap_or(0);
-    let source = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_SOURCE)
-        .map(text)
-        .ok()
-        .filter(|s| !s.is_empty());
-    let il = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_IL)
-        .ok()
-        .filter(|b| !b.is_empty());
-    let device = word::<usize>(vendor_info_bytes(Kind::Program, program, CL_PROGRAM_DEVICES).ok())
-        .unwrap_or(0);
-    let mut options = build_options(program, device).unwrap_or_default();
-    let (mut source, mut il) = (source, il);
-    if source.is_none() && il.is_none() {
-        // Linked or made from a binary: what ShadowCL kept of it.
-        if let Some(code) =
-            lookup_vendor(Kind::Program, program).and_then(|w| w.code.lock().clone())
-        {
-            (source, il, options) = (
-                code.source.clone(),
-                code.spirv.clone(),
-                code.options.clone(),
-            );
-        }
-    }
+    let code = program_code(program);
+    let (source, il, options) = match code.as_deref() {
+        Some(c) => (c.source.clone(), c.spirv.clone(), c.options.clone()),
+        None => (None, None, String::new()),
+    };
     KernelMeta {
         name,
         args,
@@ -260,6 +242,29 @@ pub(crate) fn linked(
     }
 }
 
+/// How to rebuild a vendor program: its source or IL and build options as the vendor tells
+/// them, else what ShadowCL kept of it (linked, or made from a binary); `None` when neither.
+fn program_code(program: usize) -> Option<Arc<ProgramCode>> {
+    let source = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_SOURCE)
+        .map(text)
+        .ok()
+        .filter(|s| !s.is_empty());
+    let spirv = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_IL)
+        .ok()
+        .filter(|b| !b.is_empty());
+    if source.is_none() && spirv.is_none() {
+        return lookup_vendor(Kind::Program, program).and_then(|w| w.code.lock().clone());
+    }
+    let device = word::<usize>(vendor_info_bytes(Kind::Program, program, CL_PROGRAM_DEVICES).ok())
+        .unwrap_or(0);
+    Some(Arc::new(ProgramCode {
+        source,
+        spirv,
+        bitcode: None,
+        options: build_options(program, device).unwrap_or_default(),
+    }))
+}
+
 /// Programs by the SHA-256 of a binary the vendor gave for them, so a program the application
 /// makes again from that binary (in this process) is recorded with its source.
 static BINARIES: LazyLock<Mutex<HashMap<[u8; 32], Arc<ProgramCode>>>> =
@@ -275,29 +280,8 @@ pub(crate) fn binaries_given(program: usize, param: cl_uint, value: *mut c_void,
     if param != CL_PROGRAM_BINARIES || value.is_null() || recorder().is_none() {
         return;
     }
-    let code = match lookup_vendor(Kind::Program, program).and_then(|w| w.code.lock().clone()) {
-        Some(c) => c,
-        None => {
-            let source = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_SOURCE)
-                .map(text)
-                .ok()
-                .filter(|s| !s.is_empty());
-            let spirv = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_IL)
-                .ok()
-                .filter(|b| !b.is_empty());
-            if source.is_none() && spirv.is_none() {
-                return;
-            }
-            let device =
-                word::<usize>(vendor_info_bytes(Kind::Program, program, CL_PROGRAM_DEVICES).ok())
-                    .unwrap_or(0);
-            Arc::new(ProgramCode {
-                source,
-                spirv,
-                bitcode: None,
-                options: build_options(program, device).unwrap_or_default(),
-            })
-        }
+    let Some(code) = program_code(program) else {
+        return;
     };
     let Ok(sizes) = vendor_info_bytes(Kind::Program, program, CL_PROGRAM_BINARY_SIZES) else {
         return;
