@@ -565,7 +565,10 @@ fn host_pitches(
         i.desc.dim,
         ImageDim::D3 | ImageDim::D2Array | ImageDim::D1Array
     );
-    let min_slice = row * region[1] as usize;
+    // The application's pitch times the region: too large for any host memory.
+    let min_slice = row
+        .checked_mul(region[1] as usize)
+        .ok_or(CL_INVALID_VALUE)?;
     if !layered {
         if slice != 0 {
             return Err(CL_INVALID_VALUE);
@@ -575,9 +578,20 @@ fn host_pitches(
     Ok((row, pitch_or_packed(slice, min_slice)?))
 }
 
-/// Bytes a host rectangle of `region` with these pitches spans.
-fn host_span(region: [u64; 3], row_bytes: usize, row: usize, slice: usize) -> usize {
-    (region[2] as usize - 1) * slice + (region[1] as usize - 1) * row + row_bytes
+/// Bytes a host rectangle of `region` with these pitches spans; `CL_INVALID_VALUE` when the
+/// application's pitches make that more than any host memory.
+fn host_span(
+    region: [u64; 3],
+    row_bytes: usize,
+    row: usize,
+    slice: usize,
+) -> Result<usize, cl_int> {
+    let slices = (region[2] as usize - 1).checked_mul(slice);
+    let rows = (region[1] as usize - 1).checked_mul(row);
+    slices
+        .zip(rows)
+        .and_then(|(s, r)| s.checked_add(r)?.checked_add(row_bytes))
+        .ok_or(CL_INVALID_VALUE)
 }
 
 fn image_host_transfer(
@@ -608,7 +622,7 @@ fn image_host_transfer(
         HostTransfer::Write => CL_COMMAND_WRITE_IMAGE,
     };
     let row_bytes = r[0] as usize * i.element_size();
-    let span = host_span(r, row_bytes, row, slice);
+    let span = host_span(r, row_bytes, row, slice)?;
     let user = UserPtr(ptr);
     let m2 = m.clone();
     enqueue(
@@ -1435,6 +1449,43 @@ mod tests {
             for m in [img, sub, buf] {
                 assert_eq!(crate::mem::clReleaseMemObject(m), CL_SUCCESS);
             }
+            assert_eq!(crate::queue::clReleaseCommandQueue(q), CL_SUCCESS);
+            assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
+        }
+    }
+
+    /// Host pitches too large for any memory are refused, not multiplied into an overflow.
+    #[test]
+    fn overflowing_host_pitches_are_invalid_values() {
+        let d = crate::platform::device_id();
+        let mut err = 0;
+        // SAFETY: valid pointers to live values throughout; the refused reads touch no memory.
+        unsafe {
+            let c = context::test_context();
+            let q = crate::queue::clCreateCommandQueue(c, d, 0, &mut err);
+            let desc = desc_of(CL_MEM_OBJECT_IMAGE2D, [4, 4, 0], [0, 0]);
+            let f = fmt(CL_RGBA, CL_UNSIGNED_INT8);
+            let img = clCreateImage(c, 0, &f, &desc, std::ptr::null_mut(), &mut err);
+            assert_eq!(err, CL_SUCCESS);
+            let (o, r) = ([0usize; 3], [4usize, 4, 1]);
+            let mut out = [0u8; 64];
+            for row_pitch in [usize::MAX / 2, usize::MAX] {
+                let rc = clEnqueueReadImage(
+                    q,
+                    img,
+                    CL_TRUE,
+                    o.as_ptr(),
+                    r.as_ptr(),
+                    row_pitch,
+                    0,
+                    out.as_mut_ptr().cast(),
+                    0,
+                    std::ptr::null(),
+                    std::ptr::null_mut(),
+                );
+                assert_eq!(rc, CL_INVALID_VALUE, "row pitch {row_pitch}");
+            }
+            assert_eq!(crate::mem::clReleaseMemObject(img), CL_SUCCESS);
             assert_eq!(crate::queue::clReleaseCommandQueue(q), CL_SUCCESS);
             assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
         }
