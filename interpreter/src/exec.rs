@@ -44,6 +44,10 @@ struct Lx<'a, O: Observer> {
     /// `(slot, value)` of every register lane the kernel's parameters start with (by-value
     /// aggregates excepted: those need a private copy per work-item).
     param_init: Vec<(u32, u64)>,
+    /// Where run-to-barrier items start (see [`entry_of`]): the kernel's function, or the
+    /// body a forwarding wrapper calls, with its own parameter lanes and the number of
+    /// wrapper instructions skipped (still counted, once per finished item).
+    entry: Entry,
     local_sizes: Vec<u64>,
     global_size: [u64; 3],
     local_size: [u64; 3],
@@ -377,6 +381,7 @@ impl Device {
                 }
             }
         }
+        let entry = entry_of(code, kc, &param_init, schedule.quantum, &byval);
         let lx = Lx {
             code,
             kc,
@@ -384,6 +389,7 @@ impl Device {
             allocs,
             byval,
             param_init,
+            entry,
             local_sizes,
             global_size,
             local_size,
@@ -474,6 +480,69 @@ impl Device {
     }
 }
 
+/// Start of the per-item (run-to-barrier) executor.
+struct Entry {
+    func: u32,
+    param_init: Vec<(u32, u64)>,
+    skipped: u64,
+}
+
+/// llvm-spirv gives each kernel a wrapper function that only calls the kernel's body with
+/// its own parameters (`Call; Ret`). Under run-to-barrier (quantum 0) nothing can observe
+/// the wrapper, so items start in the body, their parameters moved as the call would have;
+/// the two wrapper instructions are still counted when an item finishes. Any other quantum
+/// interleaves by instruction count and keeps the wrapper, as do by-value struct arguments
+/// (bound per item through the wrapper's parameter slots).
+fn entry_of(
+    code: &Code,
+    kc: &KernelCode,
+    param_init: &[(u32, u64)],
+    quantum: u32,
+    byval: &[Option<(Vec<u8>, u32)>],
+) -> Entry {
+    let plain = Entry {
+        func: kc.func,
+        param_init: param_init.to_vec(),
+        skipped: 0,
+    };
+    if quantum != 0 || byval.iter().any(|b| b.is_some()) {
+        return plain;
+    }
+    let Some(wrapper) = code.funcs.get(kc.func as usize) else {
+        return plain;
+    };
+    let e = wrapper.entry as usize;
+    let (Some(&Op::Call { f, args, .. }), Some(&Op::Ret)) = (code.ops.get(e), code.ops.get(e + 1))
+    else {
+        return plain;
+    };
+    let (Some(callee), Some(ca)) = (code.funcs.get(f as usize), code.calls.get(args as usize))
+    else {
+        return plain;
+    };
+    if ca.ret_n != 0 || f == kc.func {
+        return plain;
+    }
+    let mut init = vec![];
+    for &(s, ds, n) in &ca.moves {
+        for i in 0..n {
+            // Only parameter lanes can be forwarded (a wrapper constant would need its value).
+            let Some(&(_, v)) = param_init.iter().find(|p| p.0 == s + i) else {
+                return plain;
+            };
+            if ds + i >= callee.frame {
+                return plain;
+            }
+            init.push((ds + i, v));
+        }
+    }
+    Entry {
+        func: f,
+        param_init: init,
+        skipped: 2,
+    }
+}
+
 fn run_group<O: Observer>(
     lx: &Lx<O>,
     linear: u64,
@@ -510,7 +579,9 @@ fn run_group<O: Observer>(
     if pool.len() < n {
         pool.resize_with(n, Item::default);
     }
-    let func = &lx.code.funcs[lx.kc.func as usize];
+    // Lockstep (below) always starts in the kernel's own function; `lx.entry` only differs
+    // from it under quantum 0, which never runs lockstep.
+    let func = &lx.code.funcs[lx.entry.func as usize];
     let n_async = lx.code.asyncs.len();
     let has_byval = lx.byval.iter().any(|b| b.is_some());
     let group32 = group.map(|x| x as u32);
@@ -551,7 +622,7 @@ fn run_group<O: Observer>(
             st.frames.clear();
             st.pc = func.entry;
             st.base = 0;
-            st.func = lx.kc.func;
+            st.func = lx.entry.func;
             st.done = false;
             st.waiting = false;
             if n_async > 0 || !st.async_seen.is_empty() {
@@ -575,7 +646,7 @@ fn run_group<O: Observer>(
             let cb = func.const_base as usize;
             regs[cb..cb + func.consts.len()].copy_from_slice(&func.consts);
         }
-        for &(slot, v) in &lx.param_init {
+        for &(slot, v) in &lx.entry.param_init {
             regs[slot as usize] = v;
         }
         if has_byval {
@@ -597,7 +668,7 @@ fn run_group<O: Observer>(
     let mut lockstep_at = lockstep_ok.then(|| {
         lockstep::init_regs(lx, lanes, n);
         lockstep::Pos {
-            pc: func.entry as usize,
+            pc: lx.code.funcs[lx.kc.func as usize].entry as usize,
             base: 0,
             func: lx.kc.func,
             frames: vec![],
@@ -651,6 +722,7 @@ fn run_group<O: Observer>(
                 }
                 Stop::Done => {
                     it.st.done = true;
+                    executed += lx.entry.skipped;
                     if O::ENABLED {
                         lx.obs.item_end(&mut gx.obs, &it.st.wi);
                     }
