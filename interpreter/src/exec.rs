@@ -1176,6 +1176,22 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
 }
 
 impl<O: Observer> Lx<'_, O> {
+    /// All lanes of a builtin (lane 0 only for the scalar ones).
+    #[inline(always)]
+    fn builtin3(&self, gx: &Gx<O>, wi: &WorkItem, b: Builtin) -> [u64; 3] {
+        match b {
+            Builtin::GlobalId => wi.global,
+            Builtin::LocalId => wi.local.map(|x| x as u64),
+            Builtin::GroupId => gx.group,
+            Builtin::GlobalSize => self.global_size,
+            Builtin::LocalSize => gx.size,
+            Builtin::EnqueuedLocalSize => self.local_size,
+            Builtin::NumGroups => self.num_groups,
+            Builtin::GlobalOffset => self.offset,
+            _ => [self.builtin(gx, wi, b, 0), 0, 0],
+        }
+    }
+
     #[inline]
     fn builtin(&self, gx: &Gx<O>, wi: &WorkItem, b: Builtin, c: usize) -> u64 {
         let c = c.min(2);
@@ -1247,6 +1263,26 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 break Stop::Yield;
             }
         }};
+    }
+    // Accesses with the width as a constant, so the width dispatch in the memory path folds
+    // away for the common 4- and 8-byte accesses.
+    macro_rules! load {
+        ($p:expr, $w:expr, $pc:expr) => {
+            match $w {
+                4 => mx.load($p, 4, $pc),
+                8 => mx.load($p, 8, $pc),
+                w => mx.load($p, w as usize, $pc),
+            }
+        };
+    }
+    macro_rules! store {
+        ($p:expr, $w:expr, $v:expr, $pc:expr) => {
+            match $w {
+                4 => mx.store($p, 4, $v, $pc),
+                8 => mx.store($p, 8, $v, $pc),
+                w => mx.store($p, w as usize, $v, $pc),
+            }
+        };
     }
     let stop = loop {
         let Some(opr) = ops.get(pc) else {
@@ -1405,7 +1441,7 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
             }
             Op::Load { w, d, p } => {
                 let pv = r!(p);
-                r!(d) = mx.load(pv, w as usize, pc - 1);
+                r!(d) = load!(pv, w, pc - 1);
             }
             Op::LoadN { w, n, d, p } => {
                 let pv = r!(p);
@@ -1422,7 +1458,7 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
             }
             Op::Store { w, p, v } => {
                 let (pv, vv) = (r!(p), r!(v));
-                mx.store(pv, w as usize, vv, pc - 1);
+                store!(pv, w, vv, pc - 1);
             }
             Op::StoreN { w, n, p, v } => {
                 let pv = r!(p);
@@ -1466,13 +1502,13 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                     Some(&Op::Load { w, d: ld, p: lp }) if lp == d => {
                         pc += 1;
                         count += 1;
-                        r!(ld) = mx.load(a, w as usize, pc - 1);
+                        r!(ld) = load!(a, w, pc - 1);
                     }
                     Some(&Op::Store { w, p: sp, v }) if sp == d => {
                         pc += 1;
                         count += 1;
                         let vv = r!(v);
-                        mx.store(a, w as usize, vv, pc - 1);
+                        store!(a, w, vv, pc - 1);
                     }
                     _ => {}
                 }
@@ -1504,8 +1540,14 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
             }
             Op::LoadBuiltin { b, comp, d } => {
                 if comp == u8::MAX {
-                    for c in 0..b.lanes() {
-                        r!(d + c) = lx.builtin(mx.gx, mx.wi, b, c as usize);
+                    // One dispatch on the builtin for all its lanes.
+                    let v = lx.builtin3(mx.gx, mx.wi, b);
+                    if b.lanes() == 3 {
+                        r!(d) = v[0];
+                        r!(d + 1) = v[1];
+                        r!(d + 2) = v[2];
+                    } else {
+                        r!(d) = v[0];
                     }
                 } else {
                     r!(d) = lx.builtin(mx.gx, mx.wi, b, comp as usize);
