@@ -1321,6 +1321,42 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                     (f32::from_bits(r!(a) as u32) - f32::from_bits(r!(b) as u32)).to_bits() as u64
             }
 
+            Op::Eq64 { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = (x == y) as u64;
+            }
+            Op::Ne32 { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = (x != y) as u64;
+            }
+            Op::Ne64 { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = (x != y) as u64;
+            }
+            Op::Shr32 { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = x >> (y & 31);
+            }
+            Op::Shr64 { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = x >> (y & 63);
+            }
+            Op::Shl32 { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = (x << (y & 31)) & 0xffff_ffff;
+            }
+            Op::Shl64 { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = x << (y & 63);
+            }
+            Op::And { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = x & y;
+            }
+            Op::Or { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = x | y;
+            }
             Op::BinV { op, w, n, d, a, b } => {
                 for i in 0..n as u32 {
                     r!(d + i) = alu::bin(op, w, r!(a + i), r!(b + i));

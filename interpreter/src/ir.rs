@@ -221,6 +221,51 @@ pub(crate) enum Op {
         a: u32,
         b: u32,
     },
+    Eq64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Ne32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Ne64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Shr32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Shr64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Shl32 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Shl64 {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    And {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Or {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
     BinV {
         op: BinOp,
         w: u8,

@@ -422,6 +422,15 @@ fn effectful(op: Option<&Op>) -> bool {
                 | Op::FAdd32 { .. }
                 | Op::FMul32 { .. }
                 | Op::FSub32 { .. }
+                | Op::Eq64 { .. }
+                | Op::Ne32 { .. }
+                | Op::Ne64 { .. }
+                | Op::Shr32 { .. }
+                | Op::Shr64 { .. }
+                | Op::Shl32 { .. }
+                | Op::Shl64 { .. }
+                | Op::And { .. }
+                | Op::Or { .. }
                 | Op::BinV { .. }
                 | Op::Un { .. }
                 | Op::Select { .. }
@@ -769,6 +778,17 @@ fn exec<O: Observer>(
         Op::FMul32 { d, a, b } => bin(regs, n, sel, base, d, a, b, |x, y| {
             (f32b(x) * f32b(y)).to_bits() as u64
         }),
+        Op::Eq64 { d, a, b } => bin(regs, n, sel, base, d, a, b, |x, y| (x == y) as u64),
+        Op::Ne32 { d, a, b } => bin(regs, n, sel, base, d, a, b, |x, y| (x != y) as u64),
+        Op::Ne64 { d, a, b } => bin(regs, n, sel, base, d, a, b, |x, y| (x != y) as u64),
+        Op::Shr32 { d, a, b } => bin(regs, n, sel, base, d, a, b, |x, y| x >> (y & 31)),
+        Op::Shr64 { d, a, b } => bin(regs, n, sel, base, d, a, b, |x, y| x >> (y & 63)),
+        Op::Shl32 { d, a, b } => bin(regs, n, sel, base, d, a, b, |x, y| {
+            (x << (y & 31)) & 0xffff_ffff
+        }),
+        Op::Shl64 { d, a, b } => bin(regs, n, sel, base, d, a, b, |x, y| x << (y & 63)),
+        Op::And { d, a, b } => bin(regs, n, sel, base, d, a, b, |x, y| x & y),
+        Op::Or { d, a, b } => bin(regs, n, sel, base, d, a, b, |x, y| x | y),
         Op::FSub32 { d, a, b } => bin(regs, n, sel, base, d, a, b, |x, y| {
             (f32b(x) - f32b(y)).to_bits() as u64
         }),
