@@ -1389,6 +1389,10 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 a,
                 b,
             } => {
+                if n == 1 {
+                    r!(d) = if r!(c) & 1 != 0 { r!(a) } else { r!(b) };
+                    continue;
+                }
                 for i in 0..n {
                     let cc = if cvec { r!(c + i) } else { r!(c) };
                     r!(d + i) = if cc & 1 != 0 { r!(a + i) } else { r!(b + i) };
@@ -1403,6 +1407,15 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 s,
             } => {
                 let m = mask(to);
+                if n == 1 {
+                    let v = r!(s);
+                    r!(d) = if signed {
+                        sext(v, from) as u64 & m
+                    } else {
+                        v & mask(from) & m
+                    };
+                    continue;
+                }
                 for i in 0..n as u32 {
                     let v = r!(s + i);
                     r!(d + i) = if signed {
