@@ -1284,78 +1284,94 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
             }
         };
     }
-    let stop = loop {
-        let Some(opr) = ops.get(pc) else {
-            break Stop::Abort(format!("jump outside the program (pc {pc})"));
+    // Registers of the ops `Code::verify` covers are read without bounds checks: verified
+    // code keeps `pc` inside the current function's ops and those ops' operands inside its
+    // frame, so it is enough that the register file holds the frame (checked here, kept by
+    // `Call`, which grows it, and `Ret`, which returns to a frame that fitted before).
+    match code.funcs.get(func as usize) {
+        Some(f)
+            if (f.entry as usize..f.end as usize).contains(&pc)
+                && regs.len() >= base + f.frame as usize => {}
+        _ => return Stop::Abort(format!("work-item resumed outside its function (pc {pc})")),
+    }
+    macro_rules! u {
+        ($x:expr) => {
+            // SAFETY: see above; `$x` is an operand slot of a verified op of `func`.
+            *unsafe { regs.get_unchecked_mut(base + $x as usize) }
         };
+    }
+    let stop = loop {
+        debug_assert!(pc < ops.len());
+        // SAFETY: `pc` is inside the current function's ops (see above): those lie in `ops`.
+        let opr = unsafe { ops.get_unchecked(pc) };
         pc += 1;
         count += 1;
         match *opr {
-            Op::Mov { d, s } => r!(d) = r!(s),
+            Op::Mov { d, s } => u!(d) = u!(s),
             Op::MovN { d, s, n } => {
                 let s = base + s as usize;
                 regs.copy_within(s..s + n as usize, base + d as usize);
             }
-            Op::Bin { op, w, d, a, b } => r!(d) = alu::bin(op, w, r!(a), r!(b)),
-            Op::Add32 { d, a, b } => r!(d) = (r!(a) as u32).wrapping_add(r!(b) as u32) as u64,
-            Op::Add64 { d, a, b } => r!(d) = r!(a).wrapping_add(r!(b)),
-            Op::Sub32 { d, a, b } => r!(d) = (r!(a) as u32).wrapping_sub(r!(b) as u32) as u64,
-            Op::Sub64 { d, a, b } => r!(d) = r!(a).wrapping_sub(r!(b)),
-            Op::Mul32 { d, a, b } => r!(d) = (r!(a) as u32).wrapping_mul(r!(b) as u32) as u64,
-            Op::Mul64 { d, a, b } => r!(d) = r!(a).wrapping_mul(r!(b)),
-            Op::SLt32 { d, a, b } => r!(d) = ((r!(a) as i32) < (r!(b) as i32)) as u64,
-            Op::ULt32 { d, a, b } => r!(d) = ((r!(a) as u32) < (r!(b) as u32)) as u64,
-            Op::SLt64 { d, a, b } => r!(d) = ((r!(a) as i64) < (r!(b) as i64)) as u64,
-            Op::ULt64 { d, a, b } => r!(d) = (r!(a) < r!(b)) as u64,
-            Op::Eq32 { d, a, b } => r!(d) = (r!(a) as u32 == r!(b) as u32) as u64,
+            Op::Bin { op, w, d, a, b } => u!(d) = alu::bin(op, w, u!(a), u!(b)),
+            Op::Add32 { d, a, b } => u!(d) = (u!(a) as u32).wrapping_add(u!(b) as u32) as u64,
+            Op::Add64 { d, a, b } => u!(d) = u!(a).wrapping_add(u!(b)),
+            Op::Sub32 { d, a, b } => u!(d) = (u!(a) as u32).wrapping_sub(u!(b) as u32) as u64,
+            Op::Sub64 { d, a, b } => u!(d) = u!(a).wrapping_sub(u!(b)),
+            Op::Mul32 { d, a, b } => u!(d) = (u!(a) as u32).wrapping_mul(u!(b) as u32) as u64,
+            Op::Mul64 { d, a, b } => u!(d) = u!(a).wrapping_mul(u!(b)),
+            Op::SLt32 { d, a, b } => u!(d) = ((u!(a) as i32) < (u!(b) as i32)) as u64,
+            Op::ULt32 { d, a, b } => u!(d) = ((u!(a) as u32) < (u!(b) as u32)) as u64,
+            Op::SLt64 { d, a, b } => u!(d) = ((u!(a) as i64) < (u!(b) as i64)) as u64,
+            Op::ULt64 { d, a, b } => u!(d) = (u!(a) < u!(b)) as u64,
+            Op::Eq32 { d, a, b } => u!(d) = (u!(a) as u32 == u!(b) as u32) as u64,
             Op::FAdd32 { d, a, b } => {
-                r!(d) =
-                    (f32::from_bits(r!(a) as u32) + f32::from_bits(r!(b) as u32)).to_bits() as u64
+                u!(d) =
+                    (f32::from_bits(u!(a) as u32) + f32::from_bits(u!(b) as u32)).to_bits() as u64
             }
             Op::FMul32 { d, a, b } => {
-                r!(d) =
-                    (f32::from_bits(r!(a) as u32) * f32::from_bits(r!(b) as u32)).to_bits() as u64
+                u!(d) =
+                    (f32::from_bits(u!(a) as u32) * f32::from_bits(u!(b) as u32)).to_bits() as u64
             }
             Op::FSub32 { d, a, b } => {
-                r!(d) =
-                    (f32::from_bits(r!(a) as u32) - f32::from_bits(r!(b) as u32)).to_bits() as u64
+                u!(d) =
+                    (f32::from_bits(u!(a) as u32) - f32::from_bits(u!(b) as u32)).to_bits() as u64
             }
 
             Op::Eq64 { d, a, b } => {
-                let (x, y) = (r!(a), r!(b));
-                r!(d) = (x == y) as u64;
+                let (x, y) = (u!(a), u!(b));
+                u!(d) = (x == y) as u64;
             }
             Op::Ne32 { d, a, b } => {
-                let (x, y) = (r!(a), r!(b));
-                r!(d) = (x != y) as u64;
+                let (x, y) = (u!(a), u!(b));
+                u!(d) = (x != y) as u64;
             }
             Op::Ne64 { d, a, b } => {
-                let (x, y) = (r!(a), r!(b));
-                r!(d) = (x != y) as u64;
+                let (x, y) = (u!(a), u!(b));
+                u!(d) = (x != y) as u64;
             }
             Op::Shr32 { d, a, b } => {
-                let (x, y) = (r!(a), r!(b));
-                r!(d) = x >> (y & 31);
+                let (x, y) = (u!(a), u!(b));
+                u!(d) = x >> (y & 31);
             }
             Op::Shr64 { d, a, b } => {
-                let (x, y) = (r!(a), r!(b));
-                r!(d) = x >> (y & 63);
+                let (x, y) = (u!(a), u!(b));
+                u!(d) = x >> (y & 63);
             }
             Op::Shl32 { d, a, b } => {
-                let (x, y) = (r!(a), r!(b));
-                r!(d) = (x << (y & 31)) & 0xffff_ffff;
+                let (x, y) = (u!(a), u!(b));
+                u!(d) = (x << (y & 31)) & 0xffff_ffff;
             }
             Op::Shl64 { d, a, b } => {
-                let (x, y) = (r!(a), r!(b));
-                r!(d) = x << (y & 63);
+                let (x, y) = (u!(a), u!(b));
+                u!(d) = x << (y & 63);
             }
             Op::And { d, a, b } => {
-                let (x, y) = (r!(a), r!(b));
-                r!(d) = x & y;
+                let (x, y) = (u!(a), u!(b));
+                u!(d) = x & y;
             }
             Op::Or { d, a, b } => {
-                let (x, y) = (r!(a), r!(b));
-                r!(d) = x | y;
+                let (x, y) = (u!(a), u!(b));
+                u!(d) = x | y;
             }
             Op::BinV { op, w, n, d, a, b } => {
                 for i in 0..n as u32 {
@@ -1489,8 +1505,8 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 }
             }
             Op::Load { w, d, p } => {
-                let pv = r!(p);
-                r!(d) = load!(pv, w, pc - 1);
+                let pv = u!(p);
+                u!(d) = load!(pv, w, pc - 1);
             }
             Op::LoadN { w, n, d, p } => {
                 let pv = r!(p);
@@ -1506,7 +1522,7 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 }
             }
             Op::Store { w, p, v } => {
-                let (pv, vv) = (r!(p), r!(v));
+                let (pv, vv) = (u!(p), u!(v));
                 store!(pv, w, vv, pc - 1);
             }
             Op::StoreN { w, n, p, v } => {
@@ -1540,10 +1556,10 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 scale,
                 off,
             } => {
-                let i = sext(r!(idx), w);
-                let a = r!(p)
+                let i = sext(u!(idx), w);
+                let a = u!(p)
                     .wrapping_add(i.wrapping_mul(scale as i64).wrapping_add(off as i64) as u64);
-                r!(d) = a;
+                u!(d) = a;
                 // Address computation followed by the access through it (the common case):
                 // run the access in this turn of the loop, saving one dispatch. The access op
                 // stays in place (it may be a branch target) and is skipped here.
@@ -1551,12 +1567,12 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                     Some(&Op::Load { w, d: ld, p: lp }) if lp == d => {
                         pc += 1;
                         count += 1;
-                        r!(ld) = load!(a, w, pc - 1);
+                        u!(ld) = load!(a, w, pc - 1);
                     }
                     Some(&Op::Store { w, p: sp, v }) if sp == d => {
                         pc += 1;
                         count += 1;
-                        let vv = r!(v);
+                        let vv = u!(v);
                         store!(a, w, vv, pc - 1);
                     }
                     _ => {}
@@ -1592,14 +1608,14 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                     // One dispatch on the builtin for all its lanes.
                     let v = lx.builtin3(mx.gx, mx.wi, b);
                     if b.lanes() == 3 {
-                        r!(d) = v[0];
-                        r!(d + 1) = v[1];
-                        r!(d + 2) = v[2];
+                        u!(d) = v[0];
+                        u!(d + 1) = v[1];
+                        u!(d + 2) = v[2];
                     } else {
-                        r!(d) = v[0];
+                        u!(d) = v[0];
                     }
                 } else {
-                    r!(d) = lx.builtin(mx.gx, mx.wi, b, comp as usize);
+                    u!(d) = lx.builtin(mx.gx, mx.wi, b, comp as usize);
                 }
             }
             Op::Dot { w, n, d, a, b } => {
@@ -1626,7 +1642,7 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 };
             }
             Op::Br { t } => jump!(t as usize),
-            Op::BrIf { c, t, f } => jump!(if r!(c) & 1 != 0 {
+            Op::BrIf { c, t, f } => jump!(if u!(c) & 1 != 0 {
                 t as usize
             } else {
                 f as usize
@@ -1646,8 +1662,8 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 c,
             } => {
                 for i in 0..n as u32 {
-                    let (x, y, z) = (r!(a + i), r!(b + i), r!(c + i));
-                    r!(d + i) = if w == 32 {
+                    let (x, y, z) = (u!(a + i), u!(b + i), u!(c + i));
+                    u!(d + i) = if w == 32 {
                         let (x, y, z) = (
                             f32::from_bits(x as u32),
                             f32::from_bits(y as u32),

@@ -640,6 +640,8 @@ pub(crate) struct Func {
     pub consts: Vec<u64>,
     /// Slots of the parameters (`(slot, lanes)`).
     pub params: Vec<(u32, u32)>,
+    /// One past the function's last op: its ops are `entry..end` (see [`Code::verify`]).
+    pub end: u32,
 }
 
 /// How a kernel parameter is bound at launch.
@@ -718,5 +720,92 @@ pub(crate) mod ptr {
             ((p >> OFF_BITS) & IDX_MASK) as usize,
             (p & ((1u64 << OFF_BITS) - 1)) as i64 - BIAS as i64,
         )
+    }
+}
+
+impl Code {
+    /// Checks what the run-to-barrier executor relies on to read registers and fetch ops
+    /// without bounds checks (`exec.rs`, `run_item`): every function's ops lie in
+    /// `entry..end` inside `ops`, its last op never falls through, its branches stay inside
+    /// it, calls name existing functions, and the register operands of the ops read
+    /// unchecked lie inside its frame. The executor keeps `base + frame` registers of the
+    /// current function and only changes function through `Call`/`Ret`.
+    pub(crate) fn verify(&self) -> Result<(), String> {
+        let n = self.ops.len() as u64;
+        for (fi, f) in self.funcs.iter().enumerate() {
+            let (entry, end, frame) = (f.entry as u64, f.end as u64, f.frame as u64);
+            if entry >= end || end > n {
+                return Err(format!("function {fi} has ops {entry}..{end} of {n}"));
+            }
+            let inside = |t: u32| (entry..end).contains(&(t as u64));
+            let fits = |s: u32, lanes: u64| s as u64 + lanes <= frame;
+            for pc in entry..end {
+                let op = &self.ops[pc as usize];
+                let ok = match *op {
+                    Op::Mov { d, s } => fits(d, 1) && fits(s, 1),
+                    Op::Bin { d, a, b, .. }
+                    | Op::Add32 { d, a, b }
+                    | Op::Add64 { d, a, b }
+                    | Op::Sub32 { d, a, b }
+                    | Op::Sub64 { d, a, b }
+                    | Op::Mul32 { d, a, b }
+                    | Op::Mul64 { d, a, b }
+                    | Op::SLt32 { d, a, b }
+                    | Op::ULt32 { d, a, b }
+                    | Op::SLt64 { d, a, b }
+                    | Op::ULt64 { d, a, b }
+                    | Op::Eq32 { d, a, b }
+                    | Op::FAdd32 { d, a, b }
+                    | Op::FMul32 { d, a, b }
+                    | Op::FSub32 { d, a, b }
+                    | Op::Eq64 { d, a, b }
+                    | Op::Ne32 { d, a, b }
+                    | Op::Ne64 { d, a, b }
+                    | Op::Shr32 { d, a, b }
+                    | Op::Shr64 { d, a, b }
+                    | Op::Shl32 { d, a, b }
+                    | Op::Shl64 { d, a, b }
+                    | Op::And { d, a, b }
+                    | Op::Or { d, a, b } => fits(d, 1) && fits(a, 1) && fits(b, 1),
+                    Op::Gep1 { d, p, idx, .. } => fits(d, 1) && fits(p, 1) && fits(idx, 1),
+                    Op::Load { d, p, .. } => fits(d, 1) && fits(p, 1),
+                    Op::Store { p, v, .. } => fits(p, 1) && fits(v, 1),
+                    Op::LoadBuiltin { b, comp, d } => {
+                        fits(d, if comp == u8::MAX { b.lanes() as u64 } else { 1 })
+                    }
+                    Op::Fma {
+                        n: k, d, a, b, c, ..
+                    } => {
+                        let k = k as u64;
+                        fits(d, k) && fits(a, k) && fits(b, k) && fits(c, k)
+                    }
+                    Op::Br { t } => inside(t),
+                    Op::BrIf { c, t, f } => fits(c, 1) && inside(t) && inside(f),
+                    Op::Switch { tab, .. } => self
+                        .switches
+                        .get(tab as usize)
+                        .is_some_and(|t| inside(t.default) && t.cases.iter().all(|c| inside(c.1))),
+                    Op::Call { f, .. } => (f as usize) < self.funcs.len(),
+                    _ => true,
+                };
+                if !ok {
+                    return Err(format!("op {pc} ({op:?}) leaves function {fi}"));
+                }
+            }
+            let last = &self.ops[end as usize - 1];
+            let falls_through = !matches!(
+                last,
+                Op::Br { .. }
+                    | Op::BrIf { .. }
+                    | Op::Switch { .. }
+                    | Op::Ret
+                    | Op::RetV { .. }
+                    | Op::Trap
+            );
+            if falls_through {
+                return Err(format!("function {fi} falls through its end ({last:?})"));
+            }
+        }
+        Ok(())
     }
 }

@@ -810,6 +810,9 @@ fn lower_module(m: &Module, dbg: &[DbgInst]) -> R<Loaded> {
         kernels.push(info);
         md.code.kernels.push(kc);
     }
+    md.code
+        .verify()
+        .map_err(|e| malformed(format!("internal: lowered code is inconsistent: {e}")))?;
     Ok(Loaded {
         code: md.code,
         kernels,
@@ -1665,12 +1668,14 @@ fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses> {
             const_base,
             consts,
             params,
+            end: 0,
         },
     );
     Ok((used, callees, private))
 }
 
-fn md_push_func(md: &mut Mod, f: Func) {
+fn md_push_func(md: &mut Mod, mut f: Func) {
+    f.end = md.code.ops.len() as u32;
     md.code.funcs.push(f);
 }
 
