@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 use crate::alu::{self, mask, sext};
 use crate::clstd::{self, Elem, LaneArgs, Produced, Rounding};
 use crate::ir::{ptr, AtomicOp, Builtin, Code, ExtKind, KernelCode, Op, ParamKind};
-use crate::memory::AllocId;
+use crate::memory::{AllocId, View};
 use crate::observer::*;
 use crate::schedule::Order;
 use crate::{ArgValue, Buffer, ExecError, Launch, LaunchStats, Program, Schedule};
@@ -40,6 +40,8 @@ struct Lx<'a, O: Observer> {
     obs: &'a O,
     /// Index 0 is the NULL allocation.
     allocs: Vec<Option<GAlloc>>,
+    /// The bytes of each of `allocs` (same index; empty for NULL): the unobserved fast path.
+    views: Vec<View<'a>>,
     byval: Vec<Option<(Vec<u8>, u32)>>,
     /// `(slot, value)` of every register lane the kernel's parameters start with (by-value
     /// aggregates excepted: those need a private copy per work-item).
@@ -213,7 +215,9 @@ impl Device {
 
         // Allocations: module constants first (their pointers are baked into the code).
         let mut allocs: Vec<Option<GAlloc>> = vec![None];
+        let mut views = vec![View::EMPTY];
         for b in &program.const_bufs {
+            views.push(b.view(0, b.len() as u64).unwrap_or(View::EMPTY));
             allocs.push(Some(GAlloc {
                 buf: b.clone(),
                 view_off: 0,
@@ -282,6 +286,7 @@ impl Device {
                     binding.view_offset = *offset;
                     binding.view_size = *size;
                     let idx = allocs.len() as u64;
+                    views.push(buffer.view(*offset, *size).unwrap_or(View::EMPTY));
                     allocs.push(Some(GAlloc {
                         buf: buffer.clone(),
                         view_off: *offset,
@@ -339,6 +344,7 @@ impl Device {
                     binding.view_size = buffer.len() as u64;
                     binding.elem_size = desc.format.element_size().unwrap_or(1) as u32;
                     lanes.push(ptr::enc(ptr::TAG_LAUNCH, allocs.len() as u64, 0));
+                    views.push(buffer.view(0, buffer.len() as u64).unwrap_or(View::EMPTY));
                     allocs.push(Some(GAlloc {
                         buf: buffer.clone(),
                         view_off: 0,
@@ -370,6 +376,7 @@ impl Device {
             byval.push(bv);
             bindings.push(binding);
         }
+        debug_assert_eq!(allocs.len(), views.len());
         if allocs.len() as u64 > ptr::IDX_MASK {
             return Err(ExecError::InvalidLaunch("too many buffers".into()));
         }
@@ -387,6 +394,7 @@ impl Device {
             kc,
             obs: observer,
             allocs,
+            views,
             byval,
             param_init,
             entry,
@@ -932,6 +940,21 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
     #[inline(always)]
     fn load(&mut self, p: u64, n: usize, pc: usize) -> u64 {
         let (tag, idx, off) = ptr::dec(p);
+        // Unobserved launch buffers: one range check through the allocation's view; local
+        // memory straight after (the observed and faulting paths are below).
+        if !O::ENABLED {
+            if tag == ptr::TAG_LAUNCH {
+                if let Some(v) = self.lx.views.get(idx).and_then(|v| v.load(off, n)) {
+                    return v;
+                }
+            } else if tag == ptr::TAG_LOCAL {
+                if let Some(l) = self.gx.locals.get(idx) {
+                    if in_range(off, n, l.len() as u64) {
+                        return rd(l, off as usize, n);
+                    }
+                }
+            }
+        }
         match tag {
             ptr::TAG_PRIVATE => {
                 if let Some(&(start, len)) = self.mem.allocs.get(idx) {
@@ -978,6 +1001,20 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
     #[inline(always)]
     fn store(&mut self, p: u64, n: usize, v: u64, pc: usize) {
         let (tag, idx, off) = ptr::dec(p);
+        if !O::ENABLED {
+            if tag == ptr::TAG_LAUNCH {
+                if let Some(()) = self.lx.views.get(idx).and_then(|x| x.store(off, n, v)) {
+                    return;
+                }
+            } else if tag == ptr::TAG_LOCAL {
+                if let Some(l) = self.gx.locals.get_mut(idx) {
+                    if in_range(off, n, l.len() as u64) {
+                        wr(l, off as usize, n, v);
+                        return;
+                    }
+                }
+            }
+        }
         match tag {
             ptr::TAG_PRIVATE => {
                 if let Some(&(start, len)) = self.mem.allocs.get(idx) {
@@ -1249,7 +1286,10 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
         (0, Some(l)) => l.clamp(1, 1 << 20),
         (q, _) => q as u64,
     };
+    // Executed ops are counted per straight-line run (`seg` is where the current one
+    // started), not per op: `count + (pc - seg)` is the count at any point.
     let mut count: u64 = 0;
+    let mut seg = pc;
     macro_rules! r {
         ($x:expr) => {
             regs[base + $x as usize]
@@ -1258,7 +1298,10 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
     // The turn budget is checked on control transfers only (every loop passes one).
     macro_rules! jump {
         ($t:expr) => {{
-            pc = $t;
+            let t = $t;
+            count += (pc - seg) as u64;
+            pc = t;
+            seg = t;
             if count >= budget {
                 break Stop::Yield;
             }
@@ -1305,7 +1348,6 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
         // SAFETY: `pc` is inside the current function's ops (see above): those lie in `ops`.
         let opr = unsafe { ops.get_unchecked(pc) };
         pc += 1;
-        count += 1;
         match *opr {
             Op::Mov { d, s } => u!(d) = u!(s),
             Op::MovN { d, s, n } => {
@@ -1566,12 +1608,10 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 match ops.get(pc) {
                     Some(&Op::Load { w, d: ld, p: lp }) if lp == d => {
                         pc += 1;
-                        count += 1;
                         u!(ld) = load!(a, w, pc - 1);
                     }
                     Some(&Op::Store { w, p: sp, v }) if sp == d => {
                         pc += 1;
-                        count += 1;
                         let vv = u!(v);
                         store!(a, w, vv, pc - 1);
                     }
@@ -1661,6 +1701,13 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 b,
                 c,
             } => {
+                if n == 1 && w == 32 && !fused {
+                    // The scalar mad of float kernels (matmul's inner loop), without the lane
+                    // loop; the same operations as below.
+                    let f = |v: u64| f32::from_bits(v as u32);
+                    u!(d) = (f(u!(a)) * f(u!(b)) + f(u!(c))).to_bits() as u64;
+                    continue;
+                }
                 for i in 0..n as u32 {
                     let (x, y, z) = (u!(a + i), u!(b + i), u!(c + i));
                     u!(d + i) = if w == 32 {
@@ -1746,7 +1793,9 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 }
                 mx.mem.allocs.truncate(fr.mark.0);
                 mx.mem.bytes.truncate(fr.mark.1);
+                count += (pc - seg) as u64;
                 pc = fr.pc as usize;
+                seg = pc;
                 base = fr.base as usize;
                 func = fr.func;
             }
@@ -1773,7 +1822,7 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
     st.pc = pc as u32;
     st.base = base as u32;
     st.func = func;
-    *executed += count;
+    *executed += count + (pc - seg) as u64;
     stop
 }
 

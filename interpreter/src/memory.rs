@@ -260,6 +260,113 @@ impl Buffer {
     }
 }
 
+/// A window of a buffer's bytes for the executor's hot path: one range check against the
+/// window, then the same atomics as [`Buffer::load`]/[`Buffer::store`].
+#[derive(Clone, Copy)]
+pub(crate) struct View<'a> {
+    base: *mut u8,
+    len: u64,
+    _buf: std::marker::PhantomData<&'a Buffer>,
+}
+
+// SAFETY: a view only reaches its buffer's bytes through atomics, like `Buffer` itself, and
+// borrows the buffer for its lifetime.
+unsafe impl Send for View<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for View<'_> {}
+
+impl View<'_> {
+    /// A view no access fits in.
+    pub(crate) const EMPTY: View<'static> = View {
+        base: std::ptr::null_mut(),
+        len: 0,
+        _buf: std::marker::PhantomData,
+    };
+
+    #[inline(always)]
+    fn at(&self, off: i64, size: usize) -> Option<*mut u8> {
+        let end = (off as u64).checked_add(size as u64)?;
+        if off < 0 || end > self.len {
+            return None;
+        }
+        // SAFETY: off + size <= len, and base is valid for len bytes (`Buffer::view`).
+        Some(unsafe { self.base.add(off as usize) })
+    }
+
+    /// As [`Buffer::load`], at `off` bytes into the view; `None` outside it.
+    #[inline(always)]
+    pub(crate) fn load(&self, off: i64, size: usize) -> Option<u64> {
+        let p = self.at(off, size)?;
+        // SAFETY: `p..p + size` is inside the buffer (`at`); each typed atomic is used only
+        // at its alignment; bytes are read as AtomicU8 (no alignment needed).
+        Some(unsafe {
+            match size {
+                1 => AtomicU8::from_ptr(p).load(Relaxed) as u64,
+                2 if (p as usize).is_multiple_of(2) => {
+                    AtomicU16::from_ptr(p as *mut u16).load(Relaxed) as u64
+                }
+                4 if (p as usize).is_multiple_of(4) => {
+                    AtomicU32::from_ptr(p as *mut u32).load(Relaxed) as u64
+                }
+                8 if (p as usize).is_multiple_of(8) => {
+                    AtomicU64::from_ptr(p as *mut u64).load(Relaxed)
+                }
+                _ => {
+                    let mut b = [0u8; 8];
+                    for (i, x) in b[..size.min(8)].iter_mut().enumerate() {
+                        *x = AtomicU8::from_ptr(p.add(i)).load(Relaxed);
+                    }
+                    u64::from_le_bytes(b)
+                }
+            }
+        })
+    }
+
+    /// As [`Buffer::store`], at `off` bytes into the view; `None` (nothing written) outside it.
+    #[inline(always)]
+    pub(crate) fn store(&self, off: i64, size: usize, value: u64) -> Option<()> {
+        let p = self.at(off, size)?;
+        // SAFETY: as in `load`.
+        unsafe {
+            match size {
+                1 => AtomicU8::from_ptr(p).store(value as u8, Relaxed),
+                2 if (p as usize).is_multiple_of(2) => {
+                    AtomicU16::from_ptr(p as *mut u16).store(value as u16, Relaxed)
+                }
+                4 if (p as usize).is_multiple_of(4) => {
+                    AtomicU32::from_ptr(p as *mut u32).store(value as u32, Relaxed)
+                }
+                8 if (p as usize).is_multiple_of(8) => {
+                    AtomicU64::from_ptr(p as *mut u64).store(value, Relaxed)
+                }
+                _ => {
+                    let b = value.to_le_bytes();
+                    for (i, x) in b[..size.min(8)].iter().enumerate() {
+                        AtomicU8::from_ptr(p.add(i)).store(*x, Relaxed);
+                    }
+                }
+            }
+        }
+        Some(())
+    }
+}
+
+impl Buffer {
+    /// The bytes `offset..offset + len` as a [`View`]; `None` when they are not all inside.
+    pub(crate) fn view(&self, offset: u64, len: u64) -> Option<View<'_>> {
+        let end = offset.checked_add(len)?;
+        if end > self.len as u64 {
+            return None;
+        }
+        Some(View {
+            // SAFETY: offset <= len (checked above), base is valid for len bytes.
+            base: unsafe { self.base.add(offset as usize) },
+            len,
+            _buf: std::marker::PhantomData,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,5 +389,23 @@ mod tests {
         assert_eq!(b.load(3, 4), Some(0x11223344));
         assert_ne!(b.id(), Buffer::new(1).unwrap().id());
         assert!(AllocId::local(3).is_local() && AllocId::local(3).local_slot() == Some(3));
+    }
+
+    #[test]
+    fn views_access_their_window_only() {
+        let b = Buffer::new(16).unwrap();
+        let v = b.view(4, 8).unwrap();
+        assert_eq!(v.store(0, 4, 0x11223344), Some(()));
+        assert_eq!(b.load(4, 4), Some(0x11223344));
+        assert_eq!(v.store(1, 4, 0xAABBCCDD), Some(())); // unaligned path
+        assert_eq!(v.load(1, 4), Some(0xAABBCCDD));
+        assert_eq!(b.load(5, 4), Some(0xAABBCCDD));
+        assert_eq!(v.load(4, 4), b.load(8, 4));
+        assert_eq!(v.load(5, 4), None);
+        assert_eq!(v.load(-1, 1), None);
+        assert_eq!(v.store(8, 1, 0), None);
+        assert_eq!(v.load(i64::MAX, 8), None);
+        assert!(b.view(12, 8).is_none() && b.view(u64::MAX, 2).is_none());
+        assert_eq!(View::EMPTY.load(0, 1), None);
     }
 }
