@@ -709,51 +709,9 @@ fn run_group<O: Observer>(
                 }
             }
         }
-        for &i in &order {
-            let it = &mut pool[i];
-            if it.st.done || it.st.waiting {
-                continue;
-            }
-            match run_item(lx, &mut gx, it, &mut executed) {
-                Stop::Barrier(fences, pc) => {
-                    it.st.waiting = true;
-                    if O::ENABLED {
-                        lx.obs.barrier(
-                            &mut gx.obs,
-                            &BarrierArrival {
-                                item: &it.st.wi,
-                                inst: InstId(lx.code.inst_of[pc]),
-                                fences,
-                            },
-                        );
-                    }
-                }
-                Stop::Done => {
-                    it.st.done = true;
-                    executed += lx.entry.skipped;
-                    if O::ENABLED {
-                        lx.obs.item_end(&mut gx.obs, &it.st.wi);
-                    }
-                }
-                Stop::Yield => {
-                    lx.instructions
-                        .fetch_add(std::mem::take(&mut executed), Ordering::Relaxed);
-                    if lx
-                        .limit
-                        .is_some_and(|l| lx.instructions.load(Ordering::Relaxed) > l)
-                    {
-                        result = Err(ExecError::Aborted(format!(
-                            "instruction limit of {} exceeded",
-                            lx.limit.unwrap_or(0)
-                        )));
-                        break 'outer;
-                    }
-                }
-                Stop::Abort(m) => {
-                    result = Err(ExecError::Aborted(m));
-                    break 'outer;
-                }
-            }
+        if let Err(e) = run_phase(lx, &mut gx, &mut pool[..n], &order, &mut executed) {
+            result = Err(e);
+            break 'outer;
         }
         if lx.abort.load(Ordering::Relaxed) {
             break;
@@ -1254,9 +1212,67 @@ impl<O: Observer> Lx<'_, O> {
     }
 }
 
+/// One pass of run-to-barrier over the group's items in schedule order: each item not
+/// finished or waiting runs until its next barrier, its end or the end of its turn. The
+/// interpreter is inlined here so a turn costs no call, and none of the group's setup.
+fn run_phase<O: Observer>(
+    lx: &Lx<O>,
+    gx: &mut Gx<O>,
+    pool: &mut [Item],
+    order: &[usize],
+    executed: &mut u64,
+) -> Result<(), ExecError> {
+    for &i in order {
+        let it = &mut pool[i];
+        if it.st.done || it.st.waiting {
+            continue;
+        }
+        match run_item(lx, gx, it, executed) {
+            Stop::Barrier(fences, pc) => {
+                it.st.waiting = true;
+                if O::ENABLED {
+                    lx.obs.barrier(
+                        &mut gx.obs,
+                        &BarrierArrival {
+                            item: &it.st.wi,
+                            inst: InstId(lx.code.inst_of[pc]),
+                            fences,
+                        },
+                    );
+                }
+            }
+            Stop::Done => {
+                it.st.done = true;
+                *executed += lx.entry.skipped;
+                if O::ENABLED {
+                    lx.obs.item_end(&mut gx.obs, &it.st.wi);
+                }
+            }
+            Stop::Yield => {
+                lx.instructions
+                    .fetch_add(std::mem::take(executed), Ordering::Relaxed);
+                if lx
+                    .limit
+                    .is_some_and(|l| lx.instructions.load(Ordering::Relaxed) > l)
+                {
+                    return Err(ExecError::Aborted(format!(
+                        "instruction limit of {} exceeded",
+                        lx.limit.unwrap_or(0)
+                    )));
+                }
+            }
+            Stop::Abort(m) => {
+                return Err(ExecError::Aborted(m));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs one turn of a work-item; the instructions it executed are added to `executed`
 /// (flushed to the launch-wide counter by the caller, not per turn: that counter is shared
 /// by all workers).
+#[inline(always)]
 fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &mut u64) -> Stop {
     let code = lx.code;
     let ops = &code.ops[..];
