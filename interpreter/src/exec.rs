@@ -1359,6 +1359,21 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
             *unsafe { regs.get_unchecked_mut(base + $x as usize) }
         };
     }
+    // A comparison followed by the branch on it (every loop test): the branch runs in the
+    // same turn of the loop, saving a dispatch. The branch op stays in place (it may be a
+    // branch target itself) and is counted as executed.
+    macro_rules! test {
+        ($d:expr, $v:expr) => {{
+            let v: u64 = $v;
+            u!($d) = v;
+            if let Some(&Op::BrIf { c, t, f }) = ops.get(pc) {
+                if c == $d {
+                    pc += 1;
+                    jump!(if v & 1 != 0 { t as usize } else { f as usize });
+                }
+            }
+        }};
+    }
     let stop = loop {
         debug_assert!(pc < ops.len());
         // SAFETY: `pc` is inside the current function's ops (see above): those lie in `ops`.
@@ -1377,11 +1392,11 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
             Op::Sub64 { d, a, b } => u!(d) = u!(a).wrapping_sub(u!(b)),
             Op::Mul32 { d, a, b } => u!(d) = (u!(a) as u32).wrapping_mul(u!(b) as u32) as u64,
             Op::Mul64 { d, a, b } => u!(d) = u!(a).wrapping_mul(u!(b)),
-            Op::SLt32 { d, a, b } => u!(d) = ((u!(a) as i32) < (u!(b) as i32)) as u64,
-            Op::ULt32 { d, a, b } => u!(d) = ((u!(a) as u32) < (u!(b) as u32)) as u64,
-            Op::SLt64 { d, a, b } => u!(d) = ((u!(a) as i64) < (u!(b) as i64)) as u64,
-            Op::ULt64 { d, a, b } => u!(d) = (u!(a) < u!(b)) as u64,
-            Op::Eq32 { d, a, b } => u!(d) = (u!(a) as u32 == u!(b) as u32) as u64,
+            Op::SLt32 { d, a, b } => test!(d, ((u!(a) as i32) < (u!(b) as i32)) as u64),
+            Op::ULt32 { d, a, b } => test!(d, ((u!(a) as u32) < (u!(b) as u32)) as u64),
+            Op::SLt64 { d, a, b } => test!(d, ((u!(a) as i64) < (u!(b) as i64)) as u64),
+            Op::ULt64 { d, a, b } => test!(d, (u!(a) < u!(b)) as u64),
+            Op::Eq32 { d, a, b } => test!(d, (u!(a) as u32 == u!(b) as u32) as u64),
             Op::FAdd32 { d, a, b } => {
                 u!(d) =
                     (f32::from_bits(u!(a) as u32) + f32::from_bits(u!(b) as u32)).to_bits() as u64
@@ -1397,15 +1412,15 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
 
             Op::Eq64 { d, a, b } => {
                 let (x, y) = (u!(a), u!(b));
-                u!(d) = (x == y) as u64;
+                test!(d, (x == y) as u64);
             }
             Op::Ne32 { d, a, b } => {
                 let (x, y) = (u!(a), u!(b));
-                u!(d) = (x != y) as u64;
+                test!(d, (x != y) as u64);
             }
             Op::Ne64 { d, a, b } => {
                 let (x, y) = (u!(a), u!(b));
-                u!(d) = (x != y) as u64;
+                test!(d, (x != y) as u64);
             }
             Op::Shr32 { d, a, b } => {
                 let (x, y) = (u!(a), u!(b));
