@@ -709,19 +709,20 @@ fn run_group<O: Observer>(
                 }
             }
         }
-        if let Err(e) = run_phase(lx, &mut gx, &mut pool[..n], &order, &mut executed) {
-            result = Err(e);
-            break 'outer;
-        }
+        let (done, parked) = match run_phase(lx, &mut gx, &mut pool[..n], &order, &mut executed) {
+            Ok(p) => p,
+            Err(e) => {
+                result = Err(e);
+                break 'outer;
+            }
+        };
         if lx.abort.load(Ordering::Relaxed) {
             break;
         }
-        let items = &pool[..n];
-        let done = items.iter().filter(|i| i.st.done).count();
         if done == n {
             break;
         }
-        if items.iter().all(|i| i.st.done || i.st.waiting) {
+        if parked {
             let why = if done > 0 {
                 Release::SomeFinished
             } else {
@@ -1215,19 +1216,34 @@ impl<O: Observer> Lx<'_, O> {
 /// One pass of run-to-barrier over the group's items in schedule order: each item not
 /// finished or waiting runs until its next barrier, its end or the end of its turn. The
 /// interpreter is inlined here so a turn costs no call, and none of the group's setup.
+/// Returns how many items are finished and whether every item is finished or waiting at a
+/// barrier (`order` visits every item), so the caller needs no pass of its own over them.
 fn run_phase<O: Observer>(
     lx: &Lx<O>,
     gx: &mut Gx<O>,
     pool: &mut [Item],
     order: &[usize],
     executed: &mut u64,
-) -> Result<(), ExecError> {
+) -> Result<(usize, bool), ExecError> {
+    // A turn ends at a barrier, after `quantum` instructions, or (with a watchdog limit) in
+    // slices so the limit is checked even in a loop without barriers.
+    let budget: u64 = match (lx.quantum, lx.limit) {
+        (0, None) => u64::MAX,
+        (0, Some(l)) => l.clamp(1, 1 << 20),
+        (q, _) => q as u64,
+    };
+    let mut done = 0;
+    let mut parked = true;
     for &i in order {
         let it = &mut pool[i];
-        if it.st.done || it.st.waiting {
+        if it.st.done {
+            done += 1;
             continue;
         }
-        match run_item(lx, gx, it, executed) {
+        if it.st.waiting {
+            continue;
+        }
+        match run_item(lx, gx, it, executed, budget) {
             Stop::Barrier(fences, pc) => {
                 it.st.waiting = true;
                 if O::ENABLED {
@@ -1243,12 +1259,14 @@ fn run_phase<O: Observer>(
             }
             Stop::Done => {
                 it.st.done = true;
+                done += 1;
                 *executed += lx.entry.skipped;
                 if O::ENABLED {
                     lx.obs.item_end(&mut gx.obs, &it.st.wi);
                 }
             }
             Stop::Yield => {
+                parked = false;
                 lx.instructions
                     .fetch_add(std::mem::take(executed), Ordering::Relaxed);
                 if lx
@@ -1266,14 +1284,20 @@ fn run_phase<O: Observer>(
             }
         }
     }
-    Ok(())
+    Ok((done, parked))
 }
 
 /// Runs one turn of a work-item; the instructions it executed are added to `executed`
 /// (flushed to the launch-wide counter by the caller, not per turn: that counter is shared
 /// by all workers).
 #[inline(always)]
-fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &mut u64) -> Stop {
+fn run_item<O: Observer>(
+    lx: &Lx<O>,
+    gx: &mut Gx<O>,
+    it: &mut Item,
+    executed: &mut u64,
+    budget: u64,
+) -> Stop {
     let code = lx.code;
     let ops = &code.ops[..];
     let Item {
@@ -1295,13 +1319,6 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
     let mut pc = st.pc as usize;
     let mut base = st.base as usize;
     let mut func = st.func;
-    // A turn ends at a barrier, after `quantum` instructions, or (with a watchdog limit) in
-    // slices so the limit is checked even in a loop without barriers.
-    let budget: u64 = match (lx.quantum, lx.limit) {
-        (0, None) => u64::MAX,
-        (0, Some(l)) => l.clamp(1, 1 << 20),
-        (q, _) => q as u64,
-    };
     // Executed ops are counted per straight-line run (`seg` is where the current one
     // started), not per op: `count + (pc - seg)` is the count at any point.
     let mut count: u64 = 0;
@@ -1374,19 +1391,69 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
             }
         }};
     }
+    // `d = p + sext(idx) * scale + off`, then the access through `d` if that comes next
+    // (the common case): it runs in this turn of the loop, saving one dispatch. The access
+    // op stays in place (it may be a branch target) and is skipped here.
+    macro_rules! gep1 {
+        ($w:expr, $d:expr, $p:expr, $idx:expr, $scale:expr, $off:expr) => {{
+            let d = $d;
+            let i = sext(u!($idx), $w);
+            let a =
+                u!($p).wrapping_add(i.wrapping_mul($scale as i64).wrapping_add($off as i64) as u64);
+            u!(d) = a;
+            match ops.get(pc) {
+                Some(&Op::Load { w, d: ld, p: lp }) if lp == d => {
+                    pc += 1;
+                    u!(ld) = load!(a, w, pc - 1);
+                }
+                Some(&Op::Store { w, p: sp, v }) if sp == d => {
+                    pc += 1;
+                    let vv = u!(v);
+                    store!(a, w, vv, pc - 1);
+                }
+                _ => {}
+            }
+        }};
+    }
     let stop = loop {
         debug_assert!(pc < ops.len());
         // SAFETY: `pc` is inside the current function's ops (see above): those lie in `ops`.
         let opr = unsafe { ops.get_unchecked(pc) };
         pc += 1;
         match *opr {
-            Op::Mov { d, s } => u!(d) = u!(s),
+            Op::Mov { d, s } => {
+                u!(d) = u!(s);
+                // A phi's move on a loop's back edge or a branch's join is followed by the
+                // jump: take it in the same turn of the loop (the Br stays in place, counted).
+                if let Some(&Op::Br { t }) = ops.get(pc) {
+                    pc += 1;
+                    jump!(t as usize);
+                }
+            }
             Op::MovN { d, s, n } => {
                 let s = base + s as usize;
                 regs.copy_within(s..s + n as usize, base + d as usize);
             }
             Op::Bin { op, w, d, a, b } => u!(d) = alu::bin(op, w, u!(a), u!(b)),
-            Op::Add32 { d, a, b } => u!(d) = (u!(a) as u32).wrapping_add(u!(b) as u32) as u64,
+            Op::Add32 { d, a, b } => {
+                u!(d) = (u!(a) as u32).wrapping_add(u!(b) as u32) as u64;
+                // An index sum used as the next address's index (`p[y * w + x + 1]`): compute
+                // the address (and its access) in this turn of the loop; the Gep1 is counted.
+                if let Some(&Op::Gep1 {
+                    w,
+                    d: gd,
+                    p,
+                    idx,
+                    scale,
+                    off,
+                }) = ops.get(pc)
+                {
+                    if idx == d {
+                        pc += 1;
+                        gep1!(w, gd, p, idx, scale, off);
+                    }
+                }
+            }
             Op::Add64 { d, a, b } => u!(d) = u!(a).wrapping_add(u!(b)),
             Op::Sub32 { d, a, b } => u!(d) = (u!(a) as u32).wrapping_sub(u!(b) as u32) as u64,
             Op::Sub64 { d, a, b } => u!(d) = u!(a).wrapping_sub(u!(b)),
@@ -1628,27 +1695,7 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                 idx,
                 scale,
                 off,
-            } => {
-                let i = sext(u!(idx), w);
-                let a = u!(p)
-                    .wrapping_add(i.wrapping_mul(scale as i64).wrapping_add(off as i64) as u64);
-                u!(d) = a;
-                // Address computation followed by the access through it (the common case):
-                // run the access in this turn of the loop, saving one dispatch. The access op
-                // stays in place (it may be a branch target) and is skipped here.
-                match ops.get(pc) {
-                    Some(&Op::Load { w, d: ld, p: lp }) if lp == d => {
-                        pc += 1;
-                        u!(ld) = load!(a, w, pc - 1);
-                    }
-                    Some(&Op::Store { w, p: sp, v }) if sp == d => {
-                        pc += 1;
-                        let vv = u!(v);
-                        store!(a, w, vv, pc - 1);
-                    }
-                    _ => {}
-                }
-            }
+            } => gep1!(w, d, p, idx, scale, off),
             Op::GepN { g, d, p } => {
                 let spec = &code.geps[g as usize];
                 let mut o = spec.off;
@@ -1684,6 +1731,14 @@ fn run_item<O: Observer>(lx: &Lx<O>, gx: &mut Gx<O>, it: &mut Item, executed: &m
                         u!(d + 2) = v[2];
                     } else {
                         u!(d) = v[0];
+                    }
+                    // Lowering copies the component the kernel asked for (`get_global_id(1)`)
+                    // out of the vector: do that move here (it stays in place, counted).
+                    if let Some(&Op::Mov { d: md, s }) = ops.get(pc) {
+                        if s >= d && s < d + b.lanes() {
+                            pc += 1;
+                            u!(md) = v[(s - d) as usize];
+                        }
                     }
                 } else {
                     u!(d) = lx.builtin(mx.gx, mx.wi, b, comp as usize);
