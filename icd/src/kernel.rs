@@ -560,7 +560,8 @@ fn enqueue_kernel(
     let empty = range.global.contains(&0);
     let kernel = k.clone();
     let context = q.context.clone();
-    // Until it starts, the launch holds back forgetting what it may overlap.
+    // Until it has started (joined the race checker's window), the launch holds back
+    // forgetting what it may overlap.
     let pending = crate::order::PendingLaunch::register();
     enqueue(
         q,
@@ -571,7 +572,10 @@ fn enqueue_kernel(
         Box::new(move || {
             // The kernel and every buffer argument stay alive until the command completes.
             let _keep = keep;
-            drop(pending);
+            // Dropped only after the run: released before it, a host wait between here and
+            // the checker's launch start would settle (and forget) launches this one was
+            // enqueued alongside, and their races with it would go unseen.
+            let _pending = pending;
             if empty {
                 return Ok(());
             }
