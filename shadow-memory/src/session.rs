@@ -495,9 +495,30 @@ pub struct GroupState {
     local: Vec<Vec<u64>>,
     arrivals: Vec<(WorkItem, InstId, Fences)>,
     last_finished: Option<WorkItem>,
-    sites: HashMap<InstId, u16>,
+    sites: SiteMap,
     shadows: Vec<(AllocId, Arc<Shadow>)>,
     raw: RawSet,
+}
+
+/// Report sites of a group by instruction: looked up on every access, so hashed with one
+/// multiply (instruction ids are small integers chosen by us, not by an adversary).
+type SiteMap = HashMap<InstId, u16, std::hash::BuildHasherDefault<InstIdHasher>>;
+
+#[derive(Default)]
+struct InstIdHasher(u64);
+
+impl std::hash::Hasher for InstIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.0 = (self.0 ^ x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 fn op_of(k: AccessKind) -> Op {
@@ -674,13 +695,17 @@ impl LaunchChecker<'_> {
         }
     }
 
-    fn shadow(&self, g: &mut GroupState, alloc: AllocId, end: u64) -> Arc<Shadow> {
-        if let Some((_, s)) = g.shadows.iter().find(|(a, _)| *a == alloc) {
-            return s.clone();
-        }
-        let s = self.session.shadow_for(alloc, end);
-        g.shadows.push((alloc, s.clone()));
-        s
+    /// The shadow of `alloc`, kept by the group: borrowed, since a reference count touched on
+    /// every access would be a cache line the worker threads fight over.
+    fn shadow<'g>(&self, g: &'g mut GroupState, alloc: AllocId, end: u64) -> &'g Shadow {
+        let i = match g.shadows.iter().position(|(a, _)| *a == alloc) {
+            Some(i) => i,
+            None => {
+                g.shadows.push((alloc, self.session.shadow_for(alloc, end)));
+                g.shadows.len() - 1
+            }
+        };
+        &g.shadows[i].1
     }
 }
 
@@ -833,7 +858,7 @@ impl Observer for LaunchChecker<'_> {
             local,
             arrivals: Vec::new(),
             last_finished: None,
-            sites: HashMap::new(),
+            sites: SiteMap::default(),
             shadows,
             raw: RawSet::default(),
         }
