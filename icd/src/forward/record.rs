@@ -466,9 +466,14 @@ fn cl_region(d: &ImageDesc) -> [u64; 3] {
 
 /// What a `cl_mem` argument is: a buffer (its size, flags and place in a parent buffer) or an
 /// image (its packed layout). `None` when the vendor cannot say.
-fn mem_value(v: usize) -> Option<Value> {
+fn mem_value(w: &Wrapper) -> Option<Value> {
+    let v = w.vendor;
     let flags = vendor_info::<u64>(Kind::Mem, v, CL_MEM_FLAGS).unwrap_or(0);
-    let kind = vendor_info::<cl_mem_object_type>(Kind::Mem, v, CL_MEM_TYPE).ok()?;
+    // The wrapper asked the type once when it was made; 0 when the vendor did not say then.
+    let kind = match w.mem_type {
+        0 => vendor_info::<cl_mem_object_type>(Kind::Mem, v, CL_MEM_TYPE).ok()?,
+        t => t,
+    };
     if kind == CL_MEM_OBJECT_BUFFER {
         let size = vendor_info::<usize>(Kind::Mem, v, CL_MEM_SIZE).ok()?;
         let parent = vendor_info::<usize>(Kind::Mem, v, CL_MEM_ASSOCIATED_MEMOBJECT).unwrap_or(0);
@@ -657,7 +662,7 @@ impl Launch {
             let value = match set.get(i).cloned().flatten() {
                 // Not set: the vendor refuses the launch.
                 None => return None,
-                Some(ArgVal::Mem(w)) if w.kind == Kind::Mem => mem_value(w.vendor)?,
+                Some(ArgVal::Mem(w)) if w.kind == Kind::Mem => mem_value(&w)?,
                 Some(ArgVal::Mem(w)) => {
                     Value::Scalar(u64::from(sampler_bits(w.vendor)?).to_le_bytes().to_vec())
                 }
