@@ -1,5 +1,5 @@
 //! Per-work-item overhead check with the ci/bench kernels:
-//! `cargo run --release -p shadowcl-interpreter --example appbench -- k.spv APP [THREADS] [REPS]`
+//! `cargo run --release -p shadowcl-interpreter --example appbench -- k.spv APP [THREADS] [REPS] [count]`
 //! where APP is vadd (2^19 items, groups of 256), reduce (2^19 items, groups of 256), stencil (512x256, 16x16) or matmul
 //! (256x256, 16x16) and k.spv holds bench/bench.c's kernels. The schedule comes from the
 //! SHADOWCL_* variables (e.g. SHADOWCL_QUANTUM=1 for lockstep).
@@ -16,6 +16,8 @@ fn main() {
     };
     let threads: usize = args.get(3).and_then(|t| t.parse().ok()).unwrap_or(2);
     let reps: usize = args.get(4).and_then(|t| t.parse().ok()).unwrap_or(3);
+    // Counting instructions slows run-to-barrier down (the platform library does not count).
+    let count = args.get(5).is_some_and(|a| a == "count");
     let spv = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let p = Program::load(&spv).unwrap_or_else(|e| panic!("{e}"));
     let mk = |n: usize, v: f32| -> Arc<Buffer> {
@@ -78,7 +80,13 @@ fn main() {
     };
     for _ in 0..reps {
         let t = Instant::now();
-        let st = Device::new(0)
+        let device = Device::new(0);
+        let device = if count {
+            device.with_instruction_count()
+        } else {
+            device
+        };
+        let st = device
             .run(&p, &l, &s, &NoObserver)
             .unwrap_or_else(|e| panic!("{e}"));
         let dt = t.elapsed().as_secs_f64();

@@ -54,6 +54,7 @@ fn main() {
         };
         let t = Instant::now();
         let st = Device::new(0)
+            .with_instruction_count()
             .run(&p, &l, &s, &NoObserver)
             .unwrap_or_else(|e| panic!("{e}"));
         let dt = t.elapsed().as_secs_f64();

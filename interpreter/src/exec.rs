@@ -21,6 +21,7 @@ mod lockstep;
 pub struct Device {
     threads: usize,
     limit: Option<u64>,
+    count_all: bool,
 }
 
 /// A global/constant allocation bound for one launch (a buffer view).
@@ -64,6 +65,7 @@ struct Lx<'a, O: Observer> {
     quantum: u32,
     seed: u64,
     limit: Option<u64>,
+    count_all: bool,
 }
 
 /// Per-work-group state.
@@ -150,7 +152,16 @@ impl Device {
         Device {
             threads,
             limit: None,
+            count_all: false,
         }
+    }
+
+    /// Counts executed instructions in [`LaunchStats::instructions`] under every schedule.
+    /// Without it, run-to-barrier launches with no instruction limit leave that count at 0:
+    /// counting costs them about a tenth of their time.
+    pub fn with_instruction_count(mut self) -> Device {
+        self.count_all = true;
+        self
     }
 
     /// Aborts a launch (with [`ExecError::Aborted`]) once it has executed more than `limit`
@@ -412,6 +423,7 @@ impl Device {
             quantum: schedule.quantum,
             seed: schedule.seed,
             limit: self.limit,
+            count_all: self.count_all,
         };
         if O::ENABLED {
             observer.launch_start(&LaunchInfo {
@@ -913,7 +925,21 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                     }
                 }
             }
+            return self.load_unobserved_rest(p, n, pc);
         }
+        self.load_rest(p, n, pc)
+    }
+
+    /// The rest of an unobserved load (private memory, faults): out of the dispatch loop,
+    /// and marked cold so the loop's registers are allocated for the fast paths.
+    #[cold]
+    #[inline(never)]
+    fn load_unobserved_rest(&mut self, p: u64, n: usize, pc: usize) -> u64 {
+        self.load_rest(p, n, pc)
+    }
+
+    fn load_rest(&mut self, p: u64, n: usize, pc: usize) -> u64 {
+        let (tag, idx, off) = ptr::dec(p);
         match tag {
             ptr::TAG_PRIVATE => {
                 if let Some(&(start, len)) = self.mem.allocs.get(idx) {
@@ -973,7 +999,20 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                     }
                 }
             }
+            return self.store_unobserved_rest(p, n, v, pc);
         }
+        self.store_rest(p, n, v, pc)
+    }
+
+    /// See [`Mx::load_unobserved_rest`].
+    #[cold]
+    #[inline(never)]
+    fn store_unobserved_rest(&mut self, p: u64, n: usize, v: u64, pc: usize) {
+        self.store_rest(p, n, v, pc)
+    }
+
+    fn store_rest(&mut self, p: u64, n: usize, v: u64, pc: usize) {
+        let (tag, idx, off) = ptr::dec(p);
         match tag {
             ptr::TAG_PRIVATE => {
                 if let Some(&(start, len)) = self.mem.allocs.get(idx) {
@@ -1232,6 +1271,8 @@ fn run_phase<O: Observer>(
         (0, Some(l)) => l.clamp(1, 1 << 20),
         (q, _) => q as u64,
     };
+    // Run to barrier with no watchdog needs no count: the loop below does without it.
+    let counted = budget != u64::MAX || lx.count_all;
     let mut done = 0;
     let mut parked = true;
     for &i in order {
@@ -1243,7 +1284,12 @@ fn run_phase<O: Observer>(
         if it.st.waiting {
             continue;
         }
-        match run_item(lx, gx, it, executed, budget) {
+        let stop = if counted {
+            run_item::<O, true>(lx, gx, it, executed, budget)
+        } else {
+            run_item::<O, false>(lx, gx, it, executed, budget)
+        };
+        match stop {
             Stop::Barrier(fences, pc) => {
                 it.st.waiting = true;
                 if O::ENABLED {
@@ -1260,7 +1306,9 @@ fn run_phase<O: Observer>(
             Stop::Done => {
                 it.st.done = true;
                 done += 1;
-                *executed += lx.entry.skipped;
+                if counted {
+                    *executed += lx.entry.skipped;
+                }
                 if O::ENABLED {
                     lx.obs.item_end(&mut gx.obs, &it.st.wi);
                 }
@@ -1291,7 +1339,7 @@ fn run_phase<O: Observer>(
 /// (flushed to the launch-wide counter by the caller, not per turn: that counter is shared
 /// by all workers).
 #[inline(always)]
-fn run_item<O: Observer>(
+fn run_item<O: Observer, const COUNTED: bool>(
     lx: &Lx<O>,
     gx: &mut Gx<O>,
     it: &mut Item,
@@ -1305,9 +1353,21 @@ fn run_item<O: Observer>(
         mem,
         st,
     } = it;
-    // A plain slice keeps the register file's pointer and length in registers; only a call
-    // that needs a larger frame resizes the vector (and re-slices).
-    let mut regs: &mut [u64] = &mut regs_vec[..];
+    // The register file as a raw pointer and length, from which every register access is
+    // derived (`rb` is the current frame's first register): the dispatch loop keeps one
+    // pointer live instead of a slice and a base. Only a call that needs a larger frame
+    // resizes the vector, and takes both anew.
+    let mut rp: *mut u64 = regs_vec.as_mut_ptr();
+    let mut rlen = regs_vec.len();
+    // The whole register file as a slice, for the ops that move several lanes or hand the
+    // registers to a helper.
+    macro_rules! regs {
+        () => {
+            // SAFETY: `rp`/`rlen` are `regs_vec`'s buffer, which nothing else borrows while
+            // the item runs; each such slice is a temporary, gone before the next access.
+            unsafe { std::slice::from_raw_parts_mut(rp, rlen) }
+        };
+    }
     let mut mx = Mx {
         lx,
         gx,
@@ -1316,26 +1376,56 @@ fn run_item<O: Observer>(
     };
     let frames = &mut st.frames;
     let async_seen = &mut st.async_seen;
-    let mut pc = st.pc as usize;
+    let pc = st.pc as usize;
     let mut base = st.base as usize;
     let mut func = st.func;
+    // Registers of the ops `Code::verify` covers are read without bounds checks: verified
+    // code keeps `pc` inside the current function's ops and those ops' operands inside its
+    // frame, so it is enough that the register file holds the frame (checked here, kept by
+    // `Call`, which grows it, and `Ret`, which returns to a frame that fitted before).
+    match code.funcs.get(func as usize) {
+        Some(f)
+            if (f.entry as usize..f.end as usize).contains(&pc)
+                && rlen >= base + f.frame as usize => {}
+        _ => return Stop::Abort(format!("work-item resumed outside its function (pc {pc})")),
+    }
+    // The op being run is a pointer, not an index into `ops`: one register, no address
+    // arithmetic per dispatch. Everything that needs the index (reports, saved state) takes
+    // it from the pointer.
+    let ops_ptr = ops.as_ptr();
+    // SAFETY: `pc` was just checked to lie inside its function's ops, inside `ops`.
+    let mut ip: *const Op = unsafe { ops_ptr.add(pc) };
+    // SAFETY (for each use): `ip` always points into `ops`.
+    let pc_of = |ip: *const Op| unsafe { ip.offset_from(ops_ptr) } as usize;
+    // The index of the op being run (`ip` has moved past it).
+    macro_rules! here {
+        () => {
+            pc_of(ip) - 1
+        };
+    }
     // Executed ops are counted per straight-line run (`seg` is where the current one
-    // started), not per op: `count + (pc - seg)` is the count at any point.
+    // started), not per op: `count + (ip - seg)` is the count at any point.
     let mut count: u64 = 0;
-    let mut seg = pc;
+    let mut seg = ip;
+    // SAFETY: `base` is inside the register file (checked above).
+    let mut rb: *mut u64 = unsafe { rp.add(base) };
     macro_rules! r {
         ($x:expr) => {
-            regs[base + $x as usize]
+            regs!()[base + $x as usize]
         };
     }
     // The turn budget is checked on control transfers only (every loop passes one).
     macro_rules! jump {
         ($t:expr) => {{
             let t = $t;
-            count += (pc - seg) as u64;
-            pc = t;
-            seg = t;
-            if count >= budget {
+            if COUNTED {
+                // SAFETY: both point into `ops` (`seg` is where this straight run began).
+                count += unsafe { ip.offset_from(seg) } as u64;
+            }
+            // SAFETY: branch targets of verified code lie inside the function.
+            ip = unsafe { ops_ptr.add(t) };
+            seg = ip;
+            if COUNTED && count >= budget {
                 break Stop::Yield;
             }
         }};
@@ -1360,20 +1450,10 @@ fn run_item<O: Observer>(
             }
         };
     }
-    // Registers of the ops `Code::verify` covers are read without bounds checks: verified
-    // code keeps `pc` inside the current function's ops and those ops' operands inside its
-    // frame, so it is enough that the register file holds the frame (checked here, kept by
-    // `Call`, which grows it, and `Ret`, which returns to a frame that fitted before).
-    match code.funcs.get(func as usize) {
-        Some(f)
-            if (f.entry as usize..f.end as usize).contains(&pc)
-                && regs.len() >= base + f.frame as usize => {}
-        _ => return Stop::Abort(format!("work-item resumed outside its function (pc {pc})")),
-    }
     macro_rules! u {
         ($x:expr) => {
             // SAFETY: see above; `$x` is an operand slot of a verified op of `func`.
-            *unsafe { regs.get_unchecked_mut(base + $x as usize) }
+            *unsafe { &mut *rb.add($x as usize) }
         };
     }
     // A comparison followed by the branch on it (every loop test): the branch runs in the
@@ -1383,9 +1463,9 @@ fn run_item<O: Observer>(
         ($d:expr, $v:expr) => {{
             let v: u64 = $v;
             u!($d) = v;
-            if let Some(&Op::BrIf { c, t, f }) = ops.get(pc) {
+            if let Some(&Op::BrIf { c, t, f }) = Some(unsafe { &*ip }) {
                 if c == $d {
-                    pc += 1;
+                    ip = unsafe { ip.add(1) };
                     jump!(if v & 1 != 0 { t as usize } else { f as usize });
                 }
             }
@@ -1401,38 +1481,34 @@ fn run_item<O: Observer>(
             let a =
                 u!($p).wrapping_add(i.wrapping_mul($scale as i64).wrapping_add($off as i64) as u64);
             u!(d) = a;
-            match ops.get(pc) {
+            match Some(unsafe { &*ip }) {
                 Some(&Op::Load { w, d: ld, p: lp }) if lp == d => {
-                    pc += 1;
-                    u!(ld) = load!(a, w, pc - 1);
+                    ip = unsafe { ip.add(1) };
+                    u!(ld) = load!(a, w, here!());
                 }
                 Some(&Op::Store { w, p: sp, v }) if sp == d => {
-                    pc += 1;
+                    ip = unsafe { ip.add(1) };
                     let vv = u!(v);
-                    store!(a, w, vv, pc - 1);
+                    store!(a, w, vv, here!());
                 }
                 _ => {}
             }
         }};
     }
     let stop = loop {
-        debug_assert!(pc < ops.len());
-        // SAFETY: `pc` is inside the current function's ops (see above): those lie in `ops`.
-        let opr = unsafe { ops.get_unchecked(pc) };
-        pc += 1;
+        debug_assert!(pc_of(ip) < ops.len());
+        // SAFETY: `ip` is inside the current function's ops (see above): those lie in `ops`.
+        let opr = unsafe { &*ip };
+        ip = unsafe { ip.add(1) };
         match *opr {
             Op::Mov { d, s } => {
                 u!(d) = u!(s);
                 // A phi's move on a loop's back edge or a branch's join is followed by the
                 // jump: take it in the same turn of the loop (the Br stays in place, counted).
-                if let Some(&Op::Br { t }) = ops.get(pc) {
-                    pc += 1;
+                if let Some(&Op::Br { t }) = Some(unsafe { &*ip }) {
+                    ip = unsafe { ip.add(1) };
                     jump!(t as usize);
                 }
-            }
-            Op::MovN { d, s, n } => {
-                let s = base + s as usize;
-                regs.copy_within(s..s + n as usize, base + d as usize);
             }
             Op::Bin { op, w, d, a, b } => u!(d) = alu::bin(op, w, u!(a), u!(b)),
             Op::Add32 { d, a, b } => {
@@ -1446,10 +1522,10 @@ fn run_item<O: Observer>(
                     idx,
                     scale,
                     off,
-                }) = ops.get(pc)
+                }) = Some(unsafe { &*ip })
                 {
                     if idx == d {
-                        pc += 1;
+                        ip = unsafe { ip.add(1) };
                         gep1!(w, gd, p, idx, scale, off);
                     }
                 }
@@ -1513,30 +1589,6 @@ fn run_item<O: Observer>(
                 let (x, y) = (u!(a), u!(b));
                 u!(d) = x | y;
             }
-            Op::BinV { op, w, n, d, a, b } => {
-                for i in 0..n as u32 {
-                    r!(d + i) = alu::bin(op, w, r!(a + i), r!(b + i));
-                }
-            }
-            Op::BinS { op, w, n, d, a, b } => {
-                let y = r!(b);
-                for i in 0..n as u32 {
-                    r!(d + i) = alu::bin(op, w, r!(a + i), y);
-                }
-            }
-            Op::Un { op, w, n, d, a } => {
-                for i in 0..n as u32 {
-                    r!(d + i) = alu::un(op, w, r!(a + i));
-                }
-            }
-            Op::Reduce { all, n, d, a } => {
-                let mut acc = all;
-                for i in 0..n as u32 {
-                    let x = r!(a + i) & 1 != 0;
-                    acc = if all { acc && x } else { acc || x };
-                }
-                r!(d) = acc as u64;
-            }
             Op::Select {
                 cvec,
                 n,
@@ -1581,111 +1633,13 @@ fn run_item<O: Observer>(
                     };
                 }
             }
-            Op::Conv { cv, n, d, s } => {
-                let c = code.convs[cv as usize];
-                for i in 0..n as u32 {
-                    r!(d + i) = clstd::convert(
-                        r!(s + i),
-                        c.from,
-                        c.from_signed,
-                        c.to,
-                        c.to_signed,
-                        c.sat,
-                        c.rounding,
-                    );
-                }
-            }
-            Op::Bitcast {
-                fw,
-                fnl,
-                tw,
-                tn,
-                d,
-                s,
-            } => {
-                let mut bytes = [0u8; 128];
-                let fb = (fw as usize).div_ceil(8);
-                for i in 0..(fnl as usize).min(16) {
-                    let v = regs[base + s as usize + i].to_le_bytes();
-                    bytes[i * fb..i * fb + fb].copy_from_slice(&v[..fb]);
-                }
-                let tb = (tw as usize).div_ceil(8);
-                for i in 0..(tn as usize).min(16) {
-                    regs[base + d as usize + i] = rd(&bytes, i * tb, tb);
-                }
-            }
-            Op::Mask { w, d, s } => r!(d) = r!(s) & mask(w),
-            Op::ExtractDyn {
-                n,
-                stride,
-                d,
-                v,
-                idx,
-            } => {
-                let i = r!(idx);
-                r!(d) = if i < n as u64 {
-                    r!(v as u64 + i * stride as u64)
-                } else {
-                    0
-                };
-            }
-            Op::InsertDyn {
-                n,
-                stride,
-                d,
-                v,
-                x,
-                idx,
-            } => {
-                let s = base + v as usize;
-                regs.copy_within(s..s + (n * stride) as usize, base + d as usize);
-                let i = r!(idx);
-                if i < n as u64 {
-                    r!(d as u64 + i * stride as u64) = r!(x);
-                }
-            }
             Op::Load { w, d, p } => {
                 let pv = u!(p);
-                u!(d) = load!(pv, w, pc - 1);
-            }
-            Op::LoadN { w, n, d, p } => {
-                let pv = r!(p);
-                for i in 0..n {
-                    r!(d + i) = mx.load(pv.wrapping_add(i as u64 * w as u64), w as usize, pc - 1);
-                }
-            }
-            Op::LoadAgg { l, d, p } => {
-                let pv = r!(p);
-                for (i, leaf) in code.layouts[l as usize].iter().enumerate() {
-                    r!(d as usize + i) =
-                        mx.load(pv.wrapping_add(leaf.off as u64), leaf.size as usize, pc - 1);
-                }
+                u!(d) = load!(pv, w, here!());
             }
             Op::Store { w, p, v } => {
                 let (pv, vv) = (u!(p), u!(v));
-                store!(pv, w, vv, pc - 1);
-            }
-            Op::StoreN { w, n, p, v } => {
-                let pv = r!(p);
-                for i in 0..n {
-                    mx.store(
-                        pv.wrapping_add(i as u64 * w as u64),
-                        w as usize,
-                        r!(v + i),
-                        pc - 1,
-                    );
-                }
-            }
-            Op::StoreAgg { l, p, v } => {
-                let pv = r!(p);
-                for (i, leaf) in code.layouts[l as usize].iter().enumerate() {
-                    mx.store(
-                        pv.wrapping_add(leaf.off as u64),
-                        leaf.size as usize,
-                        r!(v as usize + i),
-                        pc - 1,
-                    );
-                }
+                store!(pv, w, vv, here!());
             }
             Op::Gep { d, p, off } => r!(d) = r!(p).wrapping_add(off as u64),
             Op::Gep1 {
@@ -1704,23 +1658,6 @@ fn run_item<O: Observer>(
                 }
                 r!(d) = r!(p).wrapping_add(o as u64);
             }
-            Op::PtrDiff { elem, d, a, b } => {
-                r!(d) = (r!(a).wrapping_sub(r!(b)) as i64 / elem.max(1) as i64) as u64;
-            }
-            Op::Alloca { size, align, d } => {
-                if mx.mem.allocs.len() as u64 >= ptr::IDX_MASK || mx.mem.bytes.len() > 1 << 30 {
-                    break Stop::Abort("private memory exhausted".into());
-                }
-                r!(d) = alloca(mx.mem, size as usize, align as usize);
-            }
-            Op::CopyMem { d, s, size } => {
-                let (dv, sv) = (r!(d), r!(s));
-                mx.copy(dv, sv, size as u64, pc - 1);
-            }
-            Op::CopyMemDyn { d, s, size, w } => {
-                let (dv, sv, n) = (r!(d), r!(s), r!(size) & mask(w));
-                mx.copy(dv, sv, n.min(1 << 32), pc - 1);
-            }
             Op::LoadBuiltin { b, comp, d } => {
                 if comp == u8::MAX {
                     // One dispatch on the builtin for all its lanes.
@@ -1734,38 +1671,15 @@ fn run_item<O: Observer>(
                     }
                     // Lowering copies the component the kernel asked for (`get_global_id(1)`)
                     // out of the vector: do that move here (it stays in place, counted).
-                    if let Some(&Op::Mov { d: md, s }) = ops.get(pc) {
+                    if let Some(&Op::Mov { d: md, s }) = Some(unsafe { &*ip }) {
                         if s >= d && s < d + b.lanes() {
-                            pc += 1;
+                            ip = unsafe { ip.add(1) };
                             u!(md) = v[(s - d) as usize];
                         }
                     }
                 } else {
                     u!(d) = lx.builtin(mx.gx, mx.wi, b, comp as usize);
                 }
-            }
-            Op::Dot { w, n, d, a, b } => {
-                r!(d) = match w {
-                    64 => {
-                        let mut acc = 0f64;
-                        for i in 0..n as u32 {
-                            acc += f64::from_bits(r!(a + i)) * f64::from_bits(r!(b + i));
-                        }
-                        acc.to_bits()
-                    }
-                    _ => {
-                        let mut acc = 0f32;
-                        for i in 0..n as u32 {
-                            acc +=
-                                alu::to_f64(r!(a + i), w) as f32 * alu::to_f64(r!(b + i), w) as f32;
-                        }
-                        if w == 16 {
-                            half::f16::from_f32(acc).to_bits() as u64
-                        } else {
-                            acc.to_bits() as u64
-                        }
-                    }
-                };
             }
             Op::Br { t } => jump!(t as usize),
             Op::BrIf { c, t, f } => jump!(if u!(c) & 1 != 0 {
@@ -1809,29 +1723,6 @@ fn run_item<O: Observer>(
                     };
                 }
             }
-            Op::FMinMax { max, w, n, d, a, b } => {
-                for i in 0..n as u32 {
-                    let (x, y) = (r!(a + i), r!(b + i));
-                    r!(d + i) = if w == 32 {
-                        let (x, y) = (f32::from_bits(x as u32), f32::from_bits(y as u32));
-                        (if max { x.max(y) } else { x.min(y) }).to_bits() as u64
-                    } else {
-                        let (x, y) = (f64::from_bits(x), f64::from_bits(y));
-                        (if max { x.max(y) } else { x.min(y) }).to_bits()
-                    };
-                }
-            }
-            Op::FUn { sqrt, w, n, d, a } => {
-                for i in 0..n as u32 {
-                    let x = r!(a + i);
-                    r!(d + i) = match (sqrt, w) {
-                        (true, 32) => f32::from_bits(x as u32).sqrt().to_bits() as u64,
-                        (true, _) => f64::from_bits(x).sqrt().to_bits(),
-                        (false, 32) => x & 0x7fff_ffff,
-                        (false, _) => x & 0x7fff_ffff_ffff_ffff,
-                    };
-                }
-            }
             Op::Call { f, d, args } => {
                 if frames.len() >= 1024 {
                     break Stop::Abort("call stack overflow (recursion?)".into());
@@ -1839,10 +1730,12 @@ fn run_item<O: Observer>(
                 let callee = &code.funcs[f as usize];
                 let nb = base + code.funcs[func as usize].frame as usize;
                 let need = nb + callee.frame as usize;
-                if regs.len() < need {
+                if rlen < need {
                     regs_vec.resize(need, 0);
-                    regs = &mut regs_vec[..];
+                    rp = regs_vec.as_mut_ptr();
+                    rlen = regs_vec.len();
                 }
+                let regs = regs!();
                 if !callee.consts.is_empty() {
                     let cb = nb + callee.const_base as usize;
                     regs[cb..cb + callee.consts.len()].copy_from_slice(&callee.consts);
@@ -1857,7 +1750,7 @@ fn run_item<O: Observer>(
                     }
                 }
                 frames.push(Frame {
-                    pc: pc as u32,
+                    pc: here!() as u32 + 1,
                     base: base as u32,
                     func,
                     ret_d: d,
@@ -1866,6 +1759,8 @@ fn run_item<O: Observer>(
                 });
                 func = f;
                 base = nb;
+                // SAFETY: `base + frame` of the callee fits in the register file (grown above).
+                rb = unsafe { rp.add(base) };
                 jump!(callee.entry as usize);
             }
             Op::Ret | Op::RetV { .. } => {
@@ -1875,41 +1770,267 @@ fn run_item<O: Observer>(
                 if let Op::RetV { s, n } = *opr {
                     let s = base + s as usize;
                     let n = (n.min(fr.ret_n)) as usize;
-                    regs.copy_within(s..s + n, fr.base as usize + fr.ret_d as usize);
+                    regs!().copy_within(s..s + n, fr.base as usize + fr.ret_d as usize);
                 }
                 mx.mem.allocs.truncate(fr.mark.0);
                 mx.mem.bytes.truncate(fr.mark.1);
-                count += (pc - seg) as u64;
-                pc = fr.pc as usize;
-                seg = pc;
+                if COUNTED {
+                    count += unsafe { ip.offset_from(seg) } as u64;
+                }
+                // SAFETY: `fr.pc` follows a `Call` of a verified function (not its last op).
+                ip = unsafe { ops_ptr.add(fr.pc as usize) };
+                seg = ip;
                 base = fr.base as usize;
+                // SAFETY: the caller's frame fitted when it made the call.
+                rb = unsafe { rp.add(base) };
                 func = fr.func;
             }
-            Op::Barrier { fences } => break Stop::Barrier(fences, pc - 1),
-            Op::Atomic { op, w, d, p, v, c } => {
-                let (pv, vv, cv) = (r!(p), r!(v), r!(c));
-                let old = mx.atomic(op, w, pv, vv, cv, pc - 1);
-                if op != AtomicOp::Store {
-                    r!(d) = old;
-                }
-            }
-            Op::ExtInst { e } => {
-                if let Err(m) = ext_inst(&mut mx, regs, base, e, pc - 1) {
+            Op::Barrier { fences } => break Stop::Barrier(fences, here!()),
+            Op::Trap => break Stop::Abort("unreachable code reached".into()),
+            // Everything else runs out of line (see `run_cold`).
+            _ => {
+                if let Err(m) = run_cold(opr, regs!(), base, &mut mx, async_seen, here!()) {
                     break Stop::Abort(m);
                 }
             }
-            Op::AsyncCopy { a } => {
-                let s = code.asyncs[a as usize];
-                async_copy(&mut mx, async_seen, regs, base, s, pc - 1);
-            }
-            Op::Trap => break Stop::Abort("unreachable code reached".into()),
         }
     };
-    st.pc = pc as u32;
+    st.pc = pc_of(ip) as u32;
     st.base = base as u32;
     st.func = func;
-    *executed += count + (pc - seg) as u64;
+    if COUNTED {
+        *executed += count + unsafe { ip.offset_from(seg) } as u64;
+    }
     stop
+}
+
+/// The ops that are rare in hot loops (vectors, aggregates, conversions, private memory,
+/// atomics, OpenCL.std calls), out of line: kept in the dispatch loop, their calls and
+/// temporaries made the register allocator spill the loop's own state (the op pointer, the
+/// frame pointer) around every op. `pc` is the op's index; an `Err` aborts the work-item.
+#[inline(never)]
+fn run_cold<O: Observer>(
+    opr: &Op,
+    regs: &mut [u64],
+    base: usize,
+    mx: &mut Mx<'_, '_, '_, '_, O>,
+    async_seen: &mut [u32],
+    pc: usize,
+) -> Result<(), String> {
+    let code = mx.lx.code;
+    macro_rules! r {
+        ($x:expr) => {
+            regs[base + $x as usize]
+        };
+    }
+    match *opr {
+        Op::MovN { d, s, n } => {
+            let s = base + s as usize;
+            regs.copy_within(s..s + n as usize, base + d as usize);
+        }
+        Op::BinV { op, w, n, d, a, b } => {
+            for i in 0..n as u32 {
+                r!(d + i) = alu::bin(op, w, r!(a + i), r!(b + i));
+            }
+        }
+        Op::BinS { op, w, n, d, a, b } => {
+            let y = r!(b);
+            for i in 0..n as u32 {
+                r!(d + i) = alu::bin(op, w, r!(a + i), y);
+            }
+        }
+        Op::Un { op, w, n, d, a } => {
+            for i in 0..n as u32 {
+                r!(d + i) = alu::un(op, w, r!(a + i));
+            }
+        }
+        Op::Reduce { all, n, d, a } => {
+            let mut acc = all;
+            for i in 0..n as u32 {
+                let x = r!(a + i) & 1 != 0;
+                acc = if all { acc && x } else { acc || x };
+            }
+            r!(d) = acc as u64;
+        }
+        Op::Conv { cv, n, d, s } => {
+            let c = code.convs[cv as usize];
+            for i in 0..n as u32 {
+                r!(d + i) = clstd::convert(
+                    r!(s + i),
+                    c.from,
+                    c.from_signed,
+                    c.to,
+                    c.to_signed,
+                    c.sat,
+                    c.rounding,
+                );
+            }
+        }
+        Op::Bitcast {
+            fw,
+            fnl,
+            tw,
+            tn,
+            d,
+            s,
+        } => {
+            let mut bytes = [0u8; 128];
+            let fb = (fw as usize).div_ceil(8);
+            for i in 0..(fnl as usize).min(16) {
+                let v = regs[base + s as usize + i].to_le_bytes();
+                bytes[i * fb..i * fb + fb].copy_from_slice(&v[..fb]);
+            }
+            let tb = (tw as usize).div_ceil(8);
+            for i in 0..(tn as usize).min(16) {
+                regs[base + d as usize + i] = rd(&bytes, i * tb, tb);
+            }
+        }
+        Op::Mask { w, d, s } => r!(d) = r!(s) & mask(w),
+        Op::ExtractDyn {
+            n,
+            stride,
+            d,
+            v,
+            idx,
+        } => {
+            let i = r!(idx);
+            r!(d) = if i < n as u64 {
+                r!(v as u64 + i * stride as u64)
+            } else {
+                0
+            };
+        }
+        Op::InsertDyn {
+            n,
+            stride,
+            d,
+            v,
+            x,
+            idx,
+        } => {
+            let s = base + v as usize;
+            regs.copy_within(s..s + (n * stride) as usize, base + d as usize);
+            let i = r!(idx);
+            if i < n as u64 {
+                r!(d as u64 + i * stride as u64) = r!(x);
+            }
+        }
+        Op::LoadN { w, n, d, p } => {
+            let pv = r!(p);
+            for i in 0..n {
+                r!(d + i) = mx.load(pv.wrapping_add(i as u64 * w as u64), w as usize, pc);
+            }
+        }
+        Op::LoadAgg { l, d, p } => {
+            let pv = r!(p);
+            for (i, leaf) in code.layouts[l as usize].iter().enumerate() {
+                r!(d as usize + i) =
+                    mx.load(pv.wrapping_add(leaf.off as u64), leaf.size as usize, pc);
+            }
+        }
+        Op::StoreN { w, n, p, v } => {
+            let pv = r!(p);
+            for i in 0..n {
+                mx.store(
+                    pv.wrapping_add(i as u64 * w as u64),
+                    w as usize,
+                    r!(v + i),
+                    pc,
+                );
+            }
+        }
+        Op::StoreAgg { l, p, v } => {
+            let pv = r!(p);
+            for (i, leaf) in code.layouts[l as usize].iter().enumerate() {
+                mx.store(
+                    pv.wrapping_add(leaf.off as u64),
+                    leaf.size as usize,
+                    r!(v as usize + i),
+                    pc,
+                );
+            }
+        }
+        Op::PtrDiff { elem, d, a, b } => {
+            r!(d) = (r!(a).wrapping_sub(r!(b)) as i64 / elem.max(1) as i64) as u64;
+        }
+        Op::Alloca { size, align, d } => {
+            if mx.mem.allocs.len() as u64 >= ptr::IDX_MASK || mx.mem.bytes.len() > 1 << 30 {
+                return Err("private memory exhausted".into());
+            }
+            r!(d) = alloca(mx.mem, size as usize, align as usize);
+        }
+        Op::CopyMem { d, s, size } => {
+            let (dv, sv) = (r!(d), r!(s));
+            mx.copy(dv, sv, size as u64, pc);
+        }
+        Op::CopyMemDyn { d, s, size, w } => {
+            let (dv, sv, n) = (r!(d), r!(s), r!(size) & mask(w));
+            mx.copy(dv, sv, n.min(1 << 32), pc);
+        }
+        Op::Dot { w, n, d, a, b } => {
+            r!(d) = match w {
+                64 => {
+                    let mut acc = 0f64;
+                    for i in 0..n as u32 {
+                        acc += f64::from_bits(r!(a + i)) * f64::from_bits(r!(b + i));
+                    }
+                    acc.to_bits()
+                }
+                _ => {
+                    let mut acc = 0f32;
+                    for i in 0..n as u32 {
+                        acc += alu::to_f64(r!(a + i), w) as f32 * alu::to_f64(r!(b + i), w) as f32;
+                    }
+                    if w == 16 {
+                        half::f16::from_f32(acc).to_bits() as u64
+                    } else {
+                        acc.to_bits() as u64
+                    }
+                }
+            };
+        }
+        Op::FMinMax { max, w, n, d, a, b } => {
+            for i in 0..n as u32 {
+                let (x, y) = (r!(a + i), r!(b + i));
+                r!(d + i) = if w == 32 {
+                    let (x, y) = (f32::from_bits(x as u32), f32::from_bits(y as u32));
+                    (if max { x.max(y) } else { x.min(y) }).to_bits() as u64
+                } else {
+                    let (x, y) = (f64::from_bits(x), f64::from_bits(y));
+                    (if max { x.max(y) } else { x.min(y) }).to_bits()
+                };
+            }
+        }
+        Op::FUn { sqrt, w, n, d, a } => {
+            for i in 0..n as u32 {
+                let x = r!(a + i);
+                r!(d + i) = match (sqrt, w) {
+                    (true, 32) => f32::from_bits(x as u32).sqrt().to_bits() as u64,
+                    (true, _) => f64::from_bits(x).sqrt().to_bits(),
+                    (false, 32) => x & 0x7fff_ffff,
+                    (false, _) => x & 0x7fff_ffff_ffff_ffff,
+                };
+            }
+        }
+        Op::Atomic { op, w, d, p, v, c } => {
+            let (pv, vv, cv) = (r!(p), r!(v), r!(c));
+            let old = mx.atomic(op, w, pv, vv, cv, pc);
+            if op != AtomicOp::Store {
+                r!(d) = old;
+            }
+        }
+        Op::ExtInst { e } => {
+            ext_inst(mx, regs, base, e, pc)?;
+        }
+        Op::AsyncCopy { a } => {
+            let s = code.asyncs[a as usize];
+            async_copy(mx, async_seen, regs, base, s, pc);
+        }
+
+        // The dispatch loop runs every other op itself.
+        _ => return Err(format!("op {opr:?} reached the out-of-line path")),
+    }
+    Ok(())
 }
 
 /// async_work_group_copy: the first work-item to reach the n-th execution does the copy.

@@ -151,6 +151,8 @@ pub struct Launch {
 pub struct LaunchStats {
     pub work_groups: u64,
     pub work_items: u64,
+    /// Executed instructions: counted under a quantum, an instruction limit or
+    /// [`Device::with_instruction_count`]; 0 for an uncounted run-to-barrier launch.
     pub instructions: u64,
 }
 
