@@ -217,18 +217,37 @@ impl Device {
         }
         let total_groups: u64 = num_groups.iter().product();
 
-        // Allocations: module constants first (their pointers are baked into the code).
+        // Allocations: module variables first (their pointers are baked into the code).
+        // Program-scope `global` variables are global memory the checkers watch, named in
+        // reports after the variable (bindings after the kernel's arguments).
         let mut allocs: Vec<Option<GAlloc>> = vec![None];
         let mut views = vec![View::EMPTY];
-        for b in &program.const_bufs {
+        let mut var_bindings = vec![];
+        for (b, v) in program.const_bufs.iter().zip(&code.const_vars) {
+            let space = if v.writable {
+                AddressSpace::Global
+            } else {
+                AddressSpace::Constant
+            };
             views.push(b.view(0, b.len() as u64).unwrap_or(View::EMPTY));
             allocs.push(Some(GAlloc {
                 buf: b.clone(),
                 view_off: 0,
                 view_size: b.len() as u64,
-                space: AddressSpace::Constant,
+                space,
                 image: None,
             }));
+            if v.writable {
+                var_bindings.push(ArgBinding {
+                    index: u32::MAX,
+                    name: v.name.clone(),
+                    space,
+                    alloc: Some(b.id()),
+                    view_offset: 0,
+                    view_size: b.len() as u64,
+                    elem_size: v.elem_size,
+                });
+            }
         }
         let mut local_sizes: Vec<u64> = code
             .local_vars
@@ -380,6 +399,7 @@ impl Device {
             byval.push(bv);
             bindings.push(binding);
         }
+        bindings.extend(var_bindings);
         debug_assert_eq!(allocs.len(), views.len());
         if allocs.len() as u64 > ptr::IDX_MASK {
             return Err(ExecError::InvalidLaunch("too many buffers".into()));

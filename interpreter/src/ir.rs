@@ -676,6 +676,10 @@ pub(crate) struct ModVar {
     pub size: u64,
     pub elem_size: u32,
     pub init: Vec<u8>,
+    /// A program-scope `global` variable (OpenCL C 2.0, CrossWorkgroup): global memory that
+    /// kernels may write and that keeps its value from launch to launch. Otherwise
+    /// read-only `__constant` data.
+    pub writable: bool,
 }
 
 /// Everything the executor needs.

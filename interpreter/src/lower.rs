@@ -701,6 +701,7 @@ fn lower_module(m: &Module, dbg: &[DbgInst]) -> R<Loaded> {
                         size: init.len() as u64,
                         elem_size: elem_size.max(1),
                         init,
+                        writable: sc == StorageClass::CrossWorkgroup,
                     });
                     md.mod_vars.insert(id, (false, k));
                     md.consts
@@ -723,6 +724,7 @@ fn lower_module(m: &Module, dbg: &[DbgInst]) -> R<Loaded> {
                         size,
                         elem_size: elem_size.max(1),
                         init: vec![],
+                        writable: true,
                     });
                     md.mod_vars.insert(id, (true, k));
                     md.consts

@@ -126,7 +126,8 @@ pub struct LaunchInfo<'a> {
     pub local_size: [u64; 3],
     /// Number of work-groups in each dimension.
     pub num_groups: [u64; 3],
-    /// One entry per kernel argument (names let reports say "buffer `out`").
+    /// One entry per kernel argument (names let reports say "buffer `out`"), then one per
+    /// program-scope `global` variable.
     pub args: &'a [ArgBinding],
     /// Sizes of the group's local allocations, indexed by the slot in `AllocId::local(slot)`.
     pub local_allocs: &'a [LocalAlloc],
@@ -135,6 +136,8 @@ pub struct LaunchInfo<'a> {
 /// How a kernel argument was bound, as the checkers need to name it.
 #[derive(Clone, Debug)]
 pub struct ArgBinding {
+    /// The kernel argument's position; `u32::MAX` for a program-scope variable, bound after
+    /// the arguments.
     pub index: u32,
     pub name: String,
     pub space: AddressSpace,

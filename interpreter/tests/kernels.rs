@@ -704,3 +704,56 @@ fn lockstep_interleaves_one_instruction_at_a_time() {
         assert_eq!(read_i32(&b), [6; 4]);
     }
 }
+
+/// Program-scope `global` variables (OpenCL C 2.0) are initialised from the module, written
+/// by kernels, and keep their values from one launch of the program to the next; their
+/// accesses are global-memory accesses named after the variable.
+#[test]
+fn program_scope_variables_persist_across_launches() {
+    let src = r#"global int calls = 10;
+        global int table[3] = {7, 8, 9};
+        kernel void k(global int *out) {
+            size_t i = get_global_id(0);
+            out[i] = calls + table[i % 3];
+            barrier(CLK_GLOBAL_MEM_FENCE);
+            if (i == 0) calls += 1;
+        }"#;
+    let p = program(src, "-cl-std=CL2.0");
+    for launch_no in 0..3 {
+        let out = buf_i32(&[0; 4]);
+        let l = launch("k", 1, [4, 1, 1], [4, 1, 1], vec![arg(&out)]);
+        let rec = Recorder::default();
+        Device::new(1)
+            .run(&p, &l, &Schedule::default(), &rec)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let calls = 10 + launch_no;
+        assert_eq!(
+            read_i32(&out),
+            vec![calls + 7, calls + 8, calls + 9, calls + 7]
+        );
+        let ev = rec.take();
+        let total = ev
+            .iter()
+            .find_map(|e| match e {
+                Ev::LaunchStart { args, .. } => Some(args.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        assert_eq!(total, vec!["out", "calls", "table"], "bindings: {total:?}");
+        let global_writes = ev
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    Ev::Access {
+                        space: AddressSpace::Global,
+                        kind: AccessKind::Write,
+                        ..
+                    }
+                )
+            })
+            .count();
+        // Four stores to `out` and the increment of `calls`.
+        assert_eq!(global_writes, 5, "{ev:?}");
+    }
+}

@@ -1,0 +1,13 @@
+// Twin of program-scope-ww.cl: the groups add atomically, and every item reads an
+// initialised program-scope table (no uninitialised read).
+// kernel: tally
+// options: -cl-std=CL2.0
+// global: 64   local: 16
+// arg: buffer int 64 fill=zero name=out
+// expect: none
+global int total = 0;
+global int weights[4] = {1, 2, 3, 4};
+__kernel void tally(__global int *out) {
+  if (get_local_id(0) == 0) atomic_add(&total, (int)get_group_id(0));
+  out[get_global_id(0)] = weights[get_global_id(0) % 4];
+}
