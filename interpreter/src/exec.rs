@@ -1512,7 +1512,11 @@ fn run_turns<O: Observer, const COUNTED: bool>(
             if let Some(&Op::BrIf { c, t, f }) = Some(unsafe { &*ip }) {
                 if c == $d {
                     ip = unsafe { ip.add(1) };
-                    jump!(if v & 1 != 0 { t as usize } else { f as usize });
+                    if v & 1 != 0 {
+                        jump!(t as usize);
+                    } else {
+                        jump!(f as usize);
+                    }
                 }
             }
         }};
@@ -1729,11 +1733,13 @@ fn run_turns<O: Observer, const COUNTED: bool>(
                     }
                 }
                 Op::Br { t } => jump!(t as usize),
-                Op::BrIf { c, t, f } => jump!(if u!(c) & 1 != 0 {
-                    t as usize
-                } else {
-                    f as usize
-                }),
+                Op::BrIf { c, t, f } => {
+                    if u!(c) & 1 != 0 {
+                        jump!(t as usize);
+                    } else {
+                        jump!(f as usize);
+                    }
+                }
                 Op::Switch { w, s, tab } => {
                     let v = r!(s) & mask(w);
                     let t = &code.switches[tab as usize];
