@@ -41,9 +41,18 @@ pub struct OutOfRange {
     pub len: usize,
 }
 
+/// One 128-byte line of owned buffer memory. Buffers start on such a line: the alignment the
+/// device reports (`CL_DEVICE_MEM_BASE_ADDR_ALIGN`), and work-groups on different threads
+/// that write neighbouring tiles of a buffer do not share cache lines across tile edges.
+#[repr(C, align(128))]
+#[derive(Default)]
+struct Line([AtomicU64; 16]);
+
+const LINE: usize = std::mem::size_of::<Line>();
+
 enum Storage {
     /// Zero-initialised memory we own; u64 words so every naturally aligned access is aligned.
-    Owned(#[allow(dead_code)] Box<[AtomicU64]>),
+    Owned(#[allow(dead_code)] Box<[Line]>),
     /// The application's memory (`CL_MEM_USE_HOST_PTR`), which it keeps alive while the
     /// buffer exists, as the OpenCL specification requires.
     Host,
@@ -76,10 +85,10 @@ impl std::fmt::Debug for Buffer {
 impl Buffer {
     /// A zero-filled buffer of `len` bytes; `None` when the memory cannot be had.
     pub fn new(len: usize) -> Option<Arc<Buffer>> {
-        let words = len.div_ceil(8).max(1);
-        let mut v: Vec<AtomicU64> = Vec::new();
-        v.try_reserve_exact(words).ok()?;
-        v.resize_with(words, || AtomicU64::new(0));
+        let lines = len.div_ceil(LINE).max(1);
+        let mut v: Vec<Line> = Vec::new();
+        v.try_reserve_exact(lines).ok()?;
+        v.resize_with(lines, Line::default);
         let mut storage = v.into_boxed_slice();
         let base = storage.as_mut_ptr() as *mut u8;
         Some(Arc::new(Buffer {
@@ -370,6 +379,16 @@ impl Buffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owned_buffers_start_on_the_reported_alignment() {
+        for len in [1, 100, 128, 4096, 300_000] {
+            let b = Buffer::new(len).unwrap();
+            assert_eq!(b.base as usize % 128, 0, "{len}");
+            assert_eq!(b.len(), len);
+            assert!(b.write(len - 1, &[7]).is_ok() && b.write(len, &[7]).is_err());
+        }
+    }
 
     #[test]
     fn read_write_fill_copy_and_bounds() {
