@@ -729,7 +729,7 @@ pub(crate) mod ptr {
 
 impl Code {
     /// Checks what the run-to-barrier executor relies on to read registers and fetch ops
-    /// without bounds checks (`exec.rs`, `run_item`): every function's ops lie in
+    /// without bounds checks (`exec.rs`, `run_turns`): every function's ops lie in
     /// `entry..end` inside `ops`, its last op never falls through, its branches stay inside
     /// it, calls name existing functions, and the register operands of the ops read
     /// unchecked lie inside its frame. The executor keeps `base + frame` registers of the
