@@ -549,8 +549,9 @@ fn instruction_counts_agree_across_schedules() {
         let counted = count(0, true);
         assert!(counted > 64 * 5, "{opt}: {counted}");
         assert_eq!(count(3, false), counted, "{opt}");
-        // Lockstep (quantum 1) counts too; at -O2 it counts one op more per item than the
-        // per-item executor (not yet explained), so only its being counted is checked.
+        // Lockstep (quantum 1) counts too, but its count differs from the per-item
+        // executor's by one op per item on some kernels (one more here at -O2, one fewer on
+        // ci/bench's reduce; not yet explained), so only its being counted is checked.
         assert!(count(1, false) > 0, "{opt}");
     }
 }
