@@ -465,9 +465,7 @@ impl Device {
         .clamp(1, total_groups.max(1) as usize);
         let next = AtomicUsize::new(0);
         let worker = || {
-            let mut pool: Vec<Item> = vec![];
-            let mut lanes: Vec<u64> = vec![];
-            let mut wis: Vec<WorkItem> = vec![];
+            let mut scratch = Scratch::default();
             loop {
                 if lx.abort.load(Ordering::Relaxed) {
                     break;
@@ -476,10 +474,10 @@ impl Device {
                 let Some(&g) = order.get(i) else { break };
                 // Last resort: an interpreter bug must not unwind into the host application.
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_group(&lx, g, &mut pool, &mut lanes, &mut wis)
+                    run_group(&lx, g, &mut scratch)
                 }))
                 .unwrap_or_else(|_| {
-                    pool.clear();
+                    scratch = Scratch::default();
                     Err(ExecError::Aborted(format!(
                         "internal interpreter error in work-group {g}"
                     )))
@@ -576,13 +574,14 @@ fn entry_of(
     }
 }
 
-fn run_group<O: Observer>(
-    lx: &Lx<O>,
-    linear: u64,
-    pool: &mut Vec<Item>,
-    lanes: &mut Vec<u64>,
-    wis: &mut Vec<WorkItem>,
-) -> Result<(), ExecError> {
+fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, scratch: &mut Scratch) -> Result<(), ExecError> {
+    let Scratch {
+        pool,
+        lanes,
+        wis,
+        locals,
+        order,
+    } = scratch;
     let ng = lx.num_groups;
     let group = [
         linear % ng[0],
@@ -598,13 +597,18 @@ fn run_group<O: Observer>(
         group_linear: linear,
         items: n as u32,
     });
+    // Local memory starts zeroed in every group, in buffers the worker keeps (no allocation
+    // per group), each with a line of slack after it so that two workers' buffers never
+    // share a cache line, wherever the allocator put them.
+    locals.resize_with(lx.local_sizes.len(), Vec::new);
+    for (l, &size) in locals.iter_mut().zip(&lx.local_sizes) {
+        l.clear();
+        l.reserve_exact(size as usize + 128);
+        l.resize(size as usize, 0);
+    }
     let mut gx: Gx<O> = Gx {
         obs,
-        locals: lx
-            .local_sizes
-            .iter()
-            .map(|s| vec![0u8; *s as usize])
-            .collect(),
+        locals: std::mem::take(locals),
         async_counts: vec![0; lx.code.asyncs.len()],
         group,
         size,
@@ -694,8 +698,9 @@ fn run_group<O: Observer>(
         }
     }
     let mut rng = Rng(lx.seed ^ linear.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xA5A5);
-    let mut order: Vec<usize> = (0..n).collect();
-    ordered(&mut order, lx.wi_order, &mut rng);
+    order.clear();
+    order.extend(0..n);
+    ordered(order, lx.wi_order, &mut rng);
     let mut result = Ok(());
     let mut executed = 0u64;
     let mut lockstep_at = lockstep_ok.then(|| {
@@ -714,7 +719,7 @@ fn run_group<O: Observer>(
                 lx,
                 &mut gx,
                 &wis[..n],
-                &mut order,
+                order,
                 &mut rng,
                 lanes,
                 &mut at,
@@ -734,7 +739,7 @@ fn run_group<O: Observer>(
                 }
             }
         }
-        let (done, parked) = match run_phase(lx, &mut gx, &mut pool[..n], &order, &mut executed) {
+        let (done, parked) = match run_phase(lx, &mut gx, &mut pool[..n], order, &mut executed) {
             Ok(p) => p,
             Err(e) => {
                 result = Err(e);
@@ -760,7 +765,7 @@ fn run_group<O: Observer>(
                 it.st.waiting = false;
             }
             if lx.wi_order == Order::Random {
-                rng.shuffle(&mut order);
+                rng.shuffle(order);
             }
             if lockstep_ok {
                 lockstep_at = lockstep::can_gather(&pool[..n]);
@@ -771,8 +776,20 @@ fn run_group<O: Observer>(
         }
     }
     lx.instructions.fetch_add(executed, Ordering::Relaxed);
+    *locals = gx.locals;
     lx.obs.group_end(gx.obs);
     result
+}
+
+/// What a worker thread keeps from one work-group to the next, so that a group allocates
+/// nothing: work-item states, lockstep lanes, identities, local memory, schedule order.
+#[derive(Default)]
+struct Scratch {
+    pool: Vec<Item>,
+    lanes: Vec<u64>,
+    wis: Vec<WorkItem>,
+    locals: Vec<Vec<u8>>,
+    order: Vec<usize>,
 }
 
 fn alloca(mem: &mut Priv, size: usize, align: usize) -> u64 {
