@@ -71,7 +71,7 @@ struct Lx<'a, O: Observer> {
 /// Per-work-group state.
 struct Gx<O: Observer> {
     obs: O::Group,
-    locals: Vec<Vec<u8>>,
+    locals: Vec<LocalMem>,
     async_counts: Vec<u32>,
     group: [u64; 3],
     /// Actual size of this group (smaller at the edge of a non-uniform NDRange).
@@ -598,13 +598,10 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, scratch: &mut Scratch) -> Res
         items: n as u32,
     });
     // Local memory starts zeroed in every group, in buffers the worker keeps (no allocation
-    // per group), each with a line of slack after it so that two workers' buffers never
-    // share a cache line, wherever the allocator put them.
-    locals.resize_with(lx.local_sizes.len(), Vec::new);
+    // per group).
+    locals.resize_with(lx.local_sizes.len(), LocalMem::default);
     for (l, &size) in locals.iter_mut().zip(&lx.local_sizes) {
-        l.clear();
-        l.reserve_exact(size as usize + 128);
-        l.resize(size as usize, 0);
+        l.reset(size as usize);
     }
     let mut gx: Gx<O> = Gx {
         obs,
@@ -788,8 +785,46 @@ struct Scratch {
     pool: Vec<Item>,
     lanes: Vec<u64>,
     wis: Vec<WorkItem>,
-    locals: Vec<Vec<u8>>,
+    locals: Vec<LocalMem>,
     order: Vec<usize>,
+}
+
+/// One 128-byte line of local memory.
+#[repr(C, align(128))]
+#[derive(Clone, Copy)]
+struct LocalLine([u8; 128]);
+
+/// A work-group's local allocation, in whole aligned lines of its own: no other allocation,
+/// another worker's in particular, shares a cache line with it.
+#[derive(Default)]
+struct LocalMem {
+    lines: Vec<LocalLine>,
+    len: usize,
+}
+
+impl LocalMem {
+    /// `len` zero bytes, in the lines already held when they suffice.
+    fn reset(&mut self, len: usize) {
+        self.lines.clear();
+        self.lines.resize(len.div_ceil(128), LocalLine([0; 128]));
+        self.len = len;
+    }
+}
+
+impl std::ops::Deref for LocalMem {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        // SAFETY: `lines` holds at least `len` initialised bytes (plain `u8` arrays, no
+        // padding: size and alignment are both 128).
+        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<u8>(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for LocalMem {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `deref`, through the unique borrow of `lines`.
+        unsafe { std::slice::from_raw_parts_mut(self.lines.as_mut_ptr().cast::<u8>(), self.len) }
+    }
 }
 
 fn alloca(mem: &mut Priv, size: usize, align: usize) -> u64 {
