@@ -2000,15 +2000,7 @@ fn run_cold<O: Observer>(
         Op::Conv { cv, n, d, s } => {
             let c = code.convs[cv as usize];
             for i in 0..n as u32 {
-                r!(d + i) = clstd::convert(
-                    r!(s + i),
-                    c.from,
-                    c.from_signed,
-                    c.to,
-                    c.to_signed,
-                    c.sat,
-                    c.rounding,
-                );
+                r!(d + i) = c.apply(r!(s + i));
             }
         }
         Op::Bitcast {

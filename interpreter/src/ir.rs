@@ -528,6 +528,22 @@ pub(crate) struct ConvSpec {
     pub rounding: Rounding,
 }
 
+impl ConvSpec {
+    /// The conversion of one lane.
+    #[inline]
+    pub fn apply(&self, v: u64) -> u64 {
+        crate::clstd::convert(
+            v,
+            self.from,
+            self.from_signed,
+            self.to,
+            self.to_signed,
+            self.sat,
+            self.rounding,
+        )
+    }
+}
+
 /// A scalar leaf of an aggregate in memory: byte offset and size, register lane = index.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Leaf {

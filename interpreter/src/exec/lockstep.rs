@@ -853,17 +853,7 @@ fn exec<O: Observer>(
         Op::Conv { cv, n: k, d, s } => {
             let c = code.convs[cv as usize];
             for i in 0..k as u32 {
-                un(regs, n, sel, base, d + i, s + i, |v| {
-                    clstd::convert(
-                        v,
-                        c.from,
-                        c.from_signed,
-                        c.to,
-                        c.to_signed,
-                        c.sat,
-                        c.rounding,
-                    )
-                });
+                un(regs, n, sel, base, d + i, s + i, |v| c.apply(v));
             }
         }
         Op::Mask { w, d, s } => {
