@@ -41,9 +41,9 @@ pub struct OutOfRange {
     pub len: usize,
 }
 
-/// One 128-byte line of owned buffer memory. Buffers start on such a line: the alignment the
-/// device reports (`CL_DEVICE_MEM_BASE_ADDR_ALIGN`), and work-groups on different threads
-/// that write neighbouring tiles of a buffer do not share cache lines across tile edges.
+/// One 128-byte line of owned buffer memory. Buffers start on such a line, the alignment the
+/// device reports (`CL_DEVICE_MEM_BASE_ADDR_ALIGN`), and no other allocation shares their
+/// first or last cache line.
 #[repr(C, align(128))]
 #[derive(Default)]
 struct Line([AtomicU64; 16]);
