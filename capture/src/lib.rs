@@ -7,7 +7,6 @@
 //!   [`amplify`]: the schedule amplifier (`schedule-dependent-output` findings).
 //! * [`gpuverify_command`], [`gpuverify::instantiation`], [`sim_file`]: exporters.
 
-pub mod compile;
 pub mod error;
 pub mod gpuverify;
 pub mod record;

@@ -92,14 +92,17 @@ impl Replayer {
                     CaptureError::bad(&rd.dir, "field `program`: no source and no SPIR-V")
                 })?;
                 let debug_dir = std::fs::canonicalize(&rd.dir).unwrap_or_else(|_| rd.dir.clone());
-                (
-                    crate::compile::compile_to_spirv_in(
-                        &src,
-                        &rd.record.program.build_options,
-                        Some(&debug_dir),
-                    )?,
-                    true,
-                )
+                // The platform's own driver, so replay checks what the run checked.
+                let req = shadowcl_compiler::CompileRequest {
+                    sources: vec![src],
+                    options: rd.record.program.build_options.clone(),
+                    headers: Vec::new(),
+                };
+                let compiled = shadowcl_compiler::Compiler::from_env()
+                    .with_debug_dir(Some(debug_dir))
+                    .compile(&req)
+                    .map_err(|e| CaptureError::Compile(e.log))?;
+                (compiled.spirv, true)
             }
         };
         let program = Program::load(&spirv).map_err(|e| CaptureError::Load {

@@ -6,7 +6,8 @@
 
 #![allow(non_snake_case)] // entry points carry their OpenCL names
 
-pub mod compiler;
+/// The compile driver lives in its own crate, shared with replay.
+pub use shadowcl_compiler as compiler;
 pub mod consts;
 pub mod context;
 pub mod dispatch_gen;

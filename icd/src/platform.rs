@@ -66,27 +66,9 @@ pub fn check_device_type(device_type: cl_device_type) -> Result<(), cl_int> {
 
 pub const PLATFORM_NAME: &str = "ShadowCL";
 pub const PLATFORM_EXTENSIONS: &str = "cl_khr_icd cl_khr_il_program";
-pub const DEVICE_EXTENSIONS: &[&str] = &[
-    "cl_khr_byte_addressable_store",
-    "cl_khr_global_int32_base_atomics",
-    "cl_khr_global_int32_extended_atomics",
-    "cl_khr_local_int32_base_atomics",
-    "cl_khr_local_int32_extended_atomics",
-    "cl_khr_int64_base_atomics",
-    "cl_khr_int64_extended_atomics",
-    "cl_khr_fp64",
-    "cl_khr_fp16",
-    "cl_khr_il_program",
-    "cl_khr_3d_image_writes",
-];
-/// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`); the compile driver
-/// defines exactly these feature macros.
-pub const OPENCL_C_FEATURES: &[&str] = &[
-    "__opencl_c_int64",
-    "__opencl_c_fp64",
-    "__opencl_c_images",
-    "__opencl_c_3d_image_writes",
-];
+/// What the device compiles for: the compile driver defines exactly these extension and
+/// feature macros, so they live with it.
+pub use shadowcl_compiler::{DEVICE_EXTENSIONS, OPENCL_C_FEATURES};
 pub const MAX_WORK_GROUP_SIZE: usize = 1024;
 pub const GLOBAL_MEM_SIZE: u64 = 4 << 30;
 pub const MAX_ALLOC: u64 = 1 << 30;

@@ -67,7 +67,11 @@ pub fn recorder(root: &std::path::Path, data: DataMode) -> Recorder {
 }
 
 pub fn spirv(src: &str) -> Vec<u8> {
-    shadowcl_capture::compile::compile_to_spirv(src, "").unwrap()
+    let req = shadowcl_compiler::CompileRequest {
+        sources: vec![src.to_string()],
+        ..Default::default()
+    };
+    shadowcl_compiler::compile(&req).unwrap().spirv
 }
 
 pub const N: usize = 16;

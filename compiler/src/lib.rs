@@ -1,4 +1,5 @@
-//! The OpenCL C compile driver.
+//! The OpenCL C compile driver, one for the platform library and replay alike, so a replay
+//! checks the very kernel the run checked.
 //!
 //! OpenCL C source goes through Debian's `clang-15` (driver form, `-target spir64`, with
 //! `-g` and `-cl-kernel-arg-info` so argument names and source lines survive) to SPIR
@@ -30,6 +31,29 @@ pub const LLVM_SPIRV: &str = "llvm-spirv-15";
 pub const LLVM_LINK: &str = "llvm-link-15";
 /// The LLVM bitcode disassembler (reads kernel argument metadata).
 pub const LLVM_DIS: &str = "llvm-dis-15";
+
+/// The device's extensions (`CL_DEVICE_EXTENSIONS`); the driver defines exactly these macros.
+pub const DEVICE_EXTENSIONS: &[&str] = &[
+    "cl_khr_byte_addressable_store",
+    "cl_khr_global_int32_base_atomics",
+    "cl_khr_global_int32_extended_atomics",
+    "cl_khr_local_int32_base_atomics",
+    "cl_khr_local_int32_extended_atomics",
+    "cl_khr_int64_base_atomics",
+    "cl_khr_int64_extended_atomics",
+    "cl_khr_fp64",
+    "cl_khr_fp16",
+    "cl_khr_il_program",
+    "cl_khr_3d_image_writes",
+];
+/// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`); the compile driver
+/// defines exactly these feature macros.
+pub const OPENCL_C_FEATURES: &[&str] = &[
+    "__opencl_c_int64",
+    "__opencl_c_fp64",
+    "__opencl_c_images",
+    "__opencl_c_3d_image_writes",
+];
 
 /// Name given to the program source inside the scratch directory; it shows up in
 /// diagnostics (`program.cl:3:5: error: ...`) and in the SPIR-V debug info.
@@ -288,6 +312,9 @@ pub struct Compiler {
     llvm_spirv: String,
     llvm_link: String,
     cache_dir: Option<PathBuf>,
+    /// Folder the debug info names as the source's home (replay: the record folder, whose
+    /// `program.cl` reports then quote); `None`: the kept copy of the source.
+    debug_dir: Option<PathBuf>,
     versions: OnceLock<Result<String, CompileFailure>>,
 }
 
@@ -305,6 +332,7 @@ impl Compiler {
             llvm_spirv: LLVM_SPIRV.to_string(),
             llvm_link: LLVM_LINK.to_string(),
             cache_dir: None,
+            debug_dir: None,
             versions: OnceLock::new(),
         }
     }
@@ -324,6 +352,13 @@ impl Compiler {
     /// Uses `dir` as the cache folder (`None`: no cache).
     pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Self {
         self.cache_dir = dir;
+        self
+    }
+
+    /// Debug info names `dir` as the folder of `program.cl` instead of the kept copy of the
+    /// source (replay names the record folder).
+    pub fn with_debug_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.debug_dir = dir;
         self
     }
 
@@ -376,6 +411,9 @@ impl Compiler {
         hash_part(&mut hasher, b"shadowcl-compile-v7");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());
+        if let Some(d) = &self.debug_dir {
+            hash_part(&mut hasher, d.as_os_str().as_encoded_bytes());
+        }
         // Relative -I folders depend on the working directory.
         if args.iter().any(|a| a.starts_with("-I")) {
             if let Ok(cwd) = std::env::current_dir() {
@@ -395,7 +433,8 @@ impl Compiler {
         let source: String = req.sources.concat();
         // Debug info names this folder, so reports can quote the source line after the
         // scratch folder is gone (also for programs that come back from the cache).
-        let debug_dir = self.keep_source(&key, &source);
+        let kept = self.keep_source(&key, &source);
+        let debug_dir = self.debug_dir.clone().unwrap_or(kept);
         if let Some(hit) = self.cache_load(&key) {
             return Ok(hit);
         }
@@ -879,17 +918,16 @@ const CLANG_OPTIONAL_MACROS: &[&str] = &[
 ];
 
 fn device_supports(name: &str) -> bool {
-    crate::platform::DEVICE_EXTENSIONS.contains(&name)
-        || crate::platform::OPENCL_C_FEATURES.contains(&name)
+    DEVICE_EXTENSIONS.contains(&name) || OPENCL_C_FEATURES.contains(&name)
 }
 
 /// `-cl-ext=-all,+...`: the device's extensions and OpenCL C features, so clang's checks
 /// (e.g. `half` arithmetic needs cl_khr_fp16) match the device.
 fn cl_ext_option() -> String {
     let mut v = vec!["-all".to_string()];
-    for name in crate::platform::DEVICE_EXTENSIONS
+    for name in DEVICE_EXTENSIONS
         .iter()
-        .chain(crate::platform::OPENCL_C_FEATURES)
+        .chain(OPENCL_C_FEATURES)
         .filter(|n| CLANG_OPTIONAL_MACROS.contains(n) || n.starts_with("cl_khr_"))
     {
         v.push(format!("+{name}"));
@@ -1106,6 +1144,20 @@ mod tests {
         let text = String::from_utf8_lossy(&out.spirv);
         assert!(text.contains(SOURCE_NAME), "no line information left");
         assert!(text.contains("scratch"), "argument names lost");
+        Ok(())
+    }
+
+    /// Replay names the record folder as the source's home, so reports quote its program.cl.
+    #[test]
+    fn debug_info_names_the_folder_asked_for() -> TestResult {
+        if !have_tools() {
+            return Ok(());
+        }
+        let out = Compiler::new()
+            .with_debug_dir(Some(PathBuf::from("/rec/launch-0001")))
+            .compile(&req(VADD, ""))?;
+        let text = String::from_utf8_lossy(&out.spirv);
+        assert!(text.contains("/rec/launch-0001"), "debug folder not used");
         Ok(())
     }
 
