@@ -10,6 +10,10 @@
 //! [`FailureKind`] onto `CL_INVALID_BUILD_OPTIONS`, `CL_BUILD_PROGRAM_FAILURE`,
 //! `CL_COMPILER_NOT_AVAILABLE` and friends.
 //!
+//! The kernel that is checked is built source-faithfully by default ([`BuildMode`]): every
+//! global, constant, local and generic access of the source survives the optimiser (see
+//! [`faithful`]); `SHADOWCL_COMPILE=app` builds exactly as the application asked instead.
+//!
 //! Results are cached in `$XDG_CACHE_HOME/shadowcl` (else `~/.cache/shadowcl`), keyed by
 //! a sha256 of the sources, headers, options and tool versions. `SHADOWCL_CACHE=0`
 //! disables the cache.
@@ -23,12 +27,16 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
+pub mod faithful;
+
 /// The clang driver used to compile OpenCL C.
 pub const CLANG: &str = "clang-15";
 /// The LLVM bitcode ↔ SPIR-V translator.
 pub const LLVM_SPIRV: &str = "llvm-spirv-15";
 /// The LLVM bitcode linker.
 pub const LLVM_LINK: &str = "llvm-link-15";
+/// The LLVM optimiser (source-faithful builds optimise after marking accesses volatile).
+pub const OPT: &str = "opt-15";
 /// The LLVM bitcode disassembler (reads kernel argument metadata).
 pub const LLVM_DIS: &str = "llvm-dis-15";
 
@@ -305,12 +313,52 @@ fn split_md_list(body: &str) -> Vec<String> {
     out
 }
 
-/// The compile driver: tool names and the cache folder.
+/// How OpenCL C becomes the kernel that runs and is checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BuildMode {
+    /// Every global/constant/local/generic memory access the source makes is kept, whatever
+    /// `-O` option the application gave: a dead `__local` store or an unused load is where
+    /// a race hides. Private variables are still promoted and helpers inlined (at `-O2`).
+    #[default]
+    SourceFaithful,
+    /// Exactly the application's options (`SHADOWCL_COMPILE=app`): what an optimising
+    /// compiler would run, with whatever accesses it deleted.
+    Application,
+}
+
+impl std::str::FromStr for BuildMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<BuildMode, String> {
+        match s.trim() {
+            "" | "source" => Ok(BuildMode::SourceFaithful),
+            "app" => Ok(BuildMode::Application),
+            other => Err(format!(
+                "SHADOWCL_COMPILE={other}: expected `source` (the default) or `app`"
+            )),
+        }
+    }
+}
+
+impl BuildMode {
+    /// `SHADOWCL_COMPILE`; a bad value is reported and the default used.
+    pub fn from_env() -> BuildMode {
+        let v = std::env::var("SHADOWCL_COMPILE").unwrap_or_default();
+        v.parse().unwrap_or_else(|e| {
+            tracing::warn!("{e}");
+            eprintln!("shadowcl: {e}");
+            BuildMode::default()
+        })
+    }
+}
+
+/// The compile driver: tool names, build mode and the cache folder.
 #[derive(Debug)]
 pub struct Compiler {
     clang: String,
     llvm_spirv: String,
     llvm_link: String,
+    opt: String,
+    mode: BuildMode,
     cache_dir: Option<PathBuf>,
     /// Folder the debug info names as the source's home (replay: the record folder, whose
     /// `program.cl` reports then quote); `None`: the kept copy of the source.
@@ -331,16 +379,29 @@ impl Compiler {
             clang: CLANG.to_string(),
             llvm_spirv: LLVM_SPIRV.to_string(),
             llvm_link: LLVM_LINK.to_string(),
+            opt: OPT.to_string(),
+            mode: BuildMode::default(),
             cache_dir: None,
             debug_dir: None,
             versions: OnceLock::new(),
         }
     }
 
-    /// Debian's tool names, the cache folder from the environment
-    /// ([`default_cache_dir`]).
+    /// Debian's tool names, the cache folder ([`default_cache_dir`]) and the build mode
+    /// ([`BuildMode::from_env`]) from the environment.
     pub fn from_env() -> Self {
-        Compiler::new().with_cache_dir(default_cache_dir())
+        Compiler::new()
+            .with_cache_dir(default_cache_dir())
+            .with_mode(BuildMode::from_env())
+    }
+
+    pub fn with_mode(mut self, mode: BuildMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    pub fn mode(&self) -> BuildMode {
+        self.mode
     }
 
     /// The process-wide compiler (made by [`Compiler::from_env`] on first use).
@@ -383,7 +444,11 @@ impl Compiler {
             .get_or_init(|| {
                 let clang = tool_version(&self.clang, "clang-15")?;
                 let spirv = tool_version(&self.llvm_spirv, "llvm-spirv-15")?;
-                Ok(format!("{clang}\n{spirv}"))
+                let opt = match self.mode {
+                    BuildMode::SourceFaithful => tool_version(&self.opt, "llvm-15")?,
+                    BuildMode::Application => String::new(),
+                };
+                Ok(format!("{clang}\n{spirv}\n{opt}"))
             })
             .as_ref()
             .map(String::as_str)
@@ -408,8 +473,9 @@ impl Compiler {
 
         let mut hasher = Sha256::new();
         // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
-        hash_part(&mut hasher, b"shadowcl-compile-v7");
+        hash_part(&mut hasher, b"shadowcl-compile-v8");
         hash_part(&mut hasher, versions.as_bytes());
+        hash_part(&mut hasher, format!("{:?}", self.mode).as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());
         if let Some(d) = &self.debug_dir {
             hash_part(&mut hasher, d.as_os_str().as_encoded_bytes());
@@ -459,7 +525,12 @@ impl Compiler {
         std::fs::write(&device_header, device_macros())
             .map_err(|e| CompileFailure::io("cannot write the device header", e))?;
 
-        let opt = opt_level(&args);
+        // Source-faithful builds optimise after marking accesses, whatever -O was asked for:
+        // what is checked no longer depends on it, so one fixed level serves speed.
+        let opt = match self.mode {
+            BuildMode::SourceFaithful => '2',
+            BuildMode::Application => opt_level(&args),
+        };
         // llvm-spirv-15 aborts on some optimised variable locations ("unsupported opcode
         // found in DIExpression"); line tables alone still give every instruction its
         // source line, so retry with those, and as a last resort without optimisation.
@@ -470,10 +541,14 @@ impl Compiler {
         let mut attempt = 0;
         let (bitcode, spirv, log) = loop {
             let (debug, opt) = attempts[attempt];
+            let front_opt = match self.mode {
+                BuildMode::SourceFaithful => '0',
+                BuildMode::Application => opt,
+            };
             let mut cmd = Command::new(&self.clang);
             cmd.current_dir(root)
                 .args(["-c", "-target", "spir64", "-emit-llvm"])
-                .arg(format!("-O{opt}"))
+                .arg(format!("-O{front_opt}"))
                 // The vectorisers emit llvm.vector.reduce.* that llvm-spirv-15 rejects,
                 // and scalar code is what the interpreter and the checkers want anyway.
                 .args(["-fno-vectorize", "-fno-slp-vectorize"])
@@ -493,10 +568,24 @@ impl Compiler {
                 .arg(&device_header)
                 .arg("-I")
                 .arg(&header_dir)
-                .args(args.iter().filter(|a| !is_opt_arg(a)))
-                .args(["-x", "cl", SOURCE_NAME, "-o", "program.bc"]);
+                .args(args.iter().filter(|a| !is_opt_arg(a)));
+            if self.mode == BuildMode::SourceFaithful {
+                // Unoptimised IR to mark, without the optnone that would stop `opt` later.
+                cmd.args(["-S", "-Xclang", "-disable-O0-optnone"]).args([
+                    "-x",
+                    "cl",
+                    SOURCE_NAME,
+                    "-o",
+                    "program.ll",
+                ]);
+            } else {
+                cmd.args(["-x", "cl", SOURCE_NAME, "-o", "program.bc"]);
+            }
             let mut log = String::new();
             run_tool(cmd, &self.clang, "clang-15", &mut log)?;
+            if self.mode == BuildMode::SourceFaithful {
+                self.optimise_faithfully(root, opt, &mut log)?;
+            }
             let bitcode = std::fs::read(root.join("program.bc"))
                 .map_err(|e| CompileFailure::io("clang wrote no bitcode", e))?;
             let mut spirv_log = String::new();
@@ -587,6 +676,30 @@ impl Compiler {
         run_tool(cmd, &self.llvm_spirv, "llvm-spirv-15", &mut log)?;
         std::fs::read(root.join("module.bc"))
             .map_err(|e| CompileFailure::io("llvm-spirv wrote no bitcode", e))
+    }
+
+    /// `program.ll` (unoptimised) → watched accesses marked volatile → `opt -O<level>` →
+    /// `program.bc`.
+    fn optimise_faithfully(
+        &self,
+        root: &Path,
+        level: char,
+        log: &mut String,
+    ) -> Result<(), CompileFailure> {
+        let ir = std::fs::read_to_string(root.join("program.ll"))
+            .map_err(|e| CompileFailure::io("clang wrote no IR", e))?;
+        std::fs::write(
+            root.join("faithful.ll"),
+            faithful::mark_watched_accesses_volatile(&ir),
+        )
+        .map_err(|e| CompileFailure::io("cannot write the marked IR", e))?;
+        let mut cmd = Command::new(&self.opt);
+        cmd.current_dir(root)
+            .arg(format!("-O{level}"))
+            // As clang's -fno-vectorize / -fno-slp-vectorize above.
+            .args(["--vectorize-loops=false", "--vectorize-slp=false"])
+            .args(["faithful.ll", "-o", "program.bc"]);
+        run_tool(cmd, &self.opt, "llvm-15", log)
     }
 
     fn to_spirv(&self, root: &Path, bc: &str, log: &mut String) -> Result<Vec<u8>, CompileFailure> {
@@ -1159,6 +1272,55 @@ mod tests {
         let text = String::from_utf8_lossy(&out.spirv);
         assert!(text.contains("/rec/launch-0001"), "debug folder not used");
         Ok(())
+    }
+
+    /// The dead `__local` store and the unused load in a helper survive the default build
+    /// (issue #11, R2 and R3); the application's own -O2 build deletes them.
+    #[test]
+    fn source_faithful_builds_keep_dead_local_accesses() -> TestResult {
+        if !have_tools() {
+            return Ok(());
+        }
+        let src = "int peek(__local int *p) { return p[get_local_id(0)]; }\n\
+                   __kernel void poke(__local int *p) { peek(p); p[get_local_id(0) + 1] = 1; }\n\
+                   __kernel void flag(__global int *in) { __local int last; last = in[get_global_id(0)]; }\n";
+        let ir = |mode: BuildMode| -> Result<String, Box<dyn std::error::Error>> {
+            let out = Compiler::new().with_mode(mode).compile(&req(src, ""))?;
+            let dir = tempfile::tempdir()?;
+            std::fs::write(dir.path().join("m.bc"), &out.bitcode)?;
+            let dis = Command::new(LLVM_DIS)
+                .current_dir(dir.path())
+                .args(["m.bc", "-o", "-"])
+                .output()?;
+            Ok(String::from_utf8_lossy(&dis.stdout).into_owned())
+        };
+        // The body of kernel `name` in a disassembled module.
+        fn body<'a>(ir: &'a str, name: &str) -> &'a str {
+            let start = ir.find(&format!("@{name}(")).unwrap_or(ir.len());
+            let end = ir[start..].find("\n}").map_or(ir.len(), |e| start + e);
+            &ir[start..end]
+        }
+        let faithful = ir(BuildMode::SourceFaithful)?;
+        assert!(
+            body(&faithful, "flag").contains("store volatile i32 %"),
+            "dead local store lost:\n{faithful}"
+        );
+        assert!(
+            body(&faithful, "poke").contains("load volatile i32, i32 addrspace(3)*"),
+            "unused local load lost:\n{faithful}"
+        );
+        let app = ir(BuildMode::Application)?;
+        assert!(!body(&app, "flag").contains("store"), "-O2 kept the store");
+        assert!(!body(&app, "poke").contains("load"), "-O2 kept the load");
+        Ok(())
+    }
+
+    #[test]
+    fn build_mode_parses() {
+        assert_eq!("".parse(), Ok(BuildMode::SourceFaithful));
+        assert_eq!("source".parse(), Ok(BuildMode::SourceFaithful));
+        assert_eq!("app".parse(), Ok(BuildMode::Application));
+        assert!("fast".parse::<BuildMode>().is_err());
     }
 
     #[test]

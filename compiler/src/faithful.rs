@@ -1,0 +1,302 @@
+//! Source-faithful checking builds: every global, constant, local and generic memory access the
+//! OpenCL C source makes survives optimisation.
+//!
+//! An optimiser deletes a dead store to `__local` memory or a load whose value is unused, and
+//! with it the race the user wants to hear about. So the kernel that is checked is built in two
+//! steps: clang emits unoptimised LLVM IR (`-O0` without `optnone`), this module marks every
+//! load, store and memory intrinsic whose pointer is not private `volatile`, and `opt-15`
+//! then optimises as usual. LLVM never deletes, merges, duplicates away or reorders volatile
+//! accesses against each other, while private variables are still promoted to registers and
+//! helpers are still inlined (clang's `-O0` `noinline` is dropped for that). The interpreter
+//! treats a volatile access as a plain one.
+
+/// SPIR address spaces whose accesses the checkers watch: global, constant, local, generic.
+const WATCHED: [u32; 4] = [1, 2, 3, 4];
+
+/// Rewrites textual LLVM IR (typed or opaque pointers) as the module doc says.
+pub fn mark_watched_accesses_volatile(ir: &str) -> String {
+    let mut out = String::with_capacity(ir.len() + ir.len() / 16);
+    for line in ir.split_inclusive('\n') {
+        match rewrite_line(line) {
+            Some(new) => out.push_str(&new),
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+fn rewrite_line(line: &str) -> Option<String> {
+    let body = line.trim_start();
+    if body.starts_with("attributes #") {
+        return drop_noinline(line);
+    }
+    if let Some(rest) = instruction(body, "load ") {
+        let at = line.len() - rest.len() - "load ".len();
+        if rest.starts_with("atomic ") || rest.starts_with("volatile ") {
+            return None;
+        }
+        // `load <type>, <pointer operand>, align ...`
+        let parts = split_top(rest);
+        let space = pointer_space(parts.get(1)?)?;
+        return WATCHED
+            .contains(&space)
+            .then(|| format!("{}load volatile {rest}", &line[..at]));
+    }
+    if let Some(rest) = instruction(body, "store ") {
+        let at = line.len() - rest.len() - "store ".len();
+        if rest.starts_with("atomic ") || rest.starts_with("volatile ") {
+            return None;
+        }
+        // `store <type> <value>, <pointer operand>, align ...`
+        let parts = split_top(rest);
+        let space = pointer_space(parts.get(1)?)?;
+        return WATCHED
+            .contains(&space)
+            .then(|| format!("{}store volatile {rest}", &line[..at]));
+    }
+    mem_intrinsic(line)
+}
+
+/// `call void @llvm.memcpy|memmove|memset...(args, i1 false)`: the last argument is the
+/// intrinsic's volatile flag.
+fn mem_intrinsic(line: &str) -> Option<String> {
+    let body = line.trim_start();
+    let call = ["call ", "tail call ", "notail call ", "musttail call "]
+        .iter()
+        .find_map(|c| body.strip_prefix(c))?;
+    let callee = call.strip_prefix("void ")?;
+    if !["@llvm.memcpy.", "@llvm.memmove.", "@llvm.memset."]
+        .iter()
+        .any(|n| callee.starts_with(n))
+    {
+        return None;
+    }
+    let name_at = line.len() - callee.len();
+    let open = name_at + line[name_at..].find('(')?;
+    let close = open + matching_close(&line[open..])?;
+    let args = split_top(&line[open + 1..close]);
+    let pointers = if line[name_at..].starts_with("@llvm.memset.") {
+        &args[..args.len().min(1)]
+    } else {
+        &args[..args.len().min(2)]
+    };
+    let watched = pointers
+        .iter()
+        .any(|p| pointer_space(p).is_some_and(|s| WATCHED.contains(&s)));
+    let flag = args.last()?.trim();
+    if !watched || flag != "i1 false" {
+        return None;
+    }
+    let flag_at = open + 1 + line[open + 1..close].rfind("i1 false")?;
+    Some(format!(
+        "{}i1 true{}",
+        &line[..flag_at],
+        &line[flag_at + "i1 false".len()..]
+    ))
+}
+
+/// `attributes #0 = { convergent noinline ... }` without `noinline`: clang puts it on every
+/// function at `-O0`, and helpers that stay calls cost the interpreter a frame each.
+fn drop_noinline(line: &str) -> Option<String> {
+    let at = find_word(line, "noinline")?;
+    let end = at + "noinline".len();
+    let tail = line[end..].strip_prefix(' ').unwrap_or(&line[end..]);
+    Some(format!("{}{tail}", &line[..at]))
+}
+
+/// The operands of instruction `op` when `body` (a line without its indentation) is one:
+/// `store ...` or `%name = load ...`.
+fn instruction<'a>(body: &'a str, op: &str) -> Option<&'a str> {
+    if let Some(rest) = body.strip_prefix(op) {
+        return Some(rest);
+    }
+    let (result, rhs) = body.split_once(" = ")?;
+    if !result.starts_with('%') || result.contains(' ') {
+        return None;
+    }
+    rhs.strip_prefix(op)
+}
+
+/// Byte index of `word` where it starts a token (after a space or the line start).
+fn find_word(line: &str, word: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = line[from..].find(word) {
+        let at = from + i;
+        if line[..at].chars().next_back().is_none_or(|c| c == ' ') {
+            return Some(at);
+        }
+        from = at + word.len();
+    }
+    None
+}
+
+/// Splits at commas outside brackets and quotes.
+fn split_top(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut quoted, mut start) = (0i32, false, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            _ if quoted => {}
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
+}
+
+/// Offset of the bracket closing the one `s` starts with.
+fn matching_close(s: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Words outside brackets.
+fn tokens(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, None);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' | '{' | '<' => {
+                depth += 1;
+                start.get_or_insert(i);
+            }
+            ')' | ']' | '}' | '>' => depth -= 1,
+            ' ' | '\t' if depth == 0 => {
+                if let Some(st) = start.take() {
+                    out.push(&s[st..i]);
+                }
+            }
+            _ => {
+                start.get_or_insert(i);
+            }
+        }
+    }
+    if let Some(st) = start {
+        out.push(s[st..].trim_end());
+    }
+    out
+}
+
+/// The address space of a pointer operand such as `i32 addrspace(3)* %5`,
+/// `ptr addrspace(1) %p`, `i8* align 4 %x` or `float addrspace(1)** %q` (a private pointer
+/// to a global one: 0).
+fn pointer_space(operand: &str) -> Option<u32> {
+    let toks = tokens(operand.trim());
+    let number = |t: &str| -> Option<u32> {
+        t.strip_prefix("addrspace(")?
+            .split(')')
+            .next()?
+            .parse()
+            .ok()
+    };
+    if toks.first() == Some(&"ptr") {
+        return Some(toks.get(1).and_then(|t| number(t)).unwrap_or(0));
+    }
+    // Typed pointers: the type ends with the last of the tokens made of `addrspace(N)` and
+    // stars that follow the first token ending in `*`.
+    let first = toks.iter().position(|t| t.ends_with('*'))?;
+    let mut last = toks[first];
+    for t in &toks[first + 1..] {
+        if t.starts_with("addrspace(") && t.ends_with('*') || t.chars().all(|c| c == '*') {
+            last = t;
+        } else {
+            break;
+        }
+    }
+    let stars = last.len() - last.trim_end_matches('*').len();
+    match (number(last), stars) {
+        (Some(n), 1) => Some(n),
+        _ => Some(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rw(line: &str) -> String {
+        mark_watched_accesses_volatile(line)
+    }
+
+    #[test]
+    fn loads_and_stores_of_watched_memory_become_volatile() {
+        assert_eq!(
+            rw("  %6 = load i32, i32 addrspace(3)* %5, align 4, !dbg !23\n"),
+            "  %6 = load volatile i32, i32 addrspace(3)* %5, align 4, !dbg !23\n"
+        );
+        assert_eq!(
+            rw("  store i32 %6, i32 addrspace(3)* @flag.last, align 4\n"),
+            "  store volatile i32 %6, i32 addrspace(3)* @flag.last, align 4\n"
+        );
+        assert_eq!(
+            rw("  %x = load float, ptr addrspace(1) %p, align 4\n"),
+            "  %x = load volatile float, ptr addrspace(1) %p, align 4\n"
+        );
+        assert_eq!(
+            rw("  store <4 x i32> <i32 1, i32 2, i32 3, i32 4>, <4 x i32> addrspace(4)* %q, align 16\n"),
+            "  store volatile <4 x i32> <i32 1, i32 2, i32 3, i32 4>, <4 x i32> addrspace(4)* %q, align 16\n"
+        );
+        // A constant-expression pointer.
+        let gep = "  store i32 1, i32 addrspace(3)* getelementptr inbounds ([64 x i32], [64 x i32] addrspace(3)* @k.tile, i64 0, i64 5), align 4\n";
+        assert!(rw(gep).contains("store volatile i32 1"));
+    }
+
+    #[test]
+    fn private_pointers_and_atomics_are_left_alone() {
+        for line in [
+            "  %3 = load i32 addrspace(3)*, i32 addrspace(3)** %2, align 8\n",
+            "  store i32 addrspace(1)* %0, i32 addrspace(1)** %2, align 8\n",
+            "  store i32 2, i32* %7, align 4\n",
+            "  %v = load i32, ptr %a, align 4\n",
+            "  %v = load atomic i32, i32 addrspace(1)* %a seq_cst, align 4\n",
+            "  store atomic i32 1, i32 addrspace(1)* %a seq_cst, align 4\n",
+            "  %v = load volatile i32, i32 addrspace(1)* %a, align 4\n",
+        ] {
+            assert_eq!(rw(line), line);
+        }
+        // Text that only looks like an access.
+        let text = "@.str = private unnamed_addr addrspace(2) constant [9 x i8] c\"a = load \\00\", align 1\n";
+        assert_eq!(rw(text), text);
+        // A global pointer kept in local memory: the access is to local memory.
+        assert_eq!(pointer_space("i32 addrspace(1)* addrspace(3)* %p"), Some(3));
+    }
+
+    #[test]
+    fn memory_intrinsics_on_watched_memory_become_volatile() {
+        let cpy = "  call void @llvm.memcpy.p1i8.p3i8.i64(i8 addrspace(1)* align 4 %21, i8 addrspace(3)* align 4 %22, i64 12, i1 false), !dbg !93\n";
+        assert_eq!(rw(cpy), cpy.replace("i64 12, i1 false", "i64 12, i1 true"));
+        let private = "  call void @llvm.memcpy.p0i8.p0i8.i64(i8* align 4 %a, i8* align 4 %b, i64 12, i1 false)\n";
+        assert_eq!(rw(private), private);
+        let set = "  call void @llvm.memset.p3i8.i64(i8 addrspace(3)* align 4 %a, i8 0, i64 8, i1 false)\n";
+        assert!(rw(set).ends_with("i64 8, i1 true)\n"));
+        let decl = "declare void @llvm.memcpy.p1i8.p3i8.i64(i8 addrspace(1)* noalias nocapture writeonly, i8 addrspace(3)* noalias nocapture readonly, i64, i1 immarg) #4\n";
+        assert_eq!(rw(decl), decl);
+    }
+
+    #[test]
+    fn noinline_is_dropped_from_attribute_groups() {
+        assert_eq!(
+            rw("attributes #0 = { convergent noinline norecurse nounwind }\n"),
+            "attributes #0 = { convergent norecurse nounwind }\n"
+        );
+    }
+}
