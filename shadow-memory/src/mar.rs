@@ -8,16 +8,22 @@
 //!
 //! | bits   | field | meaning |
 //! |--------|-------|---------|
-//! | 0..30  | item  | last accessing work-item, session-unique id (0 = none since reset) |
-//! | 30..42 | site  | interned instruction of that access (0 = unknown) |
-//! | 42..50 | epoch | that item's group barrier epoch at the access (wraps at 256) |
-//! | 50..52 | last  | kind of that access (0 none, 1 read, 2 write, 3 atomic) |
-//! | 52..55 | E     | read / written / atomic by items of the last group in its current epoch |
-//! | 55     | many  | read or atomic by two or more items in that epoch (KLEE-CL's many-read) |
-//! | 56     | ok    | the O flags include accesses by other launches (for the race's scope) |
-//! | 57..60 | H     | read / written / atomic by the last group since the last full sync |
-//! | 60..63 | O     | read / written / atomic by *other* groups or launches (KLEE-CL's wg-many-read, generalised) |
+//! | 0..29  | item  | last accessing work-item, session-unique id (0 = none since reset) |
+//! | 29..41 | site  | interned instruction of that access (0 = unknown) |
+//! | 41..48 | epoch | that item's group barrier epoch at the access (wraps at 128) |
+//! | 48..50 | last  | kind of that access (0 none, 1 read, 2 write, 3 atomic); a plain write stays when its own item touches the byte again in the epoch |
+//! | 50..53 | E     | read / written / atomic by items of the last group in its current epoch |
+//! | 53     | many  | read or atomic by two or more items in that epoch (KLEE-CL's many-read) |
+//! | 54     | ok    | the O flags include accesses by other launches (for the race's scope) |
+//! | 55..58 | H     | read / written / atomic by the last group since the last full sync |
+//! | 58..61 | O     | read / written / atomic by *other* groups or launches (KLEE-CL's wg-many-read, generalised) |
+//! | 61     | sv_e  | every write counted in E stored the value already there (a racing read is benign) |
+//! | 62     | sv_o  | the same for the writes counted in H and O |
 //! | 63     | init  | written at least once (by host or kernel) |
+//!
+//! When E is not `many`, every access it counts was made by the recorded item or already
+//! raced with it, so a conflict with any kind in E is a conflict with that item: this keeps an
+//! item's plain read that its own later atomic replaced as `last` (issue #11, R4 and R10).
 //!
 //! Work-item ids are allocated per launch in one contiguous range, each group a contiguous
 //! sub-range, so "same group" and "other launch" are range tests on the item id.
@@ -54,19 +60,25 @@ impl Op {
     }
 }
 
-pub const ITEM_BITS: u32 = 30;
+pub const ITEM_BITS: u32 = 29;
 pub const MAX_ITEM: u64 = (1 << ITEM_BITS) - 1;
 pub const SITE_BITS: u32 = 12;
 pub const MAX_SITE: u32 = (1 << SITE_BITS) - 1;
 
-const SITE_SHIFT: u32 = 30;
-const EPOCH_SHIFT: u32 = 42;
-const LAST_SHIFT: u32 = 50;
-const E_SHIFT: u32 = 52;
-const MANY_BIT: u64 = 1 << 55;
-const OTHER_KERNEL_BIT: u64 = 1 << 56;
-const H_SHIFT: u32 = 57;
-const O_SHIFT: u32 = 60;
+const SITE_SHIFT: u32 = 29;
+const EPOCH_SHIFT: u32 = 41;
+/// Epochs are 7 bits: a group ages its records every [`AGE_EVERY`] barriers.
+const EPOCH_MASK: u64 = 0x7F;
+/// Barriers between two agings of a group's records (half the epoch range).
+pub const AGE_EVERY: u8 = 64;
+const LAST_SHIFT: u32 = 48;
+const E_SHIFT: u32 = 50;
+const MANY_BIT: u64 = 1 << 53;
+const OTHER_KERNEL_BIT: u64 = 1 << 54;
+const H_SHIFT: u32 = 55;
+const O_SHIFT: u32 = 58;
+const SV_E_BIT: u64 = 1 << 61;
+const SV_O_BIT: u64 = 1 << 62;
 pub const INIT_BIT: u64 = 1 << 63;
 const TRIPLE: u64 = 0b111;
 
@@ -116,6 +128,9 @@ pub struct Party {
 pub struct Conflict {
     pub first: Party,
     pub scope: Scope,
+    /// A same-value race (seed 002): this write stored the value already there in bytes
+    /// that had one, or this plain read races only with such writes.
+    pub benign: bool,
 }
 
 /// Decoded view of a record.
@@ -130,7 +145,7 @@ impl Rec {
         ((self.0 >> SITE_SHIFT) & MAX_SITE as u64) as u16
     }
     fn epoch(self) -> u8 {
-        (self.0 >> EPOCH_SHIFT) as u8
+        ((self.0 >> EPOCH_SHIFT) & EPOCH_MASK) as u8
     }
     fn last(self) -> Option<Op> {
         Op::from_last((self.0 >> LAST_SHIFT) & 0b11)
@@ -150,6 +165,12 @@ impl Rec {
     fn other_kernel(self) -> bool {
         self.0 & OTHER_KERNEL_BIT != 0
     }
+    fn sv_e(self) -> bool {
+        self.0 & SV_E_BIT != 0
+    }
+    fn sv_o(self) -> bool {
+        self.0 & SV_O_BIT != 0
+    }
 }
 
 /// The fields of a record before packing.
@@ -163,6 +184,8 @@ struct Fields {
     h: u64,
     o: u64,
     other_kernel: bool,
+    sv_e: bool,
+    sv_o: bool,
     init: bool,
 }
 
@@ -170,7 +193,7 @@ impl Fields {
     fn pack(self) -> u64 {
         (self.item as u64 & MAX_ITEM)
             | ((self.site as u64 & MAX_SITE as u64) << SITE_SHIFT)
-            | ((self.epoch as u64) << EPOCH_SHIFT)
+            | ((self.epoch as u64 & EPOCH_MASK) << EPOCH_SHIFT)
             | (self.last.to_last() << LAST_SHIFT)
             | ((self.e & TRIPLE) << E_SHIFT)
             | if self.many { MANY_BIT } else { 0 }
@@ -181,6 +204,8 @@ impl Fields {
             } else {
                 0
             }
+            | if self.sv_e { SV_E_BIT } else { 0 }
+            | if self.sv_o { SV_O_BIT } else { 0 }
             | if self.init { INIT_BIT } else { 0 }
     }
 }
@@ -211,14 +236,19 @@ pub struct Step {
 }
 
 /// Checks an access of `op` by `me` (site `site`, group epoch `epoch`) against record `old`
-/// and computes the updated record. Pure, so the caller can retry it in a compare-exchange loop.
-pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
+/// and computes the updated record. `same_value`: a write that stored the bytes already
+/// there. Pure, so the caller can retry it in a compare-exchange loop.
+pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -> Step {
+    let epoch = epoch & EPOCH_MASK as u8;
     let r = Rec(old);
     let o_item = r.item();
     let init = old & INIT_BIT != 0;
     let uninit = op == Op::Read && !init;
     let new_init = init || op != Op::Read;
     let mine = op.bit();
+    // Never-written bytes hold no value, so no write over them stores "the value already
+    // there" (issue #11, R1). Reads and atomics leave the same-value flags as they are.
+    let same = op != Op::Write || (same_value && init);
 
     if o_item == 0 {
         let new = Fields {
@@ -231,6 +261,8 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
             h: mine,
             o: 0,
             other_kernel: false,
+            sv_e: same,
+            sv_o: same,
             init: new_init,
         };
         return Step {
@@ -252,23 +284,31 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
         Scope::InterGroup
     };
     let last = r.last();
-    let direct = |c: bool| {
-        last.filter(|l| c && conflicts(op, *l)).map(|l| Party {
+    let direct = || {
+        last.filter(|l| conflicts(op, *l)).map(|l| Party {
             op: l,
             who: Some((o_item, r.site())),
         })
     };
     let unknown = |flags: u64| conflicting(op, flags).map(|k| Party { op: k, who: None });
+    // Benign when this write stores what is there, or this plain read races only with
+    // writes that did (flag triple `flags`, same-value bit `sv`).
+    let benign = |flags: u64, sv: bool| match op {
+        Op::Write => same,
+        Op::Read => sv && flags & Op::Atomic.bit() == 0,
+        Op::Atomic => false,
+    };
 
     // Who the record names afterwards: normally this access.
     let mut keep_identity = false;
-    let (conflict, e, many, h, o) = if same_group {
+    let (conflict, e, many, h, o, sv_e, sv_o) = if same_group {
         let current = r.epoch() == epoch;
         // Intra-group: only accesses since this group's last barrier count.
         let intra = if !current {
             None
         } else if o_item != me.item {
-            direct(true)
+            // Without `many`, every access E counts is the recorded item's (or raced with it).
+            direct().or_else(|| if r.many() { None } else { unknown(r.e()) })
         } else if r.many() {
             // Others read or atomically touched the byte since the barrier (we do not know
             // who): a write conflicts with either, a read with their atomics.
@@ -279,36 +319,68 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
         let others = unknown(r.o()).map(|p| Conflict {
             first: p,
             scope: o_scope,
+            benign: benign(r.o(), r.sv_o()),
         });
-        let conflict = intra.map(|p| Conflict { first: p, scope }).or(others);
+        let conflict = intra
+            .map(|p| Conflict {
+                first: p,
+                scope,
+                // A read is benign only if the other groups' racing writes are too.
+                benign: benign(r.e(), r.sv_e()) && others.is_none_or(|c| c.benign),
+            })
+            .or(others);
         // A read (atomic) after another item's read (atomic) in the same interval keeps that
         // item in the record: if the owner overwrites the byte later, the report can name the
-        // other reader instead of an unidentified one.
+        // other reader instead of an unidentified one. An item's own plain write stays when
+        // it reads or atomically updates the byte afterwards: the write is what can race.
         keep_identity = current
-            && o_item != me.item
-            && intra.is_none()
-            && last.is_some_and(|l| l == op && op != Op::Write);
-        let (e, many) = if current {
+            && if o_item != me.item {
+                intra.is_none() && last.is_some_and(|l| l == op && op != Op::Write)
+            } else {
+                last == Some(Op::Write) && op != Op::Write
+            };
+        let (e, many, sv_e) = if current {
             let shared_read = op != Op::Write
                 && o_item != me.item
                 && r.e() & (Op::Read.bit() | Op::Atomic.bit()) != 0;
-            (r.e() | mine, r.many() || shared_read)
+            (r.e() | mine, r.many() || shared_read, r.sv_e() && same)
         } else {
-            (mine, false)
+            (mine, false, same)
         };
-        (conflict, e, many, r.h() | mine, r.o())
+        (
+            conflict,
+            e,
+            many,
+            r.h() | mine,
+            r.o(),
+            sv_e,
+            r.sv_o() && same,
+        )
     } else {
         // Another group or launch: barriers never order these, so all its accesses count.
-        let conflict = direct(true)
-            .map(|p| Conflict { first: p, scope })
-            .or_else(|| unknown(r.h()).map(|p| Conflict { first: p, scope }))
+        let here = benign(r.h() | r.o(), r.sv_o());
+        let conflict = direct()
+            .map(|p| Conflict {
+                first: p,
+                scope,
+                benign: here,
+            })
+            .or_else(|| {
+                unknown(r.h()).map(|p| Conflict {
+                    first: p,
+                    scope,
+                    benign: here,
+                })
+            })
             .or_else(|| {
                 unknown(r.o()).map(|p| Conflict {
                     first: p,
                     scope: o_scope,
+                    benign: here,
                 })
             });
-        (conflict, mine, false, mine, r.o() | r.h())
+        let o = r.o() | r.h();
+        (conflict, mine, false, mine, o, same, r.sv_o() && same)
     };
     // O gains the previous group's flags when the accessor changes group; remember whether
     // they came from another launch.
@@ -328,6 +400,8 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
             h,
             o,
             other_kernel,
+            sv_e,
+            sv_o,
             init: new_init,
         }
         .pack(),
@@ -336,15 +410,16 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op) -> Step {
     }
 }
 
-/// Makes a record from an epoch other than `now` look exactly one epoch old, so an 8-bit epoch
-/// that wraps never makes an old access look current (called every 128 epochs).
+/// Makes a record from an epoch other than `now` look exactly one epoch old, so a 7-bit epoch
+/// that wraps never makes an old access look current (called every [`AGE_EVERY`] epochs).
 pub fn age(old: u64, now: u8) -> u64 {
     let r = Rec(old);
-    if r.item() == 0 || r.epoch() == now {
+    let now = now as u64 & EPOCH_MASK;
+    if r.item() == 0 || r.epoch() as u64 == now {
         return old;
     }
-    let epoch_mask = 0xFFu64 << EPOCH_SHIFT;
-    (old & !epoch_mask) | ((now.wrapping_sub(1) as u64) << EPOCH_SHIFT)
+    let before = now.wrapping_sub(1) & EPOCH_MASK;
+    (old & !(EPOCH_MASK << EPOCH_SHIFT)) | (before << EPOCH_SHIFT)
 }
 
 /// [`age`] for a record whose last accessor is one of the items `lo..hi` (one work-group's);
@@ -393,76 +468,188 @@ mod tests {
         let v = Fields {
             item: MAX_ITEM as u32,
             site: MAX_SITE as u16,
-            epoch: 200,
+            epoch: 100,
             last: Op::Atomic,
             e: 0b101,
             many: true,
             h: 0b010,
             o: 0b110,
             other_kernel: true,
+            sv_e: true,
+            sv_o: true,
             init: true,
         }
         .pack();
         let r = Rec(v);
         assert_eq!(r.item() as u64, MAX_ITEM);
         assert_eq!(r.site() as u32, MAX_SITE);
-        assert_eq!(r.epoch(), 200);
+        assert_eq!(r.epoch(), 100);
         assert_eq!(r.last(), Some(Op::Atomic));
         assert_eq!((r.e(), r.many(), r.h(), r.o()), (0b101, true, 0b010, 0b110));
-        assert!(r.other_kernel());
+        assert!(r.other_kernel() && r.sv_e() && r.sv_o());
         assert_eq!(reset(v), INIT_BIT);
     }
 
     #[test]
     fn read_after_write_by_other_item_conflicts_and_same_item_does_not() {
-        let w = step(INITIALISED, &me(1, 0), 7, 0, Op::Write);
+        let w = step(INITIALISED, &me(1, 0), 7, 0, Op::Write, false);
         assert!(w.conflict.is_none());
-        let own = step(w.new, &me(1, 0), 8, 0, Op::Read);
+        let own = step(w.new, &me(1, 0), 8, 0, Op::Read, false);
         assert!(own.conflict.is_none());
-        let other = step(w.new, &me(2, 0), 8, 0, Op::Read);
+        let other = step(w.new, &me(2, 0), 8, 0, Op::Read, false);
         let c = other.conflict.unwrap();
         assert_eq!(c.first.op, Op::Write);
         assert_eq!(c.first.who, Some((1, 7)));
         assert_eq!(c.scope, Scope::IntraGroup);
         // A later epoch (barrier in between) orders them.
-        assert!(step(w.new, &me(2, 0), 8, 1, Op::Read).conflict.is_none());
+        assert!(step(w.new, &me(2, 0), 8, 1, Op::Read, false)
+            .conflict
+            .is_none());
         // Another group is never ordered by that barrier.
-        let g = step(w.new, &me(5, 1), 8, 1, Op::Read).conflict.unwrap();
+        let g = step(w.new, &me(5, 1), 8, 1, Op::Read, false)
+            .conflict
+            .unwrap();
         assert_eq!(g.scope, Scope::InterGroup);
     }
 
     #[test]
     fn many_readers_then_write_by_one_of_them_conflicts_with_unknown_reader() {
         let read = |who: Option<(u32, u16)>| Party { op: Op::Read, who };
-        let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Read).new;
-        let b = step(a, &me(2, 0), 1, 0, Op::Read);
+        let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
+        let b = step(a, &me(2, 0), 1, 0, Op::Read, false);
         assert!(b.conflict.is_none());
         // The record still names the first reader, so the other's write can name it.
-        let w = step(b.new, &me(2, 0), 2, 0, Op::Write).conflict.unwrap();
+        let w = step(b.new, &me(2, 0), 2, 0, Op::Write, false)
+            .conflict
+            .unwrap();
         assert_eq!(w.first, read(Some((1, 1))));
         // The first reader itself writing: the other reader is not in the record.
-        let w = step(b.new, &me(1, 0), 2, 0, Op::Write).conflict.unwrap();
+        let w = step(b.new, &me(1, 0), 2, 0, Op::Write, false)
+            .conflict
+            .unwrap();
         assert_eq!(w.first, read(None));
         // Many plain readers, then another read: fine.
-        assert!(step(b.new, &me(3, 0), 1, 0, Op::Read).conflict.is_none());
+        assert!(step(b.new, &me(3, 0), 1, 0, Op::Read, false)
+            .conflict
+            .is_none());
     }
 
     #[test]
     fn plain_read_after_atomics_by_several_items_races() {
-        let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Atomic).new;
-        let b = step(a, &me(2, 0), 1, 0, Op::Atomic);
+        let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Atomic, false).new;
+        let b = step(a, &me(2, 0), 1, 0, Op::Atomic, false);
         assert!(b.conflict.is_none());
-        let r = step(b.new, &me(1, 0), 3, 0, Op::Read).conflict.unwrap();
+        let r = step(b.new, &me(1, 0), 3, 0, Op::Read, false)
+            .conflict
+            .unwrap();
         assert_eq!((r.first.op, r.first.who), (Op::Atomic, None));
-        let r = step(b.new, &me(2, 0), 3, 0, Op::Read).conflict.unwrap();
+        let r = step(b.new, &me(2, 0), 3, 0, Op::Read, false)
+            .conflict
+            .unwrap();
         assert_eq!((r.first.op, r.first.who), (Op::Atomic, Some((1, 1))));
     }
 
     #[test]
     fn uninitialised_read_only_for_plain_reads_of_unwritten_bytes() {
-        assert!(step(0, &me(1, 0), 1, 0, Op::Read).uninit);
-        let w = step(0, &me(1, 0), 1, 0, Op::Write).new;
-        assert!(!step(w, &me(1, 0), 1, 0, Op::Read).uninit);
-        assert!(!step(0, &me(1, 0), 1, 0, Op::Atomic).uninit);
+        assert!(step(0, &me(1, 0), 1, 0, Op::Read, false).uninit);
+        let w = step(0, &me(1, 0), 1, 0, Op::Write, false).new;
+        assert!(!step(w, &me(1, 0), 1, 0, Op::Read, false).uninit);
+        assert!(!step(0, &me(1, 0), 1, 0, Op::Atomic, false).uninit);
+    }
+
+    /// Issue #11 R10: item 0's plain write is not forgotten when its own atomic follows.
+    #[test]
+    fn own_atomic_after_own_write_keeps_the_write_for_others() {
+        let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, false).new;
+        let a = step(w, &me(1, 0), 2, 0, Op::Atomic, false);
+        assert!(a.conflict.is_none());
+        let c = step(a.new, &me(2, 0), 2, 0, Op::Atomic, false)
+            .conflict
+            .unwrap();
+        assert_eq!(c.first.op, Op::Write);
+        assert_eq!(c.first.who, Some((1, 1)));
+        // After a barrier the write is ordered.
+        assert!(step(a.new, &me(2, 0), 2, 1, Op::Atomic, false)
+            .conflict
+            .is_none());
+    }
+
+    /// Issue #11 R4: item 0 reads, then increments; other items' increments race with the read.
+    #[test]
+    fn own_atomic_after_own_read_keeps_the_read_for_others() {
+        let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
+        let a = step(r, &me(1, 0), 2, 0, Op::Atomic, false).new;
+        let c = step(a, &me(2, 0), 2, 0, Op::Atomic, false)
+            .conflict
+            .unwrap();
+        assert_eq!(c.first.op, Op::Read);
+        // Two items' atomics alone never race.
+        let a1 = step(INITIALISED, &me(1, 0), 2, 0, Op::Atomic, false).new;
+        let a2 = step(a1, &me(2, 0), 2, 0, Op::Atomic, false);
+        assert!(a2.conflict.is_none());
+        assert!(step(a2.new, &me(1, 0), 2, 0, Op::Atomic, false)
+            .conflict
+            .is_none());
+    }
+
+    /// Issue #11 R1: never-written bytes have no value to store again.
+    #[test]
+    fn same_value_write_is_benign_only_over_initialised_bytes() {
+        let undefined = step(0, &me(1, 0), 1, 0, Op::Write, true).new;
+        let c = step(undefined, &me(2, 0), 1, 0, Op::Write, true)
+            .conflict
+            .unwrap();
+        assert!(c.benign, "the second write stores what the first wrote");
+        let read = step(0, &me(1, 0), 1, 0, Op::Read, false).new;
+        let c = step(read, &me(2, 0), 1, 0, Op::Write, true)
+            .conflict
+            .unwrap();
+        assert!(!c.benign, "a write over undefined bytes is a real race");
+        let read = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
+        let c = step(read, &me(2, 0), 1, 0, Op::Write, true)
+            .conflict
+            .unwrap();
+        assert!(c.benign);
+    }
+
+    /// Issue #11 R8: a read racing only with writes that stored what was there is benign.
+    #[test]
+    fn read_racing_only_with_same_value_writes_is_benign() {
+        let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, true).new;
+        let c = step(w, &me(2, 0), 2, 0, Op::Read, false).conflict.unwrap();
+        assert!(c.benign && c.first.op == Op::Write);
+        let changed = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, false).new;
+        let c = step(changed, &me(2, 0), 2, 0, Op::Read, false)
+            .conflict
+            .unwrap();
+        assert!(!c.benign);
+        // A value-changing write before the barrier does not spoil the next interval...
+        let next = step(changed, &me(1, 0), 1, 1, Op::Write, true).new;
+        let c = step(next, &me(2, 0), 2, 1, Op::Read, false)
+            .conflict
+            .unwrap();
+        assert!(c.benign);
+        // ...but another group is not ordered by that barrier.
+        let c = step(next, &me(5, 1), 2, 0, Op::Read, false)
+            .conflict
+            .unwrap();
+        assert!(!c.benign && c.scope == Scope::InterGroup);
+        // Same-value writes of another group, then a read: benign too.
+        let g = step(INITIALISED, &me(5, 1), 1, 0, Op::Write, true).new;
+        let c = step(g, &me(1, 0), 2, 0, Op::Read, false).conflict.unwrap();
+        assert!(c.benign && c.scope == Scope::InterGroup);
+    }
+
+    #[test]
+    fn aging_keeps_old_records_old_across_the_7_bit_wrap() {
+        let w = step(INITIALISED, &me(1, 0), 1, 3, Op::Write, false).new;
+        let aged = age(w, 3 + AGE_EVERY);
+        // 128 epochs after the write the raw epoch would match again; the aged one does not.
+        assert!(step(aged, &me(2, 0), 1, 3 + 128, Op::Read, false)
+            .conflict
+            .is_none());
+        assert!(step(w, &me(2, 0), 1, 3 + 128, Op::Read, false)
+            .conflict
+            .is_some());
     }
 }

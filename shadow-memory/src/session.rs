@@ -871,6 +871,9 @@ impl Observer for LaunchChecker<'_> {
             return;
         }
         let op = op_of(a.kind);
+        // Whether the bytes were already there is decided per byte by the record (undefined
+        // bytes have no value to store again).
+        let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
         let me = g.me(a.item);
         let site = self.site(g, a.inst);
         let mut conflict: Option<(u64, mar::Conflict)> = None;
@@ -896,7 +899,7 @@ impl Observer for LaunchChecker<'_> {
                     let Some(rec) = mem.get_mut((a.offset + i) as usize) else {
                         break;
                     };
-                    let s = mar::step(*rec, &me, site, epoch, op);
+                    let s = mar::step(*rec, &me, site, epoch, op, same_value);
                     *rec = s.new;
                     note(a.offset + i, s);
                 }
@@ -911,7 +914,7 @@ impl Observer for LaunchChecker<'_> {
                     let mut old = cell.load(Ordering::Relaxed);
                     // Work-groups run on several threads: retry until our update lands.
                     let s = loop {
-                        let s = mar::step(self.current(old, &me), &me, site, epoch, op);
+                        let s = mar::step(self.current(old, &me), &me, site, epoch, op, same_value);
                         match cell.compare_exchange_weak(
                             old,
                             s.new,
@@ -930,8 +933,7 @@ impl Observer for LaunchChecker<'_> {
         }
         let second = Self::here(a.item, Some(a.inst), op.name());
         if let Some((off, c)) = conflict {
-            let benign = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
-            let (kind, wanted) = if benign {
+            let (kind, wanted) = if c.benign {
                 (FindingKind::BenignRace, self.checks.benign)
             } else {
                 (FindingKind::DataRace, self.checks.races)
@@ -995,16 +997,17 @@ impl Observer for LaunchChecker<'_> {
         });
         g.epoch_local = g.epoch_local.wrapping_add(local as u8);
         g.epoch_global = g.epoch_global.wrapping_add(global as u8);
-        // Epochs are 8 bits: every 128 barriers, pull the group's older records to "just before
-        // now" so none looks current again after a wrap. For global memory that sweeps the
-        // launch's buffers, once per 128 global barriers of a group (only long barrier loops).
-        if local && g.epoch_local.is_multiple_of(128) {
+        // Epochs are 7 bits: every AGE_EVERY barriers, pull the group's older records to "just
+        // before now" so none looks current again after a wrap. For global memory that sweeps
+        // the launch's buffers, once per AGE_EVERY global barriers of a group (only long
+        // barrier loops).
+        if local && g.epoch_local.is_multiple_of(mar::AGE_EVERY) {
             let now = g.epoch_local;
             for rec in g.local.iter_mut().flatten() {
                 *rec = mar::age(*rec, now);
             }
         }
-        if global && g.epoch_global.is_multiple_of(128) {
+        if global && g.epoch_global.is_multiple_of(mar::AGE_EVERY) {
             let now = g.epoch_global;
             let end = |v: u64| v.min(u32::MAX as u64) as u32;
             let (lo, hi) = (end(g.lo), end(g.hi));
