@@ -9,7 +9,8 @@
 //! | bits   | field | meaning |
 //! |--------|-------|---------|
 //! | 0..29  | item  | last accessing work-item, session-unique id (0 = none since reset) |
-//! | 29..41 | site  | interned instruction of that access (0 = unknown) |
+//! | 29..40 | site  | interned instruction of that access (0 = unknown) |
+//! | 40     | one   | every access E counts was made at that site (so an unidentified party's line is known) |
 //! | 41..48 | epoch | that item's group barrier epoch at the access (wraps at 128) |
 //! | 48..50 | last  | kind of that access (0 none, 1 read, 2 write, 3 atomic); a plain write stays when its own item touches the byte again in the epoch |
 //! | 50..53 | E     | read / written / atomic by items of the last group in its current epoch |
@@ -62,10 +63,11 @@ impl Op {
 
 pub const ITEM_BITS: u32 = 29;
 pub const MAX_ITEM: u64 = (1 << ITEM_BITS) - 1;
-pub const SITE_BITS: u32 = 12;
+pub const SITE_BITS: u32 = 11;
 pub const MAX_SITE: u32 = (1 << SITE_BITS) - 1;
 
 const SITE_SHIFT: u32 = 29;
+const ONE_SITE_BIT: u64 = 1 << 40;
 const EPOCH_SHIFT: u32 = 41;
 /// Epochs are 7 bits: a group ages its records every [`AGE_EVERY`] barriers.
 const EPOCH_MASK: u64 = 0x7F;
@@ -120,7 +122,8 @@ impl Scope {
 pub struct Party {
     pub op: Op,
     /// The earlier work-item and instruction when known; `None` when the conflict comes from a
-    /// summary flag (the record keeps only the last accessor's identity).
+    /// summary flag (the record keeps only the last accessor's identity). The item is 0 when
+    /// only the instruction is known (every access of the epoch was at one).
     pub who: Option<(u32, u16)>,
 }
 
@@ -165,6 +168,9 @@ impl Rec {
     fn other_kernel(self) -> bool {
         self.0 & OTHER_KERNEL_BIT != 0
     }
+    fn one_site(self) -> bool {
+        self.0 & ONE_SITE_BIT != 0
+    }
     fn sv_e(self) -> bool {
         self.0 & SV_E_BIT != 0
     }
@@ -177,6 +183,7 @@ impl Rec {
 struct Fields {
     item: u32,
     site: u16,
+    one_site: bool,
     epoch: u8,
     last: Op,
     e: u64,
@@ -193,6 +200,7 @@ impl Fields {
     fn pack(self) -> u64 {
         (self.item as u64 & MAX_ITEM)
             | ((self.site as u64 & MAX_SITE as u64) << SITE_SHIFT)
+            | if self.one_site { ONE_SITE_BIT } else { 0 }
             | ((self.epoch as u64 & EPOCH_MASK) << EPOCH_SHIFT)
             | (self.last.to_last() << LAST_SHIFT)
             | ((self.e & TRIPLE) << E_SHIFT)
@@ -254,6 +262,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
         let new = Fields {
             item: me.item,
             site,
+            one_site: true,
             epoch,
             last: op,
             e: mine,
@@ -291,6 +300,13 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
         })
     };
     let unknown = |flags: u64| conflicting(op, flags).map(|k| Party { op: k, who: None });
+    // A party from E: its instruction is known when the epoch's accesses were all at one.
+    let from_epoch = |flags: u64| {
+        conflicting(op, flags).map(|k| Party {
+            op: k,
+            who: r.one_site().then(|| (0, r.site())),
+        })
+    };
     // Benign when this write stores what is there, or this plain read races only with
     // writes that did (flag triple `flags`, same-value bit `sv`).
     let benign = |flags: u64, sv: bool| match op {
@@ -301,18 +317,22 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
 
     // Who the record names afterwards: normally this access.
     let mut keep_identity = false;
-    let (conflict, e, many, h, o, sv_e, sv_o) = if same_group {
+    let (conflict, e, many, h, o, sv_e, sv_o, one_site) = if same_group {
         let current = r.epoch() == epoch;
         // Intra-group: only accesses since this group's last barrier count.
         let intra = if !current {
             None
         } else if o_item != me.item {
             // Without `many`, every access E counts is the recorded item's (or raced with it).
-            direct().or_else(|| if r.many() { None } else { unknown(r.e()) })
+            direct().or_else(|| if r.many() { None } else { from_epoch(r.e()) })
         } else if r.many() {
             // Others read or atomically touched the byte since the barrier (we do not know
             // who): a write conflicts with either, a read with their atomics.
-            unknown(r.e() & (Op::Read.bit() | Op::Atomic.bit()))
+            from_epoch(r.e() & (Op::Read.bit() | Op::Atomic.bit()))
+        } else if last != Some(Op::Write) {
+            // Our own writes stay `last`, so a write in E is another item's (one that raced
+            // with our earlier access already; this access may race with it differently).
+            from_epoch(r.e() & Op::Write.bit())
         } else {
             None
         };
@@ -339,13 +359,18 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
             } else {
                 last == Some(Op::Write) && op != Op::Write
             };
-        let (e, many, sv_e) = if current {
+        let (e, many, sv_e, one_site) = if current {
             let shared_read = op != Op::Write
                 && o_item != me.item
                 && r.e() & (Op::Read.bit() | Op::Atomic.bit()) != 0;
-            (r.e() | mine, r.many() || shared_read, r.sv_e() && same)
+            (
+                r.e() | mine,
+                r.many() || shared_read,
+                r.sv_e() && same,
+                r.one_site() && site == r.site(),
+            )
         } else {
-            (mine, false, same)
+            (mine, false, same, true)
         };
         (
             conflict,
@@ -355,6 +380,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
             r.o(),
             sv_e,
             r.sv_o() && same,
+            one_site,
         )
     } else {
         // Another group or launch: barriers never order these, so all its accesses count.
@@ -380,7 +406,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
                 })
             });
         let o = r.o() | r.h();
-        (conflict, mine, false, mine, o, same, r.sv_o() && same)
+        (conflict, mine, false, mine, o, same, r.sv_o() && same, true)
     };
     // O gains the previous group's flags when the accessor changes group; remember whether
     // they came from another launch.
@@ -393,6 +419,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
         new: Fields {
             item,
             site,
+            one_site,
             epoch,
             last,
             e,
@@ -468,6 +495,7 @@ mod tests {
         let v = Fields {
             item: MAX_ITEM as u32,
             site: MAX_SITE as u16,
+            one_site: true,
             epoch: 100,
             last: Op::Atomic,
             e: 0b101,
@@ -486,7 +514,7 @@ mod tests {
         assert_eq!(r.epoch(), 100);
         assert_eq!(r.last(), Some(Op::Atomic));
         assert_eq!((r.e(), r.many(), r.h(), r.o()), (0b101, true, 0b010, 0b110));
-        assert!(r.other_kernel() && r.sv_e() && r.sv_o());
+        assert!(r.other_kernel() && r.sv_e() && r.sv_o() && r.one_site());
         assert_eq!(reset(v), INIT_BIT);
     }
 
@@ -523,10 +551,15 @@ mod tests {
             .conflict
             .unwrap();
         assert_eq!(w.first, read(Some((1, 1))));
-        // The first reader itself writing: the other reader is not in the record.
+        // The first reader itself writing: the other reader is not in the record, but every
+        // read of the interval was at site 1, so the line is known.
         let w = step(b.new, &me(1, 0), 2, 0, Op::Write, false)
             .conflict
             .unwrap();
+        assert_eq!(w.first, read(Some((0, 1))));
+        // Readers at two sites: nothing is known of the other one.
+        let c = step(a, &me(2, 0), 5, 0, Op::Read, false).new;
+        let w = step(c, &me(1, 0), 2, 0, Op::Write, false).conflict.unwrap();
         assert_eq!(w.first, read(None));
         // Many plain readers, then another read: fine.
         assert!(step(b.new, &me(3, 0), 1, 0, Op::Read, false)
@@ -542,7 +575,7 @@ mod tests {
         let r = step(b.new, &me(1, 0), 3, 0, Op::Read, false)
             .conflict
             .unwrap();
-        assert_eq!((r.first.op, r.first.who), (Op::Atomic, None));
+        assert_eq!((r.first.op, r.first.who), (Op::Atomic, Some((0, 1))));
         let r = step(b.new, &me(2, 0), 3, 0, Op::Read, false)
             .conflict
             .unwrap();

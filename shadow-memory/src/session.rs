@@ -425,13 +425,30 @@ struct RawSet {
 impl RawSet {
     fn add(&mut self, r: Raw) {
         match self.index.get(&r.key) {
-            Some(&i) => self.list[i].count += r.count,
+            Some(&i) => {
+                let known = &mut self.list[i];
+                known.count += r.count;
+                // The same pair of sites: show the occurrence whose first work-item is known.
+                if identified(&r) && !identified(known) {
+                    known.offset = r.offset;
+                    known.first = r.first;
+                    known.second = r.second;
+                }
+            }
             None => {
                 self.index.insert(r.key.clone(), self.list.len());
                 self.list.push(r);
             }
         }
     }
+}
+
+/// Whether a raw finding's first side names its work-item.
+fn identified(r: &Raw) -> bool {
+    !matches!(
+        r.first,
+        Some((RawSide::Recorded { item: 0, .. }, _)) | Some((RawSide::Unknown { .. }, _))
+    )
 }
 
 fn side_key(s: &RawSide) -> (&'static str, u16, Option<InstId>) {

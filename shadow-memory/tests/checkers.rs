@@ -431,7 +431,11 @@ fn many_readers_then_a_write_races() {
     });
     assert_eq!(r3.findings.len(), 1, "{}", r3.render_text());
     assert_eq!(r3.findings[0].count, 2);
-    assert!(r3.findings[0].first.as_ref().unwrap().global_id.is_some());
+    assert!(
+        r3.findings[0].first.as_ref().unwrap().global_id.is_some(),
+        "{}",
+        r3.render_text()
+    );
     assert_eq!(
         kinds(&r),
         [(

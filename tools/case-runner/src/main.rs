@@ -41,11 +41,20 @@ enum Cmd {
         #[arg(long)]
         dump_outputs: Option<PathBuf>,
     },
-    /// Run every case under DIR in its own process and check findings against `expect:`.
+    /// Run every case under DIR in its own process and check findings against `expect:`;
+    /// on ShadowCL, at each option set and under each schedule, whose findings must agree.
     CheckRaces {
         dir: PathBuf,
         #[arg(long)]
         platform: String,
+        /// Build option sets, each run separately (default on ShadowCL: "-cl-opt-disable"
+        /// and ""; on Oclgrind: "" only, the build its declared differences are about).
+        #[arg(long = "options", allow_hyphen_values = true)]
+        options: Vec<String>,
+        /// ShadowCL schedules, comma separated, or `all`: the set of findings (kind, race,
+        /// scope, memory, buffer, both source lines) must be the same under each.
+        #[arg(long, default_value = "run-to-barrier")]
+        schedules: String,
         /// Per-case time limit in seconds.
         #[arg(long, default_value_t = 120)]
         timeout: u64,
@@ -95,10 +104,38 @@ fn main() -> ExitCode {
         Cmd::CheckRaces {
             dir,
             platform,
+            options,
+            schedules,
             timeout,
             filter,
             verbose,
-        } => cmd_check_races(&dir, &platform, timeout, filter.as_deref(), verbose),
+        } => {
+            let oclgrind = platform.to_lowercase().contains("oclgrind");
+            let options = match (options.is_empty(), oclgrind) {
+                (false, _) => options,
+                (true, true) => vec![String::new()],
+                (true, false) => vec!["-cl-opt-disable".to_string(), String::new()],
+            };
+            let schedules = match parse_schedules(&schedules) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("case-runner: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let run = CheckRun {
+                platform: &platform,
+                options: &options,
+                schedules: if oclgrind {
+                    &SCHEDULES[..1]
+                } else {
+                    &schedules
+                },
+                timeout,
+                verbose,
+            };
+            cmd_check_races(&dir, &run, filter.as_deref())
+        }
         Cmd::Diff {
             dir,
             reference,
@@ -429,14 +466,87 @@ fn case_name(dir: &Path, path: &Path) -> String {
     }
 }
 
-fn cmd_check_races(
-    dir: &Path,
-    platform: &str,
+/// A ShadowCL schedule as the environment variables that select it.
+type Schedule = (&'static str, &'static [(&'static str, &'static str)]);
+
+/// Schedules `check-races --schedules all` runs (DESIGN.md, "Execution model").
+const SCHEDULES: &[Schedule] = &[
+    ("run-to-barrier", &[]),
+    ("lockstep", &[("SHADOWCL_QUANTUM", "1")]),
+    (
+        "reverse",
+        &[
+            ("SHADOWCL_WI_ORDER", "reverse"),
+            ("SHADOWCL_WG_ORDER", "reverse"),
+        ],
+    ),
+    (
+        "random",
+        &[
+            ("SHADOWCL_WI_ORDER", "random"),
+            ("SHADOWCL_WG_ORDER", "random"),
+            ("SHADOWCL_SEED", "7"),
+        ],
+    ),
+    (
+        "quantum-3-random",
+        &[
+            ("SHADOWCL_QUANTUM", "3"),
+            ("SHADOWCL_WI_ORDER", "random"),
+            ("SHADOWCL_WG_ORDER", "random"),
+            ("SHADOWCL_SEED", "11"),
+        ],
+    ),
+];
+
+/// The variables a schedule sets; unset in every child first, so the caller's do not leak.
+const SCHEDULE_VARS: [&str; 4] = [
+    "SHADOWCL_QUANTUM",
+    "SHADOWCL_WI_ORDER",
+    "SHADOWCL_WG_ORDER",
+    "SHADOWCL_SEED",
+];
+
+fn parse_schedules(list: &str) -> Result<Vec<Schedule>, String> {
+    if list.trim() == "all" {
+        return Ok(SCHEDULES.to_vec());
+    }
+    list.split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            SCHEDULES.iter().find(|s| s.0 == n).copied().ok_or_else(|| {
+                let names: Vec<&str> = SCHEDULES.iter().map(|s| s.0).collect();
+                format!(
+                    "unknown schedule `{n}` (expected all or {})",
+                    names.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+struct CheckRun<'a> {
+    platform: &'a str,
+    options: &'a [String],
+    schedules: &'a [Schedule],
     timeout: u64,
-    filter: Option<&str>,
     verbose: bool,
-) -> ExitCode {
-    let oclgrind = platform.to_lowercase().contains("oclgrind");
+}
+
+/// One case at one option set under one schedule.
+enum Outcome {
+    Skipped(String),
+    Checked {
+        verdict: Result<String, String>,
+        /// The findings that must not depend on the schedule (ShadowCL only).
+        signature: Signature,
+        stderr: String,
+        ms: u128,
+    },
+}
+
+fn cmd_check_races(dir: &Path, run: &CheckRun<'_>, filter: Option<&str>) -> ExitCode {
     let cases = collect_cases(dir, filter);
     if cases.is_empty() {
         eprintln!("case-runner: no .cl cases under {}", dir.display());
@@ -445,6 +555,7 @@ fn cmd_check_races(
     }
     let scratch = scratch_dir();
     let (mut passed, mut failed, mut skipped, mut known) = (0, 0, 0, 0);
+    let mut pair_notes = 0;
     let started = Instant::now();
     for path in &cases {
         let name = case_name(dir, path);
@@ -461,97 +572,103 @@ fn cmd_check_races(
             failed += 1;
             continue;
         };
-        let report = scratch.join("report.json");
-        let dump = scratch.join("outputs.json");
-        let _ = std::fs::remove_file(&report);
-        let checks = case.checks_list();
-        let mut env: Vec<(&str, String)> = vec![("SHADOWCL_REPORT", report.display().to_string())];
-        let mut unset = vec!["OCLGRIND_DATA_RACES", "OCLGRIND_UNINITIALIZED"];
-        match &case.checks {
-            Some(c) => env.push(("SHADOWCL_CHECKS", c.clone())),
-            None => unset.push("SHADOWCL_CHECKS"),
-        }
-        if oclgrind {
-            if checks.iter().any(|c| c == "races") {
-                env.push(("OCLGRIND_DATA_RACES", "1".into()));
+        for options in run.options {
+            let label = if run.options.len() > 1 {
+                format!(
+                    "{name} [{}]",
+                    if options.is_empty() {
+                        "default"
+                    } else {
+                        options
+                    }
+                )
+            } else {
+                name.clone()
+            };
+            let mut first: Option<(&str, Signature)> = None;
+            let mut pairs_differ = None;
+            let mut result: Result<String, String> = Ok(String::new());
+            let mut total_ms = 0;
+            let mut skip = None;
+            for schedule in run.schedules {
+                match check_one(path, &case, &expects, options, schedule, run, &scratch) {
+                    Outcome::Skipped(why) => {
+                        skip = Some(why);
+                        break;
+                    }
+                    Outcome::Checked {
+                        verdict,
+                        signature,
+                        stderr,
+                        ms,
+                    } => {
+                        total_ms += ms;
+                        let verdict = verdict.map_err(|e| {
+                            let e = if run.schedules.len() > 1 {
+                                format!("under {}: {e}", schedule.0)
+                            } else {
+                                e
+                            };
+                            if run.verbose {
+                                format!("{e}\n{}", tail(&stderr, 40))
+                            } else {
+                                e
+                            }
+                        });
+                        match (&first, verdict) {
+                            (_, Err(e)) => {
+                                result = Err(e);
+                                break;
+                            }
+                            (None, Ok(msg)) => {
+                                first = Some((schedule.0, signature));
+                                result = Ok(msg);
+                            }
+                            (Some((s0, sig0)), Ok(_)) if sig0.verdicts != signature.verdicts => {
+                                result = Err(schedule_difference(
+                                    s0,
+                                    &sig0.verdicts,
+                                    schedule.0,
+                                    &signature.verdicts,
+                                ));
+                                break;
+                            }
+                            (Some((s0, sig0)), Ok(_)) => {
+                                if pairs_differ.is_none() && sig0.pairs != signature.pairs {
+                                    pairs_differ = Some(schedule_difference(
+                                        s0,
+                                        &sig0.pairs,
+                                        schedule.0,
+                                        &signature.pairs,
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
             }
-            if checks.iter().any(|c| c == "uninit") {
-                env.push(("OCLGRIND_UNINITIALIZED", "1".into()));
-            }
-        }
-        let child = match run_child(path, platform, "", &dump, &env, &unset, timeout) {
-            Ok(c) => c,
-            Err(e) => {
-                println!("FAIL {name}: {e}");
-                failed += 1;
+            if let Some(why) = skip {
+                println!("SKIP {label}: {why}");
+                skipped += 1;
                 continue;
             }
-        };
-        if child.code == Some(EXIT_SKIP) {
-            println!("SKIP {name}: {}", child.stderr.trim());
-            skipped += 1;
-            continue;
-        }
-        let problem = child_problem(&child);
-        let ms = child.elapsed.as_millis();
-        let verdict: Result<String, String> = if oclgrind {
-            let (got, details) = oclgrind_kinds(&child.stderr);
-            let (want, note): (BTreeSet<String>, Option<&str>) = match &case.oclgrind {
-                Some(o) => (o.kinds.iter().cloned().collect(), Some(o.reason.as_str())),
-                None => (
-                    expects
-                        .iter()
-                        .filter(|e| e.kind != "benign-race")
-                        .map(|e| e.kind.clone())
-                        .collect(),
-                    None,
-                ),
-            };
-            let fmt = |s: &BTreeSet<String>| {
-                if s.is_empty() {
-                    "none".to_string()
-                } else {
-                    s.iter().cloned().collect::<Vec<_>>().join(",")
+            match result {
+                Ok(msg) => {
+                    passed += 1;
+                    if msg.contains("known difference") {
+                        known += 1;
+                    }
+                    println!("PASS {label} ({total_ms} ms) {msg}");
+                    if let Some(d) = pairs_differ {
+                        // Which pairs of a racy byte a record names still depends on the order
+                        // (it keeps one accessor); the verdicts above do not.
+                        pair_notes += 1;
+                        println!("  note: racing pairs {d}");
+                    }
                 }
-            };
-            if let Some(p) = problem {
-                Err(format!("{p}\n{}", explain(&child.stderr, 8)))
-            } else if got == want {
-                if let Some(r) = note {
-                    known += 1;
-                    Ok(format!("oclgrind: {} (known difference: {r})", fmt(&got)))
-                } else {
-                    Ok(format!("oclgrind: {}", fmt(&got)))
-                }
-            } else {
-                let d = if details.is_empty() {
-                    String::new()
-                } else {
-                    format!("\n    {}", details.join("\n    "))
-                };
-                Err(format!(
-                    "expected {}, oclgrind reported {}{d}",
-                    fmt(&want),
-                    fmt(&got)
-                ))
-            }
-        } else {
-            check_report(
-                &report,
-                &expects,
-                problem.map(|p| format!("{p}\n{}", explain(&child.stderr, 6))),
-            )
-        };
-        match verdict {
-            Ok(msg) => {
-                passed += 1;
-                println!("PASS {name} ({ms} ms) {msg}");
-            }
-            Err(msg) => {
-                failed += 1;
-                println!("FAIL {name} ({ms} ms): {msg}");
-                if verbose {
-                    println!("{}", tail(&child.stderr, 40));
+                Err(msg) => {
+                    failed += 1;
+                    println!("FAIL {label} ({total_ms} ms): {msg}");
                 }
             }
         }
@@ -560,12 +677,220 @@ fn cmd_check_races(
     if known > 0 {
         println!("({known} passed only through a declared `oclgrind:` difference)");
     }
-    println!("({} cases in {:.1?})", cases.len(), started.elapsed());
+    if pair_notes > 0 {
+        println!("({pair_notes} passed with the same verdicts but racing pairs named differently across schedules)");
+    }
+    println!(
+        "({} cases x {} option sets x {} schedules in {:.1?})",
+        cases.len(),
+        run.options.len(),
+        run.schedules.len(),
+        started.elapsed()
+    );
     summary(passed, failed, skipped);
     if failed > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+fn schedule_difference(
+    s0: &str,
+    sig0: &BTreeSet<String>,
+    s1: &str,
+    sig1: &BTreeSet<String>,
+) -> String {
+    let only = |a: &BTreeSet<String>, b: &BTreeSet<String>| -> String {
+        let v: Vec<&str> = a.difference(b).map(String::as_str).collect();
+        if v.is_empty() {
+            "nothing".into()
+        } else {
+            v.join("; ")
+        }
+    };
+    format!(
+        "findings depend on the schedule: only under {s0}: [{}]; only under {s1}: [{}]",
+        only(sig0, sig1),
+        only(sig1, sig0)
+    )
+}
+
+fn check_one(
+    path: &Path,
+    case: &Case,
+    expects: &[case::Expect],
+    options: &str,
+    schedule: &Schedule,
+    run: &CheckRun<'_>,
+    scratch: &Path,
+) -> Outcome {
+    let oclgrind = run.platform.to_lowercase().contains("oclgrind");
+    let report = scratch.join("report.json");
+    let dump = scratch.join("outputs.json");
+    let _ = std::fs::remove_file(&report);
+    let checks = case.checks_list();
+    let mut env: Vec<(&str, String)> = vec![("SHADOWCL_REPORT", report.display().to_string())];
+    let mut unset = vec!["OCLGRIND_DATA_RACES", "OCLGRIND_UNINITIALIZED"];
+    unset.extend(SCHEDULE_VARS);
+    env.extend(schedule.1.iter().map(|(k, v)| (*k, v.to_string())));
+    match &case.checks {
+        Some(c) => env.push(("SHADOWCL_CHECKS", c.clone())),
+        None => unset.push("SHADOWCL_CHECKS"),
+    }
+    if oclgrind {
+        if checks.iter().any(|c| c == "races") {
+            env.push(("OCLGRIND_DATA_RACES", "1".into()));
+        }
+        if checks.iter().any(|c| c == "uninit") {
+            env.push(("OCLGRIND_UNINITIALIZED", "1".into()));
+        }
+    }
+    let child = match run_child(
+        path,
+        run.platform,
+        options,
+        &dump,
+        &env,
+        &unset,
+        run.timeout,
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            return Outcome::Checked {
+                verdict: Err(e),
+                signature: Signature::default(),
+                stderr: String::new(),
+                ms: 0,
+            }
+        }
+    };
+    if child.code == Some(EXIT_SKIP) {
+        return Outcome::Skipped(child.stderr.trim().to_string());
+    }
+    let problem = child_problem(&child);
+    let ms = child.elapsed.as_millis();
+    let (verdict, signature) = if oclgrind {
+        (
+            oclgrind_verdict(case, expects, &child, problem),
+            Signature::default(),
+        )
+    } else {
+        let verdict = check_report(
+            &report,
+            expects,
+            problem.map(|p| format!("{p}\n{}", explain(&child.stderr, 6))),
+        );
+        (verdict, report_signature(&report))
+    };
+    Outcome::Checked {
+        verdict,
+        signature,
+        stderr: child.stderr,
+        ms,
+    }
+}
+
+fn oclgrind_verdict(
+    case: &Case,
+    expects: &[case::Expect],
+    child: &Child,
+    problem: Option<String>,
+) -> Result<String, String> {
+    let (got, details) = oclgrind_kinds(&child.stderr);
+    let (want, note): (BTreeSet<String>, Option<&str>) = match &case.oclgrind {
+        Some(o) => (o.kinds.iter().cloned().collect(), Some(o.reason.as_str())),
+        None => (
+            expects
+                .iter()
+                .filter(|e| e.kind != "benign-race")
+                .map(|e| e.kind.clone())
+                .collect(),
+            None,
+        ),
+    };
+    let fmt = |s: &BTreeSet<String>| {
+        if s.is_empty() {
+            "none".to_string()
+        } else {
+            s.iter().cloned().collect::<Vec<_>>().join(",")
+        }
+    };
+    if let Some(p) = problem {
+        Err(format!("{p}\n{}", explain(&child.stderr, 8)))
+    } else if got == want {
+        Ok(match note {
+            Some(r) => format!("oclgrind: {} (known difference: {r})", fmt(&got)),
+            None => format!("oclgrind: {}", fmt(&got)),
+        })
+    } else {
+        let d = if details.is_empty() {
+            String::new()
+        } else {
+            format!("\n    {}", details.join("\n    "))
+        };
+        Err(format!(
+            "expected {}, oclgrind reported {}{d}",
+            fmt(&want),
+            fmt(&got)
+        ))
+    }
+}
+
+/// What of a report must not depend on the schedule: each finding's kind, memory and buffer
+/// (`verdicts`), and, as far as the records can name them, its race kind, scope and both
+/// source lines as an unordered pair (`pairs`: which of two racing accesses comes first is
+/// the schedule's choice, and work-groups running in parallel decide which group's access a
+/// record holds, so a race may show as inter- or intra-group).
+#[derive(Clone, Default, PartialEq, Eq)]
+struct Signature {
+    verdicts: BTreeSet<String>,
+    pairs: BTreeSet<String>,
+}
+
+fn report_signature(report: &Path) -> Signature {
+    let Some(doc) = std::fs::read_to_string(report)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+    else {
+        return Signature::default();
+    };
+    let field = |f: &Value, k: &str| f.get(k).and_then(Value::as_str).unwrap_or("-").to_string();
+    let line = |f: &Value, side: &str| {
+        f.get(side)
+            .and_then(|s| s.get("location"))
+            .and_then(|l| l.get("line"))
+            .and_then(Value::as_u64)
+            .map_or("?".to_string(), |l| l.to_string())
+    };
+    let findings = doc
+        .get("findings")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let verdict = |f: &Value| {
+        format!(
+            "{} {} {}",
+            field(f, "kind"),
+            field(f, "memory"),
+            field(f, "buffer"),
+        )
+    };
+    Signature {
+        verdicts: findings.iter().map(verdict).collect(),
+        pairs: findings
+            .iter()
+            .map(|f| {
+                let (a, b) = (line(f, "first"), line(f, "second"));
+                let (a, b) = if a <= b { (a, b) } else { (b, a) };
+                format!(
+                    "{} {} {} lines {a}/{b}",
+                    verdict(f),
+                    field(f, "race"),
+                    field(f, "scope")
+                )
+            })
+            .collect(),
     }
 }
 
