@@ -144,11 +144,25 @@ fn loc_json(l: &SourceLoc) -> Value {
     json!({ "file": &*l.file, "line": l.line, "column": l.column })
 }
 
-/// The source line at `l`, when the file can be read.
+/// The source line at `l`, when the file can be read. Files are read once per process:
+/// reports are rendered after every launch, and sources do not change under a run.
 pub fn source_line(l: &SourceLoc) -> Option<String> {
-    let text = std::fs::read_to_string(&*l.file).ok()?;
-    let line = text.lines().nth((l.line as usize).checked_sub(1)?)?;
-    Some(line.trim_end().to_string())
+    type Lines = Option<std::sync::Arc<Vec<String>>>;
+    static FILES: std::sync::OnceLock<
+        parking_lot::Mutex<std::collections::HashMap<std::sync::Arc<str>, Lines>>,
+    > = std::sync::OnceLock::new();
+    let lines = FILES
+        .get_or_init(Default::default)
+        .lock()
+        .entry(l.file.clone())
+        .or_insert_with(|| {
+            let text = std::fs::read_to_string(&*l.file).ok()?;
+            Some(std::sync::Arc::new(
+                text.lines().map(|s| s.trim_end().to_string()).collect(),
+            ))
+        })
+        .clone()?;
+    lines.get((l.line as usize).checked_sub(1)?).cloned()
 }
 
 /// One finding, deduplicated: `count` says how many times it happened.
