@@ -360,6 +360,7 @@ fn to_report_finding(f: &Finding, second_run: u64) -> shadowcl_shadow::Finding {
         location: None,
         launch,
         kernel: f.kernel.clone(),
+        group_copy: false,
     };
     shadowcl_shadow::Finding {
         kind: FindingKind::ScheduleDependentOutput,

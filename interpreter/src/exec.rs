@@ -73,6 +73,10 @@ struct Gx<O: Observer> {
     obs: O::Group,
     locals: Vec<LocalMem>,
     async_counts: Vec<u32>,
+    /// Arguments (dst, src, n, stride) of each copy's latest execution, from its first arrival.
+    async_args: Vec<[u64; 4]>,
+    /// An async copy is being performed: accesses are the group's.
+    by_group: bool,
     group: [u64; 3],
     /// Actual size of this group (smaller at the edge of a non-uniform NDRange).
     size: [u64; 3],
@@ -607,6 +611,8 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, scratch: &mut Scratch) -> Res
         obs,
         locals: std::mem::take(locals),
         async_counts: vec![0; lx.code.asyncs.len()],
+        async_args: vec![[0; 4]; lx.code.asyncs.len()],
+        by_group: false,
         group,
         size,
     };
@@ -968,6 +974,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                     previous: p,
                     item: self.wi,
                     inst: InstId(self.lx.code.inst_of[pc]),
+                    by_group: self.gx.by_group,
                 },
             );
         }
@@ -2163,6 +2170,11 @@ fn run_cold<O: Observer>(
             let s = code.asyncs[a as usize];
             async_copy(mx, async_seen, regs, base, s, pc);
         }
+        Op::AsyncWait { n, n_w, list } => {
+            let count = regs[base + n as usize] & mask(n_w);
+            let list = regs[base + list as usize];
+            async_wait(mx, count, list, pc);
+        }
 
         // The dispatch loop runs every other op itself.
         _ => return Err(format!("op {opr:?} reached the out-of-line path")),
@@ -2170,7 +2182,25 @@ fn run_cold<O: Observer>(
     Ok(())
 }
 
-/// async_work_group_copy: the first work-item to reach the n-th execution does the copy.
+/// wait_group_events: reads the event list (private memory) and tells the observer.
+fn async_wait<O: Observer>(mx: &mut Mx<'_, '_, '_, '_, O>, count: u64, list: u64, pc: usize) {
+    if !O::ENABLED {
+        return;
+    }
+    // More events than copy instructions can only repeat or be invalid; 64 tell the story.
+    let events: Vec<u64> = (0..count.min(64))
+        .map(|i| mx.load(list.wrapping_add(i * 8), 8, pc))
+        .collect();
+    let wait = GroupWait {
+        item: mx.wi,
+        inst: InstId(mx.lx.code.inst_of[pc]),
+        events: &events,
+    };
+    mx.lx.obs.group_wait(&mut mx.gx.obs, &wait);
+}
+
+/// async_work_group_copy: the first work-item to reach the n-th execution does the copy, as
+/// the group; later arrivals are compared with its arguments.
 fn async_copy<O: Observer>(
     mx: &mut Mx<'_, '_, '_, '_, O>,
     seen: &mut [u32],
@@ -2184,15 +2214,32 @@ fn async_copy<O: Observer>(
     let n = r(s.n) & mask(s.n_w);
     let stride = r(s.stride) & mask(s.stride_w);
     let (dst, src) = (r(s.dst), r(s.src));
-    regs[base + s.d as usize] = k as u64 + 1;
+    let event = k as u64 + 1;
+    regs[base + s.d as usize] = event;
     let Some(count) = seen.get_mut(k) else {
         return;
     };
     *count += 1;
-    if mx.gx.async_counts[k] >= *count {
+    let first = mx.gx.async_counts[k] < *count;
+    let args = [dst, src, n, stride];
+    if first {
+        mx.gx.async_counts[k] = *count;
+        mx.gx.async_args[k] = args;
+    }
+    if O::ENABLED {
+        let copy = GroupCopy {
+            item: mx.wi,
+            inst: InstId(mx.lx.code.inst_of[pc]),
+            event,
+            first,
+            same_args: mx.gx.async_args[k] == args,
+        };
+        mx.lx.obs.group_copy(&mut mx.gx.obs, &copy);
+    }
+    if !first {
         return;
     }
-    mx.gx.async_counts[k] = *count;
+    mx.gx.by_group = true;
     let e = s.elem as u64;
     for i in 0..n.min(1 << 32) {
         let (d, sv) = if s.to_local {
@@ -2202,6 +2249,7 @@ fn async_copy<O: Observer>(
         };
         mx.copy(d, sv, e, pc);
     }
+    mx.gx.by_group = false;
 }
 
 fn ext_inst<O: Observer>(

@@ -513,6 +513,12 @@ pub(crate) enum Op {
     AsyncCopy {
         a: u32,
     },
+    /// OpGroupWaitEvents: `n` (slot) events stored in private memory at pointer slot `list`.
+    AsyncWait {
+        n: u32,
+        n_w: u8,
+        list: u32,
+    },
     /// Undefined behaviour reached (OpUnreachable): the work-item stops.
     Trap,
 }

@@ -14,8 +14,8 @@ pub mod schedule;
 pub use image::{ImageDesc, ImageDim, ImageFormat};
 pub use memory::{AllocId, Buffer, OutOfRange};
 pub use observer::{
-    Access, AccessKind, AddressSpace, ArgBinding, BarrierArrival, Fault, Fences, GroupInfo, InstId,
-    LaunchInfo, LocalAlloc, NoObserver, Observer, Release, WorkItem,
+    Access, AccessKind, AddressSpace, ArgBinding, BarrierArrival, Fault, Fences, GroupCopy,
+    GroupInfo, GroupWait, InstId, LaunchInfo, LocalAlloc, NoObserver, Observer, Release, WorkItem,
 };
 pub use schedule::{Order, Schedule};
 

@@ -1815,7 +1815,6 @@ fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
         | S::LifetimeStart
         | S::LifetimeStop
         | S::MemoryBarrier
-        | S::GroupWaitEvents
         | S::Undef
         | S::Nop
         | S::AssumeTrueKHR
@@ -2223,6 +2222,7 @@ fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
             });
         }
         S::GroupAsyncCopy => lower_async(fx, inst)?,
+        S::GroupWaitEvents => lower_wait(fx, inst)?,
         S::ExtInst => lower_ext(fx, inst)?,
         S::SampledImage
         | S::ImageSampleExplicitLod
@@ -2472,6 +2472,27 @@ fn lower_async(fx: &mut Fx, inst: &Instruction) -> R<()> {
         counter: a,
     });
     fx.emit(Op::AsyncCopy { a });
+    // Every work-item of the group reaches the copy (a control barrier, no memory fence):
+    // one that does not is divergence, as at a barrier.
+    fx.emit(Op::Barrier {
+        fences: crate::Fences::default(),
+    });
+    Ok(())
+}
+
+/// OpGroupWaitEvents (Execution, NumEvents, EventsList): the group's copies complete when
+/// every work-item has waited, so it is a control barrier too (no memory fence).
+fn lower_wait(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let nid = id_at(inst, 1)?;
+    let n = fx.val(nid)?;
+    let n_w = fx
+        .sc(*fx.md.id_ty.get(&nid).ok_or_else(|| malformed("untyped"))?)?
+        .1;
+    let list = fx.val(id_at(inst, 2)?)?;
+    fx.emit(Op::AsyncWait { n, n_w, list });
+    fx.emit(Op::Barrier {
+        fences: crate::Fences::default(),
+    });
     Ok(())
 }
 

@@ -57,6 +57,32 @@ pub struct Access<'a> {
     pub item: &'a WorkItem,
     /// Index of the instruction; [`crate::Program::location`] maps it to a source line.
     pub inst: InstId,
+    /// Made by the work-group as a whole (an `async_work_group_copy` in flight), not by
+    /// `item`, which is the work-item that reached the copy first.
+    pub by_group: bool,
+}
+
+/// A work-item reached an `async_work_group_copy` (every item of the group must, with the
+/// same arguments; the first one performs the copy, as the group, before its accesses).
+#[derive(Clone, Copy, Debug)]
+pub struct GroupCopy<'a> {
+    pub item: &'a WorkItem,
+    pub inst: InstId,
+    /// The `event_t` value the copy returns (one per copy instruction).
+    pub event: u64,
+    /// This arrival performs the copy (the group's first at this execution of it).
+    pub first: bool,
+    /// The arguments equal the first arrival's.
+    pub same_args: bool,
+}
+
+/// A work-item reached `wait_group_events`; the copies it names are complete for the whole
+/// group once every work-item has (the barrier that follows it is released).
+#[derive(Clone, Copy, Debug)]
+pub struct GroupWait<'a> {
+    pub item: &'a WorkItem,
+    pub inst: InstId,
+    pub events: &'a [u64],
 }
 
 /// An instruction, numbered densely across a program; used to look up source locations.
@@ -181,6 +207,8 @@ pub trait Observer: Sync {
     fn access(&self, _group: &mut Self::Group, _access: &Access<'_>) {}
     fn barrier(&self, _group: &mut Self::Group, _arrival: &BarrierArrival<'_>) {}
     fn barrier_release(&self, _group: &mut Self::Group, _why: Release) {}
+    fn group_copy(&self, _group: &mut Self::Group, _copy: &GroupCopy<'_>) {}
+    fn group_wait(&self, _group: &mut Self::Group, _wait: &GroupWait<'_>) {}
     fn item_end(&self, _group: &mut Self::Group, _item: &WorkItem) {}
     fn fault(&self, _group: &mut Self::Group, _fault: &Fault<'_>) {}
     fn group_end(&self, _group: Self::Group) {}

@@ -97,6 +97,11 @@ pub struct Me {
     /// This launch: items `launch_lo..launch_hi`.
     pub launch_lo: u32,
     pub launch_hi: u32,
+    /// The id of this group's async copies (within `group_lo..group_hi`).
+    pub actor: u32,
+    /// While a copy is in flight, the epoch it started in: the copy's accesses since then
+    /// are unordered with the group's, across barriers, until the group waits for it.
+    pub actor_since: Option<u8>,
 }
 
 /// How the previous accessor relates to the current one.
@@ -318,7 +323,12 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
     // Who the record names afterwards: normally this access.
     let mut keep_identity = false;
     let (conflict, e, many, h, o, sv_e, sv_o, one_site) = if same_group {
-        let current = r.epoch() == epoch;
+        let in_flight = |s: u8| {
+            let back = |e: u8| epoch.wrapping_sub(e) & EPOCH_MASK as u8;
+            back(r.epoch()) <= back(s & EPOCH_MASK as u8)
+        };
+        let current =
+            r.epoch() == epoch || (o_item == me.actor && me.actor_since.is_some_and(in_flight));
         // Intra-group: only accesses since this group's last barrier count.
         let intra = if !current {
             None
@@ -449,6 +459,16 @@ pub fn age(old: u64, now: u8) -> u64 {
     (old & !(EPOCH_MASK << EPOCH_SHIFT)) | (before << EPOCH_SHIFT)
 }
 
+/// A completed async copy: a record that names the group's copy `actor` is pulled to the
+/// epoch before `now`, so the group's later accesses are ordered after the copy.
+pub fn retire(old: u64, actor: u32, now: u8) -> u64 {
+    if Rec(old).item() != actor {
+        return old;
+    }
+    let before = (now as u64).wrapping_sub(1) & EPOCH_MASK;
+    (old & !(EPOCH_MASK << EPOCH_SHIFT)) | (before << EPOCH_SHIFT)
+}
+
 /// [`age`] for a record whose last accessor is one of the items `lo..hi` (one work-group's);
 /// other groups' records keep their own epochs.
 pub fn age_group(old: u64, now: u8, lo: u32, hi: u32) -> u64 {
@@ -487,6 +507,8 @@ mod tests {
             group_hi: 5 + group * 4,
             launch_lo: 1,
             launch_hi: 17,
+            actor: 0,
+            actor_since: None,
         }
     }
 
@@ -702,6 +724,8 @@ mod properties {
             group_hi: 3 + 2 * g,
             launch_lo: 1,
             launch_hi: 5,
+            actor: 0,
+            actor_since: None,
         }
     }
 

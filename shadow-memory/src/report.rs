@@ -16,10 +16,11 @@ pub enum FindingKind {
     UninitializedRead,
     UseAfterRelease,
     ScheduleDependentOutput,
+    AsyncCopyMisuse,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 7] = [
+    pub const ALL: [FindingKind; 8] = [
         FindingKind::DataRace,
         FindingKind::BenignRace,
         FindingKind::BarrierDivergence,
@@ -27,6 +28,7 @@ impl FindingKind {
         FindingKind::UninitializedRead,
         FindingKind::UseAfterRelease,
         FindingKind::ScheduleDependentOutput,
+        FindingKind::AsyncCopyMisuse,
     ];
 
     pub fn name(self) -> &'static str {
@@ -38,6 +40,7 @@ impl FindingKind {
             FindingKind::UninitializedRead => "uninitialized-read",
             FindingKind::UseAfterRelease => "use-after-release",
             FindingKind::ScheduleDependentOutput => "schedule-dependent-output",
+            FindingKind::AsyncCopyMisuse => "async-copy-misuse",
         }
     }
 
@@ -51,6 +54,7 @@ impl FindingKind {
             FindingKind::UninitializedRead => "Read of memory that was never written",
             FindingKind::UseAfterRelease => "A kernel uses a buffer that was released",
             FindingKind::ScheduleDependentOutput => "Output bytes differ between work-group / work-item schedules",
+            FindingKind::AsyncCopyMisuse => "wait_group_events on an event no async copy returned, or an async copy never waited for",
         }
     }
 
@@ -103,6 +107,8 @@ pub struct Side {
     /// Launch and kernel of this access (differs from the finding's for inter-kernel races).
     pub launch: u64,
     pub kernel: String,
+    /// The access was the work-group's `async_work_group_copy` (`group_id` names the group).
+    pub group_copy: bool,
 }
 
 impl Side {
@@ -116,11 +122,15 @@ impl Side {
             "source": self.location.as_ref().and_then(source_line),
             "launch": self.launch,
             "kernel": self.kernel,
+            "group_copy": self.group_copy,
         })
     }
 
     fn describe(&self) -> String {
         let who = match (self.global_id, self.local_id, self.group_id) {
+            (_, _, Some(w)) if self.group_copy => {
+                format!("the async copy of work-group {}", ids(&w))
+            }
             (Some(g), Some(l), Some(w)) => format!(
                 "work-item global {} local {} group {}",
                 ids(&g),
@@ -228,7 +238,11 @@ impl Finding {
 
     /// A race whose first access is known only by kind (the record had moved on).
     pub(crate) fn first_unidentified(&self) -> bool {
-        self.race.is_some() && self.first.as_ref().is_some_and(|s| s.global_id.is_none())
+        self.race.is_some()
+            && self
+                .first
+                .as_ref()
+                .is_some_and(|s| s.global_id.is_none() && !s.group_copy)
     }
 
     /// The pair without the first access's identity: an unidentified first access is folded

@@ -7,7 +7,8 @@ use crate::{Checks, Config};
 use parking_lot::{Mutex, RwLock};
 use shadowcl_interpreter::{
     Access, AccessKind, AddressSpace, AllocId, ArgBinding, BarrierArrival, Fault, Fences,
-    GroupInfo, InstId, LaunchInfo, LocalAlloc, Observer, Program, Release, SourceLoc, WorkItem,
+    GroupCopy, GroupInfo, GroupWait, InstId, LaunchInfo, LocalAlloc, Observer, Program, Release,
+    SourceLoc, WorkItem,
 };
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,8 +41,15 @@ struct Geometry {
     global_size: [u64; 3],
     local_size: [u64; 3],
     num_groups: [u64; 3],
-    /// Item ids reserved per group (the full local size; a partial group uses fewer).
+    /// Work-items per group (the full local size; a partial group uses fewer).
     group_items: u64,
+}
+
+/// Who a session item id of a launch names.
+enum Actor {
+    Item([u64; 3], [u32; 3], [u32; 3]),
+    /// The work-group itself, performing an `async_work_group_copy`.
+    GroupCopy([u32; 3]),
 }
 
 impl Geometry {
@@ -56,16 +64,31 @@ impl Geometry {
         }
     }
 
+    /// Ids reserved per group: one per work-item, then one for the group's async copies.
+    fn stride(&self) -> u64 {
+        self.group_items + 1
+    }
+
     fn total_items(&self) -> u64 {
         self.num_groups
             .iter()
             .product::<u64>()
-            .saturating_mul(self.group_items)
+            .saturating_mul(self.stride())
     }
 
-    /// (global, local, group) ids of the item at `rel` items from the launch's first id.
-    fn ids(&self, rel: u64) -> ([u64; 3], [u32; 3], [u32; 3]) {
-        let (gl, ll) = (rel / self.group_items, rel % self.group_items);
+    /// Who the id `rel` ids after the launch's first one is.
+    fn actor(&self, rel: u64) -> Actor {
+        let (gl, ll) = (rel / self.stride(), rel % self.stride());
+        if ll == self.group_items {
+            let group = unlinear(gl, self.num_groups);
+            return Actor::GroupCopy(group.map(|x| x as u32));
+        }
+        let (global, local, group) = self.ids(gl, ll);
+        Actor::Item(global, local, group)
+    }
+
+    /// (global, local, group) ids of item `ll` of linear group `gl`.
+    fn ids(&self, gl: u64, ll: u64) -> ([u64; 3], [u32; 3], [u32; 3]) {
         let group = unlinear(gl, self.num_groups);
         // A trailing partial group (non-uniform NDRange) linearises over its own size.
         let sizes: [u64; 3] = std::array::from_fn(|d| {
@@ -387,10 +410,11 @@ enum RawSide {
     Recorded { item: u32, site: u16, op: Op },
     /// From a summary flag: the kind is known, the work-item is not.
     Unknown { op: Op },
-    /// An event of this launch.
+    /// An event of this launch (`group`: the access was the group's async copy).
     Here {
         inst: Option<InstId>,
         access: &'static str,
+        group: bool,
     },
 }
 
@@ -504,6 +528,7 @@ pub struct LaunchChecker<'a> {
 /// Per-work-group state (lives on the worker thread running the group).
 pub struct GroupState {
     lo: u64,
+    /// End of the group's ids: its work-items, then its async-copy actor (`hi - 1`).
     hi: u64,
     launch_lo: u64,
     launch_hi: u64,
@@ -515,6 +540,24 @@ pub struct GroupState {
     sites: SiteMap,
     shadows: Vec<(AllocId, Arc<Shadow>)>,
     raw: RawSet,
+    /// Async copies in flight, oldest first.
+    copies: Vec<PendingCopy>,
+    /// Events named by `wait_group_events` arrivals since the last barrier release.
+    waited: Vec<u64>,
+    /// Events of copies already completed (waiting on one again is fine).
+    completed: Vec<u64>,
+}
+
+/// An `async_work_group_copy` the group has not waited for yet.
+struct PendingCopy {
+    event: u64,
+    inst: InstId,
+    item: WorkItem,
+    /// Group epochs when it started.
+    local_since: u8,
+    global_since: u8,
+    /// Bytes it touched: (space, allocation, start, end).
+    ranges: Vec<(AddressSpace, AllocId, u64, u64)>,
 }
 
 /// Report sites of a group by instruction: looked up on every access, so hashed with one
@@ -565,15 +608,31 @@ fn clamp_item(v: u64) -> u32 {
 }
 
 impl GroupState {
-    fn me(&self, item: &WorkItem) -> Me {
+    fn actor(&self) -> u32 {
+        clamp_item(self.hi - 1)
+    }
+
+    /// Who makes access `a` (a work-item, or the group's async copy), and since when the
+    /// oldest copy in flight of `space` started.
+    fn me(&self, a: &Access<'_>) -> Me {
         // Range ends may be MAX_ITEM + 1, which still fits a u32.
         let end = |v: u64| v.min(u32::MAX as u64) as u32;
+        let item = if a.by_group {
+            self.actor()
+        } else {
+            clamp_item(self.lo + a.item.local_linear as u64)
+        };
         Me {
-            item: clamp_item(self.lo + item.local_linear as u64),
+            item,
             group_lo: end(self.lo),
             group_hi: end(self.hi),
             launch_lo: end(self.launch_lo),
             launch_hi: end(self.launch_hi),
+            actor: self.actor(),
+            actor_since: self.copies.first().map(|c| match a.space {
+                AddressSpace::Local => c.local_since,
+                _ => c.global_since,
+            }),
         }
     }
 }
@@ -624,7 +683,14 @@ impl LaunchChecker<'_> {
         inst: Option<InstId>,
         access: &'static str,
     ) -> (RawSide, Option<WorkItem>) {
-        (RawSide::Here { inst, access }, Some(*item))
+        (
+            RawSide::Here {
+                inst,
+                access,
+                group: false,
+            },
+            Some(*item),
+        )
     }
 
     /// Ends the launch: resolves this launch's findings into the session. Idempotent.
@@ -652,13 +718,19 @@ impl LaunchChecker<'_> {
                 (RawSide::Recorded { item, site, op }, _) => {
                     let item = *item as u64;
                     let w = st.window.iter().find(|w| (w.lo..w.hi).contains(&item));
-                    let ids = w.map(|w| w.geometry.ids(item - w.lo));
+                    let actor = w.map(|w| w.geometry.actor(item - w.lo));
                     let site = st.sites.get(*site as usize).and_then(Option::as_ref);
+                    let (global_id, local_id, group_id, group_copy) = match actor {
+                        Some(Actor::Item(g, l, w)) => (Some(g), Some(l), Some(w), false),
+                        Some(Actor::GroupCopy(w)) => (None, None, Some(w), true),
+                        None => (None, None, None, false),
+                    };
                     Side {
                         access: op.name().into(),
-                        global_id: ids.map(|i| i.0),
-                        local_id: ids.map(|i| i.1),
-                        group_id: ids.map(|i| i.2),
+                        global_id,
+                        local_id,
+                        group_id,
+                        group_copy,
                         location: site.and_then(|s| s.location.clone()),
                         launch: w
                             .map(|w| w.id)
@@ -675,15 +747,24 @@ impl LaunchChecker<'_> {
                     global_id: None,
                     local_id: None,
                     group_id: None,
+                    group_copy: false,
                     location: None,
                     launch: self.id,
                     kernel: ls.kernel.to_string(),
                 },
-                (RawSide::Here { inst, access, .. }, item) => Side {
+                (
+                    RawSide::Here {
+                        inst,
+                        access,
+                        group,
+                    },
+                    item,
+                ) => Side {
                     access: (*access).into(),
-                    global_id: item.map(|i| i.global),
-                    local_id: item.map(|i| i.local),
+                    global_id: item.filter(|_| !group).map(|i| i.global),
+                    local_id: item.filter(|_| !group).map(|i| i.local),
                     group_id: item.map(|i| i.group),
+                    group_copy: *group,
                     location: inst.and_then(|i| self.program.location(i)),
                     launch: self.id,
                     kernel: ls.kernel.to_string(),
@@ -723,6 +804,84 @@ impl LaunchChecker<'_> {
             }
         };
         &g.shadows[i].1
+    }
+}
+
+impl LaunchChecker<'_> {
+    /// The group passed `wait_group_events` for the copies `g.waited` names: they are
+    /// complete, so the group's later accesses are ordered after them.
+    fn complete_copies(&self, g: &mut GroupState) {
+        let waited = std::mem::take(&mut g.waited);
+        let (done, still): (Vec<PendingCopy>, Vec<PendingCopy>) = std::mem::take(&mut g.copies)
+            .into_iter()
+            .partition(|c| waited.contains(&c.event));
+        g.copies = still;
+        let actor = g.actor();
+        for c in done {
+            for &(space, alloc, start, end) in &c.ranges {
+                match space {
+                    AddressSpace::Local => {
+                        let now = g.epoch_local;
+                        let slot = alloc.local_slot().map(|s| s as usize);
+                        if let Some(mem) = slot.and_then(|s| g.local.get_mut(s)) {
+                            let (s, e) = (start as usize, (end as usize).min(mem.len()));
+                            for rec in mem.get_mut(s..e).into_iter().flatten() {
+                                *rec = mar::retire(*rec, actor, now);
+                            }
+                        }
+                    }
+                    _ => {
+                        let now = g.epoch_global;
+                        let shadow = self.shadow(g, alloc, end);
+                        for o in start..end {
+                            if let Some(cell) = shadow.cell(o) {
+                                let old = cell.load(Ordering::Relaxed);
+                                let new = mar::retire(old, actor, now);
+                                if new != old {
+                                    // Another group's newer access wins: it names its item.
+                                    let _ = cell.compare_exchange(
+                                        old,
+                                        new,
+                                        Ordering::AcqRel,
+                                        Ordering::Relaxed,
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if !g.completed.contains(&c.event) {
+                g.completed.push(c.event);
+            }
+        }
+    }
+
+    /// A misused collective (async copy or wait) at `inst`, reached by `item`.
+    fn misuse(
+        &self,
+        g: &mut GroupState,
+        kind: FindingKind,
+        item: &WorkItem,
+        inst: InstId,
+        message: &str,
+    ) {
+        g.raw.add(Raw {
+            key: RawKey {
+                kind,
+                race: None,
+                scope: None,
+                memory: None,
+                alloc: None,
+                first: None,
+                second: Some(("async-copy", Some(inst))),
+            },
+            offset: None,
+            first: None,
+            second: Some(Self::here(item, Some(inst), "async-copy")),
+            count: 1,
+            message: message.into(),
+        });
     }
 }
 
@@ -841,7 +1000,7 @@ impl Observer for LaunchChecker<'_> {
     fn group_start(&self, g: &GroupInfo) -> GroupState {
         let (lo, launch_lo, launch_hi, group_items, local, shadows) = match self.state() {
             Some(ls) => (
-                ls.lo + g.group_linear * ls.geometry.group_items,
+                ls.lo + g.group_linear * ls.geometry.stride(),
                 ls.lo,
                 ls.hi,
                 ls.geometry.group_items,
@@ -859,7 +1018,7 @@ impl Observer for LaunchChecker<'_> {
             None => (
                 1,
                 1,
-                1 + g.items as u64,
+                2 + g.items as u64,
                 g.items as u64,
                 Vec::new(),
                 Vec::new(),
@@ -867,7 +1026,8 @@ impl Observer for LaunchChecker<'_> {
         };
         GroupState {
             lo,
-            hi: lo + (g.items as u64).min(group_items.max(1)),
+            // The actor's id follows the full group's items (partial groups leave a gap).
+            hi: lo + group_items.max(1) + 1,
             launch_lo,
             launch_hi,
             epoch_global: 0,
@@ -878,6 +1038,9 @@ impl Observer for LaunchChecker<'_> {
             sites: SiteMap::default(),
             shadows,
             raw: RawSet::default(),
+            copies: Vec::new(),
+            waited: Vec::new(),
+            completed: Vec::new(),
         }
     }
 
@@ -891,7 +1054,16 @@ impl Observer for LaunchChecker<'_> {
         // Whether the bytes were already there is decided per byte by the record (undefined
         // bytes have no value to store again).
         let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
-        let me = g.me(a.item);
+        let me = g.me(a);
+        if a.by_group {
+            if let Some(c) = g.copies.last_mut() {
+                let r = (a.space, a.alloc, a.offset, a.offset + a.size as u64);
+                match c.ranges.last_mut() {
+                    Some(l) if (l.0, l.1, l.3) == (r.0, r.1, r.2) => l.3 = r.3,
+                    _ => c.ranges.push(r),
+                }
+            }
+        }
         let site = self.site(g, a.inst);
         let mut conflict: Option<(u64, mar::Conflict)> = None;
         let mut uninit: Option<u64> = None;
@@ -948,7 +1120,10 @@ impl Observer for LaunchChecker<'_> {
             // Constant memory is read-only (no races) and private memory is not reported.
             AddressSpace::Constant | AddressSpace::Private => return,
         }
-        let second = Self::here(a.item, Some(a.inst), op.name());
+        let mut second = Self::here(a.item, Some(a.inst), op.name());
+        if let RawSide::Here { group, .. } = &mut second.0 {
+            *group = a.by_group;
+        }
         if let Some((off, c)) = conflict {
             let (kind, wanted) = if c.benign {
                 (FindingKind::BenignRace, self.checks.benign)
@@ -1006,7 +1181,50 @@ impl Observer for LaunchChecker<'_> {
             .push((*arrival.item, arrival.inst, arrival.fences));
     }
 
+    fn group_copy(&self, g: &mut GroupState, c: &GroupCopy<'_>) {
+        if !c.same_args && self.checks.divergence {
+            self.misuse(
+                g,
+                FindingKind::BarrierDivergence,
+                c.item,
+                c.inst,
+                "work-items of one work-group passed different arguments to async_work_group_copy",
+            );
+        }
+        if c.first {
+            g.copies.push(PendingCopy {
+                event: c.event,
+                inst: c.inst,
+                item: *c.item,
+                local_since: g.epoch_local,
+                global_since: g.epoch_global,
+                ranges: Vec::new(),
+            });
+        }
+    }
+
+    fn group_wait(&self, g: &mut GroupState, w: &GroupWait<'_>) {
+        for &e in w.events {
+            if g.copies.iter().any(|c| c.event == e) {
+                if !g.waited.contains(&e) {
+                    g.waited.push(e);
+                }
+            } else if !g.completed.contains(&e) && self.checks.divergence {
+                self.misuse(
+                    g,
+                    FindingKind::AsyncCopyMisuse,
+                    w.item,
+                    w.inst,
+                    "wait_group_events on an event that no async copy of this work-group returned",
+                );
+            }
+        }
+    }
+
     fn barrier_release(&self, g: &mut GroupState, why: Release) {
+        if !g.waited.is_empty() {
+            self.complete_copies(g);
+        }
         let arrivals = std::mem::take(&mut g.arrivals);
         // A barrier orders only the memory its fences name.
         let (local, global) = arrivals.iter().fold((false, false), |(l, gl), (_, _, f)| {
@@ -1136,7 +1354,18 @@ impl Observer for LaunchChecker<'_> {
         });
     }
 
-    fn group_end(&self, g: GroupState) {
+    fn group_end(&self, mut g: GroupState) {
+        if self.checks.divergence {
+            for c in std::mem::take(&mut g.copies) {
+                self.misuse(
+                    &mut g,
+                    FindingKind::AsyncCopyMisuse,
+                    &c.item,
+                    c.inst,
+                    "async_work_group_copy never waited for with wait_group_events",
+                );
+            }
+        }
         if g.raw.list.is_empty() {
             return;
         }

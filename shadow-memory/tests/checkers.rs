@@ -113,6 +113,7 @@ fn acc(
             previous,
             item: &item,
             inst: InstId(inst),
+            by_group: false,
         },
     );
 }
@@ -669,6 +670,7 @@ fn uninitialised_reads_in_local_and_global_memory_per_byte() {
                 previous: &[0, 0],
                 item: &wi(0, 0),
                 inst: InstId(110),
+                by_group: false,
             },
         );
         c.access(
@@ -683,6 +685,7 @@ fn uninitialised_reads_in_local_and_global_memory_per_byte() {
                 previous: &[],
                 item: &wi(0, 0),
                 inst: InstId(111),
+                by_group: false,
             },
         );
         // Bytes 2..4 were never written.
@@ -698,6 +701,7 @@ fn uninitialised_reads_in_local_and_global_memory_per_byte() {
                 previous: &[],
                 item: &wi(0, 0),
                 inst: InstId(112),
+                by_group: false,
             },
         );
         // Global: host-written bytes are fine, others are not.

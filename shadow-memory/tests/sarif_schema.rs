@@ -142,6 +142,7 @@ fn side(access: &str, item: Option<u32>, location: Option<SourceLoc>, kernel: &s
         location,
         launch: 2,
         kernel: kernel.into(),
+        group_copy: false,
     }
 }
 
@@ -252,6 +253,13 @@ fn every_kind() -> Report {
             ..finding(
                 FindingKind::UseAfterRelease,
                 "argument 0 is a buffer released before the launch",
+            )
+        },
+        Finding {
+            second: Some(side("async-copy", Some(1), loc(SOURCE, 4, 3), "reduce")),
+            ..finding(
+                FindingKind::AsyncCopyMisuse,
+                "async_work_group_copy never waited for with wait_group_events",
             )
         },
         Finding {

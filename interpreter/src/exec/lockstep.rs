@@ -1173,6 +1173,7 @@ fn exec<O: Observer>(
         | Op::CopyMemDyn { .. }
         | Op::Dot { .. }
         | Op::AsyncCopy { .. }
+        | Op::AsyncWait { .. }
         | Op::Trap => return Flow::Scatter,
     }
     Flow::Next

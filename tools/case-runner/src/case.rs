@@ -39,6 +39,7 @@ pub const KINDS: &[&str] = &[
     "uninitialized-read",
     "use-after-release",
     "schedule-dependent-output",
+    "async-copy-misuse",
 ];
 
 /// Fields of a finding an expectation may pin.
