@@ -27,6 +27,7 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
+pub mod barriers;
 pub mod faithful;
 
 /// The clang driver used to compile OpenCL C.
@@ -37,6 +38,8 @@ pub const LLVM_SPIRV: &str = "llvm-spirv-15";
 pub const LLVM_LINK: &str = "llvm-link-15";
 /// The LLVM optimiser (source-faithful builds optimise after marking accesses volatile).
 pub const OPT: &str = "opt-15";
+/// The LLVM assembler (application builds: rewritten IR back to bitcode).
+pub const LLVM_AS: &str = "llvm-as-15";
 /// The LLVM bitcode disassembler (reads kernel argument metadata).
 pub const LLVM_DIS: &str = "llvm-dis-15";
 
@@ -473,7 +476,7 @@ impl Compiler {
 
         let mut hasher = Sha256::new();
         // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
-        hash_part(&mut hasher, b"shadowcl-compile-v8");
+        hash_part(&mut hasher, b"shadowcl-compile-v9");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, format!("{:?}", self.mode).as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());
@@ -571,21 +574,13 @@ impl Compiler {
                 .args(args.iter().filter(|a| !is_opt_arg(a)));
             if self.mode == BuildMode::SourceFaithful {
                 // Unoptimised IR to mark, without the optnone that would stop `opt` later.
-                cmd.args(["-S", "-Xclang", "-disable-O0-optnone"]).args([
-                    "-x",
-                    "cl",
-                    SOURCE_NAME,
-                    "-o",
-                    "program.ll",
-                ]);
-            } else {
-                cmd.args(["-x", "cl", SOURCE_NAME, "-o", "program.bc"]);
+                cmd.args(["-Xclang", "-disable-O0-optnone"]);
             }
+            // Textual IR, rewritten before it becomes bitcode (see `rewrite_ir`).
+            cmd.args(["-S", "-x", "cl", SOURCE_NAME, "-o", "program.ll"]);
             let mut log = String::new();
             run_tool(cmd, &self.clang, "clang-15", &mut log)?;
-            if self.mode == BuildMode::SourceFaithful {
-                self.optimise_faithfully(root, opt, &mut log)?;
-            }
+            self.rewrite_ir(root, opt, &mut log)?;
             let bitcode = std::fs::read(root.join("program.bc"))
                 .map_err(|e| CompileFailure::io("clang wrote no bitcode", e))?;
             let mut spirv_log = String::new();
@@ -678,28 +673,31 @@ impl Compiler {
             .map_err(|e| CompileFailure::io("llvm-spirv wrote no bitcode", e))
     }
 
-    /// `program.ll` (unoptimised) → watched accesses marked volatile → `opt -O<level>` →
-    /// `program.bc`.
-    fn optimise_faithfully(
-        &self,
-        root: &Path,
-        level: char,
-        log: &mut String,
-    ) -> Result<(), CompileFailure> {
+    /// `program.ll` → barriers with run-time flags made translatable ([`barriers`]) and, in
+    /// source-faithful builds, watched accesses marked volatile ([`faithful`]) and then
+    /// `opt -O<level>` → `program.bc`.
+    fn rewrite_ir(&self, root: &Path, level: char, log: &mut String) -> Result<(), CompileFailure> {
         let ir = std::fs::read_to_string(root.join("program.ll"))
             .map_err(|e| CompileFailure::io("clang wrote no IR", e))?;
-        std::fs::write(
-            root.join("faithful.ll"),
-            faithful::mark_watched_accesses_volatile(&ir),
-        )
-        .map_err(|e| CompileFailure::io("cannot write the marked IR", e))?;
-        let mut cmd = Command::new(&self.opt);
+        let mut ir = barriers::rewrite_dynamic_flags(&ir);
+        if self.mode == BuildMode::SourceFaithful {
+            ir = faithful::mark_watched_accesses_volatile(&ir);
+        }
+        std::fs::write(root.join("rewritten.ll"), ir)
+            .map_err(|e| CompileFailure::io("cannot write the rewritten IR", e))?;
+        let (mut cmd, tool) = match self.mode {
+            BuildMode::SourceFaithful => {
+                let mut c = Command::new(&self.opt);
+                c.arg(format!("-O{level}"))
+                    // As clang's -fno-vectorize / -fno-slp-vectorize above.
+                    .args(["--vectorize-loops=false", "--vectorize-slp=false"]);
+                (c, self.opt.as_str())
+            }
+            BuildMode::Application => (Command::new(LLVM_AS), LLVM_AS),
+        };
         cmd.current_dir(root)
-            .arg(format!("-O{level}"))
-            // As clang's -fno-vectorize / -fno-slp-vectorize above.
-            .args(["--vectorize-loops=false", "--vectorize-slp=false"])
-            .args(["faithful.ll", "-o", "program.bc"]);
-        run_tool(cmd, &self.opt, "llvm-15", log)
+            .args(["rewritten.ll", "-o", "program.bc"]);
+        run_tool(cmd, tool, "llvm-15", log)
     }
 
     fn to_spirv(&self, root: &Path, bc: &str, log: &mut String) -> Result<Vec<u8>, CompileFailure> {

@@ -8,7 +8,9 @@ use parking_lot::Mutex;
 
 use crate::alu::{self, mask, sext};
 use crate::clstd::{self, Elem, LaneArgs, Produced, Rounding};
-use crate::ir::{ptr, AtomicOp, Builtin, Code, ExtKind, KernelCode, Op, ParamKind};
+use crate::ir::{
+    fences_of_flags, ptr, AtomicOp, Builtin, Code, ExtKind, KernelCode, Op, ParamKind, NO_SLOT,
+};
 use crate::memory::{AllocId, View};
 use crate::observer::*;
 use crate::schedule::Order;
@@ -1909,7 +1911,12 @@ fn run_turns<O: Observer, const COUNTED: bool>(
                     rb = unsafe { rp.add(base) };
                     func = fr.func;
                 }
-                Op::Barrier { fences } => {
+                Op::Barrier { fences, flags } => {
+                    let fences = if flags == NO_SLOT {
+                        fences
+                    } else {
+                        fences_of_flags(r!(flags))
+                    };
                     let at = here!();
                     save!();
                     *st_waiting = true;

@@ -498,6 +498,9 @@ pub(crate) enum Op {
     },
     Barrier {
         fences: Fences,
+        /// [`NO_SLOT`], or the slot of run-time `cl_mem_fence_flags` that replace `fences`
+        /// (a barrier whose flags are not a constant; see shadowcl-compiler's `barriers`).
+        flags: u32,
     },
     Atomic {
         op: AtomicOp,
@@ -521,6 +524,22 @@ pub(crate) enum Op {
     },
     /// Undefined behaviour reached (OpUnreachable): the work-item stops.
     Trap,
+}
+
+/// The imported function shadowcl-compiler calls for `barrier(flags)` with run-time flags
+/// (llvm-spirv-15 cannot translate those); lowered to [`Op::Barrier`] with a flags slot.
+pub(crate) const DYNAMIC_BARRIER: &str = "__shadowcl_barrier";
+
+/// No register: `Op::Barrier` with constant fences.
+pub(crate) const NO_SLOT: u32 = u32::MAX;
+
+/// Fences of run-time `cl_mem_fence_flags` (`CLK_LOCAL_MEM_FENCE` = 1,
+/// `CLK_GLOBAL_MEM_FENCE` = 2).
+pub(crate) fn fences_of_flags(flags: u64) -> Fences {
+    Fences {
+        local: flags & 1 != 0,
+        global: flags & 2 != 0,
+    }
 }
 
 /// A `clstd::convert` call.

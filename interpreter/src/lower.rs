@@ -2177,6 +2177,15 @@ fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
         }
         S::FunctionCall => {
             let fid = id_at(inst, 0)?;
+            if fx.md.names.get(&fid).map(String::as_str) == Some(DYNAMIC_BARRIER) {
+                // barrier(flags) with run-time flags, rewritten by the compile driver.
+                let flags = fx.val(id_at(inst, 1)?)?;
+                fx.emit(Op::Barrier {
+                    fences: crate::Fences::default(),
+                    flags,
+                });
+                return Ok(());
+            }
             let Some(&f) = fx.md.func_index.get(&fid) else {
                 let n = fx.md.names.get(&fid).cloned().unwrap_or(format!("%{fid}"));
                 return Err(fx.unsup(format!("call to undefined function {n}")));
@@ -2219,6 +2228,7 @@ fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
                     local: v & 0x100 != 0,
                     global: v & 0x200 != 0,
                 },
+                flags: NO_SLOT,
             });
         }
         S::GroupAsyncCopy => lower_async(fx, inst)?,
@@ -2476,6 +2486,7 @@ fn lower_async(fx: &mut Fx, inst: &Instruction) -> R<()> {
     // one that does not is divergence, as at a barrier.
     fx.emit(Op::Barrier {
         fences: crate::Fences::default(),
+        flags: NO_SLOT,
     });
     Ok(())
 }
@@ -2492,6 +2503,7 @@ fn lower_wait(fx: &mut Fx, inst: &Instruction) -> R<()> {
     fx.emit(Op::AsyncWait { n, n_w, list });
     fx.emit(Op::Barrier {
         fences: crate::Fences::default(),
+        flags: NO_SLOT,
     });
     Ok(())
 }

@@ -1226,10 +1226,15 @@ impl Observer for LaunchChecker<'_> {
             self.complete_copies(g);
         }
         let arrivals = std::mem::take(&mut g.arrivals);
-        // A barrier orders only the memory its fences name.
-        let (local, global) = arrivals.iter().fold((false, false), |(l, gl), (_, _, f)| {
-            (l || f.local, gl || f.global)
-        });
+        // A barrier orders only the memory its fences name, and only memory every arriving
+        // work-item fenced (flags may differ between items when they are not constants).
+        let (local, global) = if arrivals.is_empty() {
+            (false, false)
+        } else {
+            arrivals.iter().fold((true, true), |(l, gl), (_, _, f)| {
+                (l && f.local, gl && f.global)
+            })
+        };
         g.epoch_local = g.epoch_local.wrapping_add(local as u8);
         g.epoch_global = g.epoch_global.wrapping_add(global as u8);
         // Epochs are 7 bits: every AGE_EVERY barriers, pull the group's older records to "just
@@ -1253,7 +1258,7 @@ impl Observer for LaunchChecker<'_> {
         if !self.checks.divergence {
             return;
         }
-        let Some(&(first_item, first_inst, _)) = arrivals.first() else {
+        let Some(&(first_item, first_inst, first_fences)) = arrivals.first() else {
             return;
         };
         let (second, message) = match why {
@@ -1262,7 +1267,14 @@ impl Observer for LaunchChecker<'_> {
                     Some(Self::here(item, Some(*inst), "barrier")),
                     "work-items of one work-group wait at different barriers",
                 ),
-                None => return,
+                None => match arrivals.iter().find(|(_, _, f)| *f != first_fences) {
+                    // Run-time flags (OpenCL 2.0: every work-item passes the same ones).
+                    Some((item, inst, _)) => (
+                        Some(Self::here(item, Some(*inst), "barrier")),
+                        "work-items of one work-group pass different fence flags to one barrier",
+                    ),
+                    None => return,
+                },
             },
             Release::SomeFinished => (
                 g.last_finished

@@ -1103,9 +1103,14 @@ fn exec<O: Observer>(
             pos.func = fr.func;
             return Flow::Jump(fr.pc as usize);
         }
-        Op::Barrier { fences } => {
+        Op::Barrier { fences, flags } => {
             if O::ENABLED {
                 for &l in sel.ordered(order) {
+                    let fences = if flags == NO_SLOT {
+                        fences
+                    } else {
+                        fences_of_flags(lane!(flags, l))
+                    };
                     lx.obs.barrier(
                         &mut gx.obs,
                         &BarrierArrival {
