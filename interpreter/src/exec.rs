@@ -1188,16 +1188,8 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                             o
                         });
                         let (space, id) = (a.space, a.buf.id());
-                        self.report(
-                            space,
-                            id,
-                            abs as u64,
-                            n,
-                            AccessKind::Atomic,
-                            f(old),
-                            old,
-                            pc,
-                        );
+                        let kind = atomic_kind(op, old, c);
+                        self.report(space, id, abs as u64, n, kind, f(old), old, pc);
                         return old;
                     }
                 }
@@ -1213,7 +1205,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                             AllocId::local(idx as u32),
                             off as u64,
                             n,
-                            AccessKind::Atomic,
+                            atomic_kind(op, old, c),
                             new,
                             old,
                             pc,
@@ -2187,6 +2179,16 @@ fn run_cold<O: Observer>(
         _ => return Err(format!("op {opr:?} reached the out-of-line path")),
     }
     Ok(())
+}
+
+/// What an atomic did to memory: a load, or a compare-exchange that found another value
+/// than `c`, only read it.
+fn atomic_kind(op: AtomicOp, old: u64, c: u64) -> AccessKind {
+    match op {
+        AtomicOp::Load => AccessKind::AtomicRead,
+        AtomicOp::CmpXchg if old != c => AccessKind::AtomicRead,
+        _ => AccessKind::Atomic,
+    }
 }
 
 /// wait_group_events: reads the event list (private memory) and tells the observer.

@@ -22,8 +22,11 @@ pub enum AddressSpace {
 pub enum AccessKind {
     Read,
     Write,
-    /// Any `OpAtomic*` (load, store, read-modify-write, compare-exchange).
+    /// An `OpAtomic*` that writes: store, read-modify-write, compare-exchange that succeeded.
     Atomic,
+    /// An atomic that only reads: `OpAtomicLoad`, or a compare-exchange whose comparison
+    /// failed (it races only with plain writes).
+    AtomicRead,
 }
 
 /// Identity of one work-item within a launch.

@@ -447,6 +447,23 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
     }
 }
 
+/// An atomic that only read (an atomic load, a failed compare-exchange): it races with plain
+/// writes only, and leaves the record as it is (a later plain write racing with it alone is
+/// missed: the record has no kind for it).
+pub fn step_atomic_read(old: u64, me: &Me, site: u16, epoch: u8) -> Step {
+    let atomics = Op::Atomic.bit();
+    let mut masked = old & !((atomics << E_SHIFT) | (atomics << H_SHIFT) | (atomics << O_SHIFT));
+    if Rec(old).last() == Some(Op::Atomic) {
+        masked &= !(0b11 << LAST_SHIFT);
+    }
+    let s = step(masked, me, site, epoch, Op::Read, false);
+    Step {
+        new: old,
+        conflict: s.conflict,
+        uninit: false,
+    }
+}
+
 /// Makes a record from an epoch other than `now` look exactly one epoch old, so a 7-bit epoch
 /// that wraps never makes an old access look current (called every [`AGE_EVERY`] epochs).
 pub fn age(old: u64, now: u8) -> u64 {
@@ -627,6 +644,24 @@ mod tests {
         assert!(step(a.new, &me(2, 0), 2, 1, Op::Atomic, false)
             .conflict
             .is_none());
+    }
+
+    /// Issue #11 item 6: an atomic that only reads (failed compare-exchange, atomic load)
+    /// races with plain writes only, and changes no record.
+    #[test]
+    fn atomic_reads_race_with_plain_writes_only() {
+        let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
+        let s = step_atomic_read(r, &me(2, 0), 2, 0);
+        assert!(s.conflict.is_none());
+        assert_eq!(s.new, r);
+        let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Atomic, false).new;
+        assert!(step_atomic_read(a, &me(2, 0), 2, 0).conflict.is_none());
+        let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, false).new;
+        let c = step_atomic_read(w, &me(2, 0), 2, 0).conflict.unwrap();
+        assert_eq!(c.first.op, Op::Write);
+        // A write hidden behind an atomic in the epoch flags still counts.
+        let wa = step(w, &me(3, 0), 3, 0, Op::Atomic, false).new;
+        assert!(step_atomic_read(wa, &me(2, 0), 2, 0).conflict.is_some());
     }
 
     /// Issue #11 R4: item 0 reads, then increments; other items' increments race with the read.

@@ -581,11 +581,12 @@ impl std::hash::Hasher for InstIdHasher {
     }
 }
 
+/// The record kind of an access (an atomic read is named and paired as an atomic).
 fn op_of(k: AccessKind) -> Op {
     match k {
         AccessKind::Read => Op::Read,
         AccessKind::Write => Op::Write,
-        AccessKind::Atomic => Op::Atomic,
+        AccessKind::Atomic | AccessKind::AtomicRead => Op::Atomic,
     }
 }
 
@@ -1055,6 +1056,13 @@ impl Observer for LaunchChecker<'_> {
         // bytes have no value to store again).
         let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
         let me = g.me(a);
+        let step = |rec: u64, site: u16, epoch: u8| {
+            if a.kind == AccessKind::AtomicRead {
+                mar::step_atomic_read(rec, &me, site, epoch)
+            } else {
+                mar::step(rec, &me, site, epoch, op, same_value)
+            }
+        };
         if a.by_group {
             if let Some(c) = g.copies.last_mut() {
                 let r = (a.space, a.alloc, a.offset, a.offset + a.size as u64);
@@ -1088,7 +1096,7 @@ impl Observer for LaunchChecker<'_> {
                     let Some(rec) = mem.get_mut((a.offset + i) as usize) else {
                         break;
                     };
-                    let s = mar::step(*rec, &me, site, epoch, op, same_value);
+                    let s = step(*rec, site, epoch);
                     *rec = s.new;
                     note(a.offset + i, s);
                 }
@@ -1103,7 +1111,10 @@ impl Observer for LaunchChecker<'_> {
                     let mut old = cell.load(Ordering::Relaxed);
                     // Work-groups run on several threads: retry until our update lands.
                     let s = loop {
-                        let s = mar::step(self.current(old, &me), &me, site, epoch, op, same_value);
+                        let s = step(self.current(old, &me), site, epoch);
+                        if s.new == old {
+                            break s;
+                        }
                         match cell.compare_exchange_weak(
                             old,
                             s.new,
