@@ -74,6 +74,9 @@ def main():
         ((f"shadowcl-off-q1-{nproc}t",), ("ShadowCL",), v_scl,
          {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "1"}, a.reps),
         (("shadowcl-checks",), ("ShadowCL",), v_scl, {}, a.reps),
+        # The application's own optimised build (SHADOWCL_COMPILE=app) instead of the default
+        # source-faithful one, which keeps every global/local access of the source.
+        (("shadowcl-checks-app",), ("ShadowCL",), v_scl, {"SHADOWCL_COMPILE": "app"}, a.reps),
         (("oclgrind",), ("Oclgrind",), v_ocg, {}, 3),
         (("oclgrind-races",), ("Oclgrind",), v_ocg, {"OCLGRIND_DATA_RACES": "1"}, 3),
     ]
