@@ -48,15 +48,19 @@
 //! kernels was already found. The window keeps at most 256 launches; older ones ordered
 //! before the newest are forgotten (their races with later overlapping launches are missed).
 
-pub mod mar;
+mod checks;
+mod group;
+mod launch;
+mod mar;
+mod raw;
 pub mod report;
 mod session;
 mod shadow;
 
+pub use group::GroupState;
+pub use launch::LaunchChecker;
 pub use report::{Finding, FindingKind, LaunchSummary, RaceKind, Report, Scope, Side};
-pub use session::{
-    GroupState, LaunchChecker, LaunchOrder, Locations, Sequential, Session, Unordered, LAUNCH_CAP,
-};
+pub use session::{LaunchOrder, Locations, Sequential, Session, Unordered, LAUNCH_CAP};
 
 use std::path::PathBuf;
 

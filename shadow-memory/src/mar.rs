@@ -507,11 +507,6 @@ pub fn item_of(rec: u64) -> u32 {
     Rec(rec).item()
 }
 
-/// Marks a record initialised (host wrote the byte).
-pub fn initialise(old: u64) -> u64 {
-    old | INIT_BIT
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

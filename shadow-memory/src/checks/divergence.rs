@@ -1,0 +1,100 @@
+//! Barrier divergence: work-items of a group at different barriers, some finished while
+//! others wait, or different fence flags at one barrier. A release also advances the
+//! group's epochs, which is what orders its accesses.
+
+use crate::group::GroupState;
+use crate::launch::LaunchChecker;
+use crate::mar::{self};
+use crate::raw::{side_key, Raw, RawKey};
+use crate::report::FindingKind;
+use shadowcl_interpreter::{BarrierArrival, Release};
+
+impl LaunchChecker<'_> {
+    pub(crate) fn record_arrival(&self, g: &mut GroupState, arrival: &BarrierArrival<'_>) {
+        g.arrivals
+            .push((*arrival.item, arrival.inst, arrival.fences));
+    }
+
+    pub(crate) fn release_barrier(&self, g: &mut GroupState, why: Release) {
+        if !g.waited.is_empty() {
+            self.complete_copies(g);
+        }
+        let arrivals = std::mem::take(&mut g.arrivals);
+        // A barrier orders only the memory its fences name, and only memory every arriving
+        // work-item fenced (flags may differ between items when they are not constants).
+        let (local, global) = if arrivals.is_empty() {
+            (false, false)
+        } else {
+            arrivals.iter().fold((true, true), |(l, gl), (_, _, f)| {
+                (l && f.local, gl && f.global)
+            })
+        };
+        g.epoch_local = g.epoch_local.wrapping_add(local as u8);
+        g.epoch_global = g.epoch_global.wrapping_add(global as u8);
+        // Epochs are 7 bits: every AGE_EVERY barriers, pull the group's older records to "just
+        // before now" so none looks current again after a wrap. For global memory that sweeps
+        // the launch's buffers, once per AGE_EVERY global barriers of a group (only long
+        // barrier loops).
+        if local && g.epoch_local.is_multiple_of(mar::AGE_EVERY) {
+            let now = g.epoch_local;
+            for rec in g.local.iter_mut().flatten() {
+                *rec = mar::age(*rec, now);
+            }
+        }
+        if global && g.epoch_global.is_multiple_of(mar::AGE_EVERY) {
+            let now = g.epoch_global;
+            let end = |v: u64| v.min(u32::MAX as u64) as u32;
+            let (lo, hi) = (end(g.lo), end(g.hi));
+            for (_, shadow) in &g.shadows {
+                shadow.update_allocated(|rec| mar::age_group(rec, now, lo, hi));
+            }
+        }
+        if !self.checks.divergence {
+            return;
+        }
+        let Some(&(first_item, first_inst, first_fences)) = arrivals.first() else {
+            return;
+        };
+        let (second, message) = match why {
+            Release::AllArrived => match arrivals.iter().find(|(_, i, _)| *i != first_inst) {
+                Some((item, inst, _)) => (
+                    Some(Self::here(item, Some(*inst), "barrier")),
+                    "work-items of one work-group wait at different barriers",
+                ),
+                None => match arrivals.iter().find(|(_, _, f)| *f != first_fences) {
+                    // Run-time flags (OpenCL 2.0: every work-item passes the same ones).
+                    Some((item, inst, _)) => (
+                        Some(Self::here(item, Some(*inst), "barrier")),
+                        "work-items of one work-group pass different fence flags to one barrier",
+                    ),
+                    None => return,
+                },
+            },
+            Release::SomeFinished => (
+                g.last_finished
+                    .as_ref()
+                    .map(|item| Self::here(item, None, "exit")),
+                "some work-items finished while others wait at a barrier",
+            ),
+        };
+        g.raw.add(Raw {
+            key: RawKey {
+                kind: FindingKind::BarrierDivergence,
+                race: None,
+                scope: None,
+                memory: None,
+                alloc: None,
+                first: Some(("barrier", 0, Some(first_inst))),
+                second: second.as_ref().map(|(s, _)| {
+                    let (a, _, i) = side_key(s);
+                    (a, i)
+                }),
+            },
+            offset: None,
+            first: Some(Self::here(&first_item, Some(first_inst), "barrier")),
+            second,
+            count: 1,
+            message: message.into(),
+        });
+    }
+}

@@ -1,0 +1,7 @@
+//! One module per check, each an `impl LaunchChecker` block the observer seam
+//! (`launch.rs`) calls into.
+
+mod async_copy;
+mod bounds;
+mod divergence;
+mod races;

@@ -1,0 +1,172 @@
+//! The data-race and uninitialised-read checks: every global and local access goes through
+//! the byte records (`mar`), which say whether it conflicts with an unordered earlier one.
+
+use crate::group::GroupState;
+use crate::launch::LaunchChecker;
+use crate::mar::{self, Op, Party};
+use crate::raw::{side_key, Raw, RawKey, RawSide};
+use crate::report::{FindingKind, RaceKind};
+use shadowcl_interpreter::Access;
+use shadowcl_interpreter::{AccessKind, AddressSpace};
+use std::sync::atomic::Ordering;
+
+/// The record kind of an access (an atomic read is named and paired as an atomic).
+pub(crate) fn op_of(k: AccessKind) -> Op {
+    match k {
+        AccessKind::Read => Op::Read,
+        AccessKind::Write => Op::Write,
+        AccessKind::Atomic | AccessKind::AtomicRead => Op::Atomic,
+    }
+}
+
+pub(crate) fn race_kind(second: Op, first: Op) -> RaceKind {
+    match (second, first) {
+        (Op::Atomic, _) | (_, Op::Atomic) => RaceKind::AtomicPlain,
+        (Op::Write, Op::Write) => RaceKind::WriteWrite,
+        _ => RaceKind::ReadWrite,
+    }
+}
+
+impl LaunchChecker<'_> {
+    pub(crate) fn check_access(&self, g: &mut GroupState, a: &Access<'_>) {
+        let (want_races, want_uninit) =
+            (self.checks.races || self.checks.benign, self.checks.uninit);
+        if !(want_races || want_uninit) {
+            return;
+        }
+        let op = op_of(a.kind);
+        // Whether the bytes were already there is decided per byte by the record (undefined
+        // bytes have no value to store again).
+        let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
+        let me = g.me(a);
+        let step = |rec: u64, site: u16, epoch: u8| {
+            if a.kind == AccessKind::AtomicRead {
+                mar::step_atomic_read(rec, &me, site, epoch)
+            } else {
+                mar::step(rec, &me, site, epoch, op, same_value)
+            }
+        };
+        if a.by_group {
+            if let Some(c) = g.copies.last_mut() {
+                let r = (a.space, a.alloc, a.offset, a.offset + a.size as u64);
+                match c.ranges.last_mut() {
+                    Some(l) if (l.0, l.1, l.3) == (r.0, r.1, r.2) => l.3 = r.3,
+                    _ => c.ranges.push(r),
+                }
+            }
+        }
+        let site = self.site(g, a.inst);
+        let mut conflict: Option<(u64, mar::Conflict)> = None;
+        let mut uninit: Option<u64> = None;
+        let mut note = |i: u64, s: mar::Step| {
+            if conflict.is_none() {
+                conflict = s.conflict.map(|c| (i, c));
+            }
+            if s.uninit && uninit.is_none() {
+                uninit = Some(i);
+            }
+        };
+        match a.space {
+            AddressSpace::Local => {
+                let epoch = g.epoch_local;
+                let Some(slot) = a.alloc.local_slot() else {
+                    return;
+                };
+                let Some(mem) = g.local.get_mut(slot as usize) else {
+                    return;
+                };
+                for i in 0..a.size as u64 {
+                    let Some(rec) = mem.get_mut((a.offset + i) as usize) else {
+                        break;
+                    };
+                    let s = step(*rec, site, epoch);
+                    *rec = s.new;
+                    note(a.offset + i, s);
+                }
+            }
+            AddressSpace::Global => {
+                let epoch = g.epoch_global;
+                let shadow = self.shadow(g, a.alloc, a.offset + a.size as u64);
+                for i in 0..a.size as u64 {
+                    let Some(cell) = shadow.cell(a.offset + i) else {
+                        break;
+                    };
+                    let mut old = cell.load(Ordering::Relaxed);
+                    // Work-groups run on several threads: retry until our update lands.
+                    let s = loop {
+                        let s = step(self.current(old, &me), site, epoch);
+                        if s.new == old {
+                            break s;
+                        }
+                        match cell.compare_exchange_weak(
+                            old,
+                            s.new,
+                            Ordering::AcqRel,
+                            Ordering::Relaxed,
+                        ) {
+                            Ok(_) => break s,
+                            Err(now) => old = now,
+                        }
+                    };
+                    note(a.offset + i, s);
+                }
+            }
+            // Constant memory is read-only (no races) and private memory is not reported.
+            AddressSpace::Constant | AddressSpace::Private => return,
+        }
+        let mut second = Self::here(a.item, Some(a.inst), op.name());
+        if let RawSide::Here { group, .. } = &mut second.0 {
+            *group = a.by_group;
+        }
+        if let Some((off, c)) = conflict {
+            let (kind, wanted) = if c.benign {
+                (FindingKind::BenignRace, self.checks.benign)
+            } else {
+                (FindingKind::DataRace, self.checks.races)
+            };
+            if wanted {
+                let first = match c.first {
+                    Party {
+                        op,
+                        who: Some((item, site)),
+                    } => RawSide::Recorded { item, site, op },
+                    Party { op, who: None } => RawSide::Unknown { op },
+                };
+                g.raw.add(Raw {
+                    key: RawKey {
+                        kind,
+                        race: Some(race_kind(op, c.first.op)),
+                        scope: Some(c.scope),
+                        memory: Some(a.space),
+                        alloc: Some(a.alloc),
+                        first: Some(side_key(&first)),
+                        second: Some((op.name(), Some(a.inst))),
+                    },
+                    offset: Some(off as i64),
+                    first: Some((first, None)),
+                    second: Some(second),
+                    count: 1,
+                    message: String::new(),
+                });
+            }
+        }
+        if let (Some(off), true) = (uninit, want_uninit) {
+            g.raw.add(Raw {
+                key: RawKey {
+                    kind: FindingKind::UninitializedRead,
+                    race: None,
+                    scope: None,
+                    memory: Some(a.space),
+                    alloc: Some(a.alloc),
+                    first: None,
+                    second: Some((op.name(), Some(a.inst))),
+                },
+                offset: Some(off as i64),
+                first: None,
+                second: Some(second),
+                count: 1,
+                message: "read of memory never written since it was created".into(),
+            });
+        }
+    }
+}

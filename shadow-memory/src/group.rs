@@ -1,0 +1,105 @@
+//! Per-work-group checker state: its ids, barrier epochs, local-memory records, barrier
+//! arrivals, async copies in flight and raw findings (lives on the worker running the group).
+
+use crate::mar::{self, Me};
+use crate::raw::RawSet;
+use crate::shadow::Shadow;
+use shadowcl_interpreter::{Access, AddressSpace, AllocId, Fences, InstId, WorkItem};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Per-work-group state (lives on the worker thread running the group).
+pub struct GroupState {
+    pub(crate) lo: u64,
+    /// End of the group's ids: its work-items, then its async-copy actor (`hi - 1`).
+    pub(crate) hi: u64,
+    pub(crate) launch_lo: u64,
+    pub(crate) launch_hi: u64,
+    pub(crate) epoch_global: u8,
+    pub(crate) epoch_local: u8,
+    pub(crate) local: Vec<Vec<u64>>,
+    pub(crate) arrivals: Vec<(WorkItem, InstId, Fences)>,
+    pub(crate) last_finished: Option<WorkItem>,
+    pub(crate) sites: SiteMap,
+    pub(crate) shadows: Vec<(AllocId, Arc<Shadow>)>,
+    pub(crate) raw: RawSet,
+    /// Async copies in flight, oldest first.
+    pub(crate) copies: Vec<PendingCopy>,
+    /// Events named by `wait_group_events` arrivals since the last barrier release.
+    pub(crate) waited: Vec<u64>,
+    /// Events of copies already completed (waiting on one again is fine).
+    pub(crate) completed: Vec<u64>,
+}
+
+/// An `async_work_group_copy` the group has not waited for yet.
+pub(crate) struct PendingCopy {
+    pub(crate) event: u64,
+    pub(crate) inst: InstId,
+    pub(crate) item: WorkItem,
+    /// Group epochs when it started.
+    pub(crate) local_since: u8,
+    pub(crate) global_since: u8,
+    /// Bytes it touched: (space, allocation, start, end).
+    pub(crate) ranges: Vec<(AddressSpace, AllocId, u64, u64)>,
+}
+
+/// Report sites of a group by instruction: looked up on every access, so hashed with one
+/// multiply (instruction ids are small integers chosen by us, not by an adversary).
+pub(crate) type SiteMap = HashMap<InstId, u16, std::hash::BuildHasherDefault<InstIdHasher>>;
+
+#[derive(Default)]
+pub(crate) struct InstIdHasher(u64);
+
+impl std::hash::Hasher for InstIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.0 = (self.0 ^ x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// Item ids are u32 in records; ids past the 29-bit space wrap (only launches of more than
+/// half a billion work-items, where two far-apart items may then look alike).
+pub(crate) fn clamp_item(v: u64) -> u32 {
+    if v <= mar::MAX_ITEM {
+        v as u32
+    } else {
+        (1 + (v - 1) % mar::MAX_ITEM) as u32
+    }
+}
+
+impl GroupState {
+    pub(crate) fn actor(&self) -> u32 {
+        clamp_item(self.hi - 1)
+    }
+
+    /// Who makes access `a` (a work-item, or the group's async copy), and since when the
+    /// oldest copy in flight of `space` started.
+    pub(crate) fn me(&self, a: &Access<'_>) -> Me {
+        // Range ends may be MAX_ITEM + 1, which still fits a u32.
+        let end = |v: u64| v.min(u32::MAX as u64) as u32;
+        let item = if a.by_group {
+            self.actor()
+        } else {
+            clamp_item(self.lo + a.item.local_linear as u64)
+        };
+        Me {
+            item,
+            group_lo: end(self.lo),
+            group_hi: end(self.hi),
+            launch_lo: end(self.launch_lo),
+            launch_hi: end(self.launch_hi),
+            actor: self.actor(),
+            actor_since: self.copies.first().map(|c| match a.space {
+                AddressSpace::Local => c.local_since,
+                _ => c.global_since,
+            }),
+        }
+    }
+}

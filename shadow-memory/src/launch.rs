@@ -1,0 +1,518 @@
+//! The per-launch [`LaunchChecker`]: the executor's observer. It fixes the launch's ids and
+//! buffers at start, hands each event to its check (`checks/`), and resolves the launch's
+//! findings into the session at the end.
+
+use crate::group::{GroupState, SiteMap};
+use crate::mar::{self, Me};
+use crate::raw::{Raw, RawSet, RawSide};
+use crate::report::{Finding, LaunchSummary, Side};
+use crate::session::{LaunchOrder, Locations, Session, Site, State, WindowLaunch, WINDOW_CAP};
+use crate::shadow::Shadow;
+use crate::Checks;
+use parking_lot::Mutex;
+use shadowcl_interpreter::{
+    Access, AddressSpace, AllocId, ArgBinding, BarrierArrival, Fault, GroupCopy, GroupInfo,
+    GroupWait, InstId, LaunchInfo, LocalAlloc, Observer, Release, WorkItem,
+};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Launch shape, enough to turn a session item id back into work-item ids.
+#[derive(Clone, Debug)]
+pub(crate) struct Geometry {
+    pub(crate) global_offset: [u64; 3],
+    pub(crate) global_size: [u64; 3],
+    pub(crate) local_size: [u64; 3],
+    pub(crate) num_groups: [u64; 3],
+    /// Work-items per group (the full local size; a partial group uses fewer).
+    pub(crate) group_items: u64,
+}
+
+/// Who a session item id of a launch names.
+pub(crate) enum Actor {
+    Item([u64; 3], [u32; 3], [u32; 3]),
+    /// The work-group itself, performing an `async_work_group_copy`.
+    GroupCopy([u32; 3]),
+}
+
+impl Geometry {
+    pub(crate) fn from_info(info: &LaunchInfo<'_>) -> Geometry {
+        let local_size = info.local_size.map(|x| x.max(1));
+        Geometry {
+            global_offset: info.global_offset,
+            global_size: info.global_size,
+            local_size,
+            num_groups: info.num_groups.map(|x| x.max(1)),
+            group_items: local_size.iter().product(),
+        }
+    }
+
+    /// Ids reserved per group: one per work-item, then one for the group's async copies.
+    pub(crate) fn stride(&self) -> u64 {
+        self.group_items + 1
+    }
+
+    pub(crate) fn total_items(&self) -> u64 {
+        self.num_groups
+            .iter()
+            .product::<u64>()
+            .saturating_mul(self.stride())
+    }
+
+    /// Who the id `rel` ids after the launch's first one is.
+    pub(crate) fn actor(&self, rel: u64) -> Actor {
+        let (gl, ll) = (rel / self.stride(), rel % self.stride());
+        if ll == self.group_items {
+            let group = unlinear(gl, self.num_groups);
+            return Actor::GroupCopy(group.map(|x| x as u32));
+        }
+        let (global, local, group) = self.ids(gl, ll);
+        Actor::Item(global, local, group)
+    }
+
+    /// (global, local, group) ids of item `ll` of linear group `gl`.
+    pub(crate) fn ids(&self, gl: u64, ll: u64) -> ([u64; 3], [u32; 3], [u32; 3]) {
+        let group = unlinear(gl, self.num_groups);
+        // A trailing partial group (non-uniform NDRange) linearises over its own size.
+        let sizes: [u64; 3] = std::array::from_fn(|d| {
+            let start = group[d] * self.local_size[d];
+            self.local_size[d]
+                .min(self.global_size[d].saturating_sub(start))
+                .max(1)
+        });
+        let local = unlinear(ll, sizes);
+        let global = std::array::from_fn(|d| {
+            self.global_offset[d] + group[d] * self.local_size[d] + local[d]
+        });
+        (global, local.map(|x| x as u32), group.map(|x| x as u32))
+    }
+}
+
+pub(crate) fn unlinear(mut v: u64, dims: [u64; 3]) -> [u64; 3] {
+    let mut out = [0; 3];
+    for d in 0..3 {
+        out[d] = v % dims[d];
+        v /= dims[d];
+    }
+    out
+}
+
+/// Launch facts fixed at `launch_start`.
+pub(crate) struct LaunchState {
+    pub(crate) kernel: Arc<str>,
+    pub(crate) lo: u64,
+    pub(crate) hi: u64,
+    pub(crate) geometry: Geometry,
+    pub(crate) args: Vec<ArgBinding>,
+    pub(crate) local_allocs: Vec<LocalAlloc>,
+    pub(crate) shadows: Vec<(AllocId, Arc<Shadow>)>,
+    /// Item ranges of earlier launches that may overlap this one. Records naming any other
+    /// item below `lo` come from launches ordered before this one and count as reset.
+    pub(crate) overlapping: Vec<(u32, u32)>,
+}
+
+impl LaunchState {
+    /// Whether record item `item` (not of this launch) is from a launch ordered before it.
+    pub(crate) fn is_stale(&self, item: u32) -> bool {
+        let item = item as u64;
+        // Ids above ours belong to launches that started after this one: they overlap it.
+        item < self.lo
+            && !self
+                .overlapping
+                .iter()
+                .any(|&(lo, hi)| (lo as u64..hi as u64).contains(&item))
+    }
+}
+
+/// Checks one launch; pass it to `Device::run` as the observer. Findings go into the session
+/// at `launch_end` (or when dropped, if the executor stopped early).
+pub struct LaunchChecker<'a> {
+    pub(crate) session: &'a Session,
+    pub(crate) program: &'a dyn Locations,
+    pub(crate) order: &'a dyn LaunchOrder,
+    pub(crate) id: u64,
+    pub(crate) schedule: String,
+    pub(crate) checks: Checks,
+    pub(crate) st: OnceLock<LaunchState>,
+    pub(crate) sites: Mutex<HashMap<InstId, u16>>,
+    pub(crate) raw: Mutex<RawSet>,
+    pub(crate) finished: AtomicBool,
+}
+
+impl LaunchChecker<'_> {
+    pub(crate) fn state(&self) -> Option<&LaunchState> {
+        self.st.get()
+    }
+
+    /// A global record as this launch sees it: one last touched by a launch ordered before
+    /// this one counts as reset (only "initialised" is left).
+    pub(crate) fn current(&self, rec: u64, me: &Me) -> u64 {
+        let item = mar::item_of(rec);
+        let foreign = item != 0 && !(me.launch_lo..me.launch_hi).contains(&item);
+        match self.state() {
+            Some(ls) if foreign && ls.is_stale(item) => mar::reset(rec),
+            _ => rec,
+        }
+    }
+
+    pub(crate) fn site(&self, g: &mut GroupState, inst: InstId) -> u16 {
+        if let Some(&s) = g.sites.get(&inst) {
+            return s;
+        }
+        let s = *self.sites.lock().entry(inst).or_insert_with(|| {
+            let mut st = self.session.state.lock();
+            if st.sites.len() > mar::MAX_SITE as usize {
+                return 0;
+            }
+            let kernel = self
+                .st
+                .get()
+                .map(|l| l.kernel.clone())
+                .unwrap_or_else(|| Arc::from(""));
+            st.sites.push(Some(Site {
+                launch: self.id,
+                kernel,
+                location: self.program.location(inst),
+            }));
+            (st.sites.len() - 1) as u16
+        });
+        g.sites.insert(inst, s);
+        s
+    }
+
+    pub(crate) fn here(
+        item: &WorkItem,
+        inst: Option<InstId>,
+        access: &'static str,
+    ) -> (RawSide, Option<WorkItem>) {
+        (
+            RawSide::Here {
+                inst,
+                access,
+                group: false,
+            },
+            Some(*item),
+        )
+    }
+
+    /// Ends the launch: resolves this launch's findings into the session. Idempotent.
+    pub fn finish(&self) -> usize {
+        if self.finished.swap(true, Ordering::AcqRel) {
+            return 0;
+        }
+        let mut raws = std::mem::take(&mut *self.raw.lock()).list;
+        raws.sort_by(|a, b| a.key.cmp(&b.key));
+        let Some(ls) = self.state() else { return 0 };
+        let mut st = self.session.state.lock();
+        let mut findings: Vec<Finding> = raws.iter().map(|r| self.resolve(&st, ls, r)).collect();
+        // Identified races first, so unidentified ones of the same pair fold into them.
+        findings.sort_by_key(Finding::first_unidentified);
+        let mut new = 0;
+        for f in findings {
+            Session::merge_locked(&mut st, f, &mut new);
+        }
+        new
+    }
+
+    pub(crate) fn resolve(&self, st: &State, ls: &LaunchState, r: &Raw) -> Finding {
+        let side = |s: &(RawSide, Option<WorkItem>)| -> Side {
+            match s {
+                (RawSide::Recorded { item, site, op }, _) => {
+                    let item = *item as u64;
+                    let w = st.window.iter().find(|w| (w.lo..w.hi).contains(&item));
+                    let actor = w.map(|w| w.geometry.actor(item - w.lo));
+                    let site = st.sites.get(*site as usize).and_then(Option::as_ref);
+                    let (global_id, local_id, group_id, group_copy) = match actor {
+                        Some(Actor::Item(g, l, w)) => (Some(g), Some(l), Some(w), false),
+                        Some(Actor::GroupCopy(w)) => (None, None, Some(w), true),
+                        None => (None, None, None, false),
+                    };
+                    Side {
+                        access: op.name().into(),
+                        global_id,
+                        local_id,
+                        group_id,
+                        group_copy,
+                        location: site.and_then(|s| s.location.clone()),
+                        launch: w
+                            .map(|w| w.id)
+                            .or(site.map(|s| s.launch))
+                            .unwrap_or(self.id),
+                        kernel: w
+                            .map(|w| w.kernel.to_string())
+                            .or(site.map(|s| s.kernel.to_string()))
+                            .unwrap_or_else(|| ls.kernel.to_string()),
+                    }
+                }
+                (RawSide::Unknown { op }, _) => Side {
+                    access: op.name().into(),
+                    global_id: None,
+                    local_id: None,
+                    group_id: None,
+                    group_copy: false,
+                    location: None,
+                    launch: self.id,
+                    kernel: ls.kernel.to_string(),
+                },
+                (
+                    RawSide::Here {
+                        inst,
+                        access,
+                        group,
+                    },
+                    item,
+                ) => Side {
+                    access: (*access).into(),
+                    global_id: item.filter(|_| !group).map(|i| i.global),
+                    local_id: item.filter(|_| !group).map(|i| i.local),
+                    group_id: item.map(|i| i.group),
+                    group_copy: *group,
+                    location: inst.and_then(|i| self.program.location(i)),
+                    launch: self.id,
+                    kernel: ls.kernel.to_string(),
+                },
+            }
+        };
+        let (buffer, index) = match (r.key.alloc, r.offset) {
+            (Some(a), Some(off)) => name_and_index(ls, a, off),
+            (Some(a), None) => (Some(name_and_index(ls, a, 0).0.unwrap_or_default()), None),
+            _ => (None, None),
+        };
+        Finding {
+            kind: r.key.kind,
+            race: r.key.race,
+            scope: r.key.scope,
+            memory: r.key.memory,
+            launch: self.id,
+            kernel: ls.kernel.to_string(),
+            buffer,
+            offset: r.offset,
+            index,
+            first: r.first.as_ref().map(side),
+            second: r.second.as_ref().map(side),
+            count: r.count,
+            message: r.message.clone(),
+        }
+    }
+
+    /// The shadow of `alloc`, kept by the group: borrowed, since a reference count touched on
+    /// every access would be a cache line the worker threads fight over.
+    pub(crate) fn shadow<'g>(&self, g: &'g mut GroupState, alloc: AllocId, end: u64) -> &'g Shadow {
+        let i = match g.shadows.iter().position(|(a, _)| *a == alloc) {
+            Some(i) => i,
+            None => {
+                g.shadows.push((alloc, self.session.shadow_for(alloc, end)));
+                g.shadows.len() - 1
+            }
+        };
+        &g.shadows[i].1
+    }
+}
+
+/// Argument (or `__local` variable) name and element index of byte `off` of `alloc`.
+pub(crate) fn name_and_index(
+    ls: &LaunchState,
+    alloc: AllocId,
+    off: i64,
+) -> (Option<String>, Option<i64>) {
+    if let Some(slot) = alloc.local_slot() {
+        return match ls.local_allocs.get(slot as usize) {
+            Some(l) => (
+                Some(l.name.clone()),
+                Some(off.div_euclid(l.elem_size.max(1) as i64)),
+            ),
+            None => (Some(format!("local#{slot}")), None),
+        };
+    }
+    let inside = |a: &&ArgBinding| {
+        (a.view_offset as i64..(a.view_offset + a.view_size) as i64).contains(&off)
+    };
+    let bound: Vec<&ArgBinding> = ls.args.iter().filter(|a| a.alloc == Some(alloc)).collect();
+    match bound
+        .iter()
+        .copied()
+        .find(inside)
+        .or(bound.first().copied())
+    {
+        Some(a) => (
+            Some(a.name.clone()),
+            Some((off - a.view_offset as i64).div_euclid(a.elem_size.max(1) as i64)),
+        ),
+        None => (Some(format!("buffer#{}", alloc.0)), None),
+    }
+}
+
+impl Drop for LaunchChecker<'_> {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+impl Observer for LaunchChecker<'_> {
+    type Group = GroupState;
+
+    fn launch_start(&self, info: &LaunchInfo<'_>) {
+        let geometry = Geometry::from_info(info);
+        let total = geometry.total_items();
+        let kernel: Arc<str> = Arc::from(info.kernel);
+        let (lo, hi, overlapping) = {
+            let mut st = self.session.state.lock();
+            let order = self.order;
+            st.window.retain(|w| !order.settled(w.order));
+            if st.window.is_empty() {
+                // Everything recorded happens before every launch to come: start afresh.
+                Session::reset_locked(&mut st, &self.session.shadows);
+            } else if st.next_item.saturating_add(total) > mar::MAX_ITEM + 1 {
+                // Item ids of this window are used up; ids wrap (two far-apart work-items
+                // may then look alike).
+                tracing::warn!("shadowcl: race record item ids wrap (no sync for too long)");
+            }
+            let end = |v: u64| v.min(u32::MAX as u64) as u32;
+            let mut overlapping = Vec::new();
+            let mut before = Vec::new();
+            for w in &st.window {
+                if order.follows(w.order) {
+                    before.push(w.id);
+                } else {
+                    overlapping.push((end(w.lo), end(w.hi)));
+                }
+            }
+            if st.window.len() >= WINDOW_CAP {
+                // Forget the oldest launches ordered before this one (their records now
+                // count as reset for every later launch too).
+                before.truncate(st.window.len() + 1 - WINDOW_CAP);
+                st.window.retain(|w| !before.contains(&w.id));
+            }
+            let lo = st.next_item;
+            let hi = lo.saturating_add(total);
+            st.next_item = hi;
+            st.window.push(WindowLaunch {
+                id: self.id,
+                order: order.key(),
+                kernel: kernel.clone(),
+                lo,
+                hi,
+                geometry: geometry.clone(),
+            });
+            st.launches.push(LaunchSummary {
+                id: self.id,
+                kernel: info.kernel.to_string(),
+                global_size: info.global_size,
+                local_size: info.local_size,
+                global_offset: info.global_offset,
+                schedule: self.schedule.clone(),
+            });
+            (lo, hi, overlapping)
+        };
+        let shadows = info
+            .args
+            .iter()
+            .filter(|a| a.space == AddressSpace::Global)
+            .filter_map(|a| {
+                let id = a.alloc?;
+                Some((id, self.session.shadow_for(id, a.view_offset + a.view_size)))
+            })
+            .collect();
+        let _ = self.st.set(LaunchState {
+            kernel,
+            lo,
+            hi,
+            geometry,
+            args: info.args.to_vec(),
+            local_allocs: info.local_allocs.to_vec(),
+            shadows,
+            overlapping,
+        });
+    }
+
+    fn group_start(&self, g: &GroupInfo) -> GroupState {
+        let (lo, launch_lo, launch_hi, group_items, local, shadows) = match self.state() {
+            Some(ls) => (
+                ls.lo + g.group_linear * ls.geometry.stride(),
+                ls.lo,
+                ls.hi,
+                ls.geometry.group_items,
+                // Local records are needed only by the access checks.
+                if self.checks.races || self.checks.benign || self.checks.uninit {
+                    ls.local_allocs
+                        .iter()
+                        .map(|l| vec![0; l.size as usize])
+                        .collect()
+                } else {
+                    Vec::new()
+                },
+                ls.shadows.clone(),
+            ),
+            None => (
+                1,
+                1,
+                2 + g.items as u64,
+                g.items as u64,
+                Vec::new(),
+                Vec::new(),
+            ),
+        };
+        GroupState {
+            lo,
+            // The actor's id follows the full group's items (partial groups leave a gap).
+            hi: lo + group_items.max(1) + 1,
+            launch_lo,
+            launch_hi,
+            epoch_global: 0,
+            epoch_local: 0,
+            local,
+            arrivals: Vec::new(),
+            last_finished: None,
+            sites: SiteMap::default(),
+            shadows,
+            raw: RawSet::default(),
+            copies: Vec::new(),
+            waited: Vec::new(),
+            completed: Vec::new(),
+        }
+    }
+
+    fn access(&self, g: &mut GroupState, a: &Access<'_>) {
+        self.check_access(g, a);
+    }
+
+    fn barrier(&self, g: &mut GroupState, arrival: &BarrierArrival<'_>) {
+        self.record_arrival(g, arrival);
+    }
+
+    fn group_copy(&self, g: &mut GroupState, c: &GroupCopy<'_>) {
+        self.start_copy(g, c);
+    }
+
+    fn group_wait(&self, g: &mut GroupState, w: &GroupWait<'_>) {
+        self.wait_copies(g, w);
+    }
+
+    fn barrier_release(&self, g: &mut GroupState, why: Release) {
+        self.release_barrier(g, why);
+    }
+
+    fn item_end(&self, g: &mut GroupState, item: &WorkItem) {
+        g.last_finished = Some(*item);
+    }
+
+    fn fault(&self, g: &mut GroupState, f: &Fault<'_>) {
+        self.report_fault(g, f);
+    }
+
+    fn group_end(&self, mut g: GroupState) {
+        self.end_copies(&mut g);
+        if g.raw.list.is_empty() {
+            return;
+        }
+        let mut all = self.raw.lock();
+        for r in g.raw.list {
+            all.add(r);
+        }
+    }
+
+    fn launch_end(&self) {
+        self.finish();
+    }
+}
