@@ -73,6 +73,7 @@ struct bench {
   cl_mem out;
   cl_uint dims;
   size_t gsz[2], lsz[2], out_elems;
+  int launches; /* enqueues per repetition (the `launches` app: many small kernels) */
   double *t;
 };
 
@@ -104,11 +105,18 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
     fprintf(stderr, "build failed:\n%s\n", log);
     exit(1);
   }
-  cl_kernel k = clCreateKernel(prog, app, &err); CHECK(err);
+  /* `launches`: 10,000 launches of a small vadd per repetition (report cost per launch). */
+  int many = !strcmp(app, "launches");
+  cl_kernel k = clCreateKernel(prog, many ? "vadd" : app, &err); CHECK(err);
   size_t n = 0;
   b->dims = 1;
+  b->launches = 1;
   int mat = 256 / scale < 16 ? 16 : 256 / scale, w = 512 / scale, h = 512 / scale;
-  if (!strcmp(app, "vadd") || !strcmp(app, "reduce")) {
+  if (many) {
+    n = 256;
+    b->gsz[0] = n; b->lsz[0] = 64;
+    b->launches = 10000 / scale;
+  } else if (!strcmp(app, "vadd") || !strcmp(app, "reduce")) {
     n = (1u << 20) / scale;
     b->gsz[0] = n; b->lsz[0] = 256;
   } else if (!strcmp(app, "matmul")) {
@@ -123,7 +131,7 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
   cl_mem bc = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * 4, NULL, &err); CHECK(err);
   free(a);
   free(bv);
-  if (!strcmp(app, "vadd")) {
+  if (!strcmp(app, "vadd") || many) {
     CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bb, &bb));
     CHECK(clSetKernelArg(k, 2, sizeof bc, &bc)); b->out_elems = n;
   } else if (!strcmp(app, "matmul")) {
@@ -145,7 +153,8 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
 
 static double run_once(struct bench *b) {
   double t0 = now_ms();
-  CHECK(clEnqueueNDRangeKernel(b->q, b->k, b->dims, NULL, b->gsz, b->lsz, 0, NULL, NULL));
+  for (int i = 0; i < b->launches; i++)
+    CHECK(clEnqueueNDRangeKernel(b->q, b->k, b->dims, NULL, b->gsz, b->lsz, 0, NULL, NULL));
   CHECK(clFinish(b->q));
   return now_ms() - t0;
 }
@@ -155,7 +164,7 @@ static double run_once(struct bench *b) {
  * placement and the machine's moment (a paired comparison). One JSON line per platform. */
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: bench APP REPS [SCALE]  (APP: vadd matmul reduce stencil)\n");
+    fprintf(stderr, "usage: bench APP REPS [SCALE]  (APP: vadd matmul reduce stencil launches)\n");
     return 2;
   }
   const char *app = argv[1];

@@ -36,7 +36,8 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--scale", type=int, default=2, help="divides problem sizes (same for all)")
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--apps", default="vadd matmul reduce stencil")
+    ap.add_argument("--apps", default="vadd matmul reduce stencil launches",
+                    help="launches: 10,000 launches of a 256-item vadd per repetition")
     ap.add_argument("--rounds", type=int, default=5,
                     help="processes per app for the cheap PoCL/forwarding rows, interleaved; "
                          "their median is reported")
@@ -74,6 +75,11 @@ def main():
         ((f"shadowcl-off-q1-{nproc}t",), ("ShadowCL",), v_scl,
          {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "1"}, a.reps),
         (("shadowcl-checks",), ("ShadowCL",), v_scl, {}, a.reps),
+        # As `shadowcl run` does: JSON and SARIF reports (their cost must not grow with the
+        # number of launches).
+        (("shadowcl-checks-report",), ("ShadowCL",), v_scl,
+         {"SHADOWCL_REPORT": os.path.join(tmp, "r.json"),
+          "SHADOWCL_SARIF": os.path.join(tmp, "r.sarif")}, a.reps),
         # The application's own optimised build (SHADOWCL_COMPILE=app) instead of the default
         # source-faithful one, which keeps every global/local access of the source.
         (("shadowcl-checks-app",), ("ShadowCL",), v_scl, {"SHADOWCL_COMPILE": "app"}, a.reps),

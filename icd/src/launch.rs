@@ -32,10 +32,34 @@ fn session() -> Option<&'static Session> {
             });
             let c = config.checks;
             let any = c.races || c.benign || c.divergence || c.bounds || c.uninit;
+            let files = config.report.is_some() || config.sarif.is_some();
+            if files {
+                // SAFETY: atexit is the C library's; the callback catches every panic, so
+                // nothing unwinds into C.
+                if unsafe { atexit(write_reports_at_exit) } != 0 {
+                    tracing::warn!("cannot register the final report write at exit");
+                }
+            }
             // Reports are still written when checks are off, so tools reading them see launches.
-            (any || config.report.is_some() || config.sarif.is_some()).then(|| Session::new(config))
+            (any || files).then(|| Session::new(config))
         })
         .as_ref()
+}
+
+extern "C" {
+    fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
+}
+
+/// After each launch the report files are rewritten only now and then
+/// (`Session::write_files_throttled`); the final state is written when the process exits.
+extern "C" fn write_reports_at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        if let Some(s) = session() {
+            if let Err(e) = s.write_files() {
+                eprintln!("ShadowCL: could not write the report: {e}");
+            }
+        }
+    });
 }
 
 pub(crate) fn recorder() -> Option<&'static Recorder> {
@@ -181,14 +205,14 @@ pub fn run(
     result
 }
 
-/// Prints new findings to stderr and rewrites the report files (DESIGN.md: "written at exit
-/// and after each kernel").
+/// Prints new findings to stderr and rewrites the report files when a finding is new or a
+/// while has passed (DESIGN.md: "written at exit and after each kernel").
 fn report(s: &Session) {
     let text = s.take_new_text();
     if !text.is_empty() {
         eprint!("{text}");
     }
-    if let Err(e) = s.write_files() {
+    if let Err(e) = s.write_files_throttled() {
         eprintln!("ShadowCL: could not write the report: {e}");
     }
 }

@@ -120,6 +120,8 @@ pub struct Session {
     pub(crate) config: Config,
     pub(crate) shadows: RwLock<HashMap<AllocId, Arc<Shadow>>>,
     pub(crate) state: Mutex<State>,
+    /// When the report files were last written, and how many launches and findings they had.
+    written: Mutex<Option<(std::time::Instant, usize, usize)>>,
 }
 
 impl Session {
@@ -127,6 +129,7 @@ impl Session {
         Session {
             config,
             shadows: RwLock::new(HashMap::new()),
+            written: Mutex::new(None),
             state: Mutex::new(State {
                 next_item: 1,
                 window: Vec::new(),
@@ -286,9 +289,39 @@ impl Session {
         report::render_findings(&st.findings[from..], 0)
     }
 
+    /// Writes `SHADOWCL_REPORT` and `SHADOWCL_SARIF` after a launch, when a new finding
+    /// appeared or a second has passed since the last write with launches added: an
+    /// application of many launches does not rewrite its report after each one. Call
+    /// [`Session::write_files`] at exit for the final state.
+    pub fn write_files_throttled(&self) -> std::io::Result<()> {
+        if self.config.report.is_none() && self.config.sarif.is_none() {
+            return Ok(());
+        }
+        let (launches, findings) = {
+            let st = self.state.lock();
+            (st.launches.len(), st.findings.len())
+        };
+        let due = match *self.written.lock() {
+            None => true,
+            Some((at, l, f)) => f != findings || (l != launches && at.elapsed().as_secs() >= 1),
+        };
+        if due {
+            self.write_files()?;
+        }
+        Ok(())
+    }
+
     /// Writes `SHADOWCL_REPORT` (JSON) and `SHADOWCL_SARIF` when configured.
     pub fn write_files(&self) -> std::io::Result<()> {
+        if self.config.report.is_none() && self.config.sarif.is_none() {
+            return Ok(());
+        }
         let r = self.report();
+        *self.written.lock() = Some((
+            std::time::Instant::now(),
+            r.launches.len(),
+            r.findings.len(),
+        ));
         let outputs = [
             (self.config.report.as_ref(), r.to_json()),
             (self.config.sarif.as_ref(), r.to_sarif()),
