@@ -215,13 +215,28 @@ impl Device {
             return Ok(LaunchStats::default());
         }
         let num_groups: [u64; 3] = std::array::from_fn(|d| global_size[d].div_ceil(local_size[d]));
-        let items_per_group: u64 = local_size.iter().product();
-        if items_per_group > 1 << 20 {
+        // Products of application-chosen sizes: checked, so a wrap cannot turn a huge launch
+        // into an empty one that "succeeds".
+        let product = |v: &[u64; 3]| v.iter().try_fold(1u64, |p, &x| p.checked_mul(x));
+        let items_per_group = product(&local_size).filter(|&n| n <= 1 << 20);
+        let Some(items_per_group) = items_per_group else {
             return Err(ExecError::InvalidLaunch(format!(
-                "work-group of {items_per_group} items is too large"
+                "a work-group of {local_size:?} items is too large (at most 2^20)"
+            )));
+        };
+        let total_groups = product(&num_groups)
+            .filter(|g| g.checked_mul(items_per_group).is_some())
+            .ok_or_else(|| {
+                ExecError::InvalidLaunch(format!(
+                    "{global_size:?} work-items are more than a launch can count (2^64)"
+                ))
+            })?;
+        if global_offset_overflows(launch.global_offset, global_size) {
+            return Err(ExecError::InvalidLaunch(format!(
+                "global offset {:?} + size {global_size:?} overflows get_global_id",
+                launch.global_offset
             )));
         }
-        let total_groups: u64 = num_groups.iter().product();
 
         // Allocations: module variables first (their pointers are baked into the code).
         // Program-scope `global` variables are global memory the checkers watch, named in
@@ -578,6 +593,11 @@ fn entry_of(
         param_init: init,
         skipped: 2,
     }
+}
+
+/// Whether some work-item's global id (offset + index) would not fit 64 bits.
+fn global_offset_overflows(offset: [u64; 3], size: [u64; 3]) -> bool {
+    (0..3).any(|d| offset[d].checked_add(size[d]).is_none())
 }
 
 fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, scratch: &mut Scratch) -> Result<(), ExecError> {
