@@ -80,6 +80,9 @@ impl Clock {
         if !self.covers(p) {
             if let Err(i) = self.points.binary_search(&p) {
                 self.points.insert(i, p);
+                if p.pos() == self.prefix_of(p.queue()) + 1 {
+                    self.prune();
+                }
             }
         }
     }
@@ -93,15 +96,27 @@ impl Clock {
         }
     }
 
+    /// Keeps the clock small: points a prefix covers go, and points that continue a prefix
+    /// extend it (an out-of-order queue's commands, completing in order, end up as one
+    /// prefix instead of a list that grows with every command).
     fn prune(&mut self) {
-        let prefix = &self.prefix;
-        self.points.retain(|p| {
-            let n = match prefix.binary_search_by_key(&p.queue(), |e| e.0) {
-                Ok(i) => prefix[i].1,
-                Err(_) => 0,
-            };
-            p.pos() > n
-        });
+        let mut i = 0;
+        while i < self.points.len() {
+            let p = self.points[i];
+            let n = self.prefix_of(p.queue());
+            if p.pos() <= n {
+                self.points.remove(i);
+            } else if p.pos() == n + 1 {
+                self.points.remove(i);
+                match self.prefix.binary_search_by_key(&p.queue(), |e| e.0) {
+                    Ok(k) => self.prefix[k].1 = p.pos(),
+                    Err(k) => self.prefix.insert(k, (p.queue(), p.pos())),
+                }
+                // Points are sorted by (queue, pos): the next one may continue it too.
+            } else {
+                i += 1;
+            }
+        }
     }
 }
 
@@ -280,5 +295,76 @@ mod tests {
         h.pending.clear();
         assert!(h.settled(p));
         assert!(!h.settled(Point::new(7, 2)));
+    }
+
+    /// Happens-before clocks against a model that lists every covered point (#15 item 2):
+    /// prefixes, points and joins cover exactly the model's points, and stay canonical.
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use std::collections::BTreeSet;
+
+        #[derive(Clone, Debug)]
+        enum Step {
+            Prefix(u32, u64),
+            Point(u32, u64),
+        }
+
+        fn steps() -> impl Strategy<Value = Vec<Step>> {
+            proptest::collection::vec(
+                (any::<bool>(), 0u32..3, 1u64..12).prop_map(|(prefix, q, n)| {
+                    if prefix {
+                        Step::Prefix(q, n)
+                    } else {
+                        Step::Point(q, n)
+                    }
+                }),
+                0..16,
+            )
+        }
+
+        fn build(steps: &[Step]) -> (Clock, BTreeSet<(u32, u64)>) {
+            let (mut c, mut m) = (Clock::default(), BTreeSet::new());
+            for s in steps {
+                match *s {
+                    Step::Prefix(q, n) => {
+                        c.add_prefix(Point::new(q, n));
+                        m.extend((1..=n).map(|k| (q, k)));
+                    }
+                    Step::Point(q, n) => {
+                        c.add_point(Point::new(q, n));
+                        m.insert((q, n));
+                    }
+                }
+            }
+            (c, m)
+        }
+
+        fn agrees(c: &Clock, m: &BTreeSet<(u32, u64)>) -> bool {
+            (0..3).all(|q| (1..14).all(|n| c.covers(Point::new(q, n)) == m.contains(&(q, n))))
+        }
+
+        /// No point is covered by, or continues, its queue's prefix.
+        fn canonical(c: &Clock) -> bool {
+            c.points
+                .iter()
+                .all(|p| p.pos() > c.prefix_of(p.queue()) + 1)
+        }
+
+        proptest! {
+            #[test]
+            fn clocks_cover_what_was_added_and_joins_cover_the_union(a in steps(), b in steps()) {
+                let (mut ca, ma) = build(&a);
+                let (cb, mb) = build(&b);
+                prop_assert!(agrees(&ca, &ma) && canonical(&ca));
+                ca.join(&cb);
+                let union: BTreeSet<_> = ma.union(&mb).copied().collect();
+                prop_assert!(agrees(&ca, &union) && canonical(&ca));
+                // A set has one form: the same points added in another order give an equal clock.
+                let mut cb2 = cb.clone();
+                cb2.join(&build(&a).0);
+                prop_assert_eq!(ca, cb2);
+            }
+        }
     }
 }
