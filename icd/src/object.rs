@@ -1,13 +1,16 @@
 //! The object model: every handle is the address of an [`Obj`] inside an `Arc`; the first
 //! field is the dispatch table pointer the ICD loader reads, the second a type tag. A global
-//! registry of live addresses means a garbage handle is never dereferenced.
+//! registry of live addresses means a garbage handle is never dereferenced, and it holds weak
+//! references, so an object whose last reference is being dropped (an application's double
+//! release racing with a query on another thread) is never handed out again.
 
 use crate::dispatch_gen::{IcdDispatch, DISPATCH};
 use parking_lot::Mutex;
+use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, Weak};
 
 /// A ShadowCL object type.
 pub trait ClObject: Send + Sync + Sized + 'static {
@@ -47,7 +50,11 @@ impl<T: ClObject> std::ops::Deref for Obj<T> {
 /// A counted reference to an object (what handles stand for).
 pub type Ref<T> = Arc<Obj<T>>;
 
-static LIVE: LazyLock<Mutex<HashMap<usize, u32>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+/// Live objects by address: type tag and a weak reference (upgraded only while the object
+/// has a strong reference left).
+type Live = HashMap<usize, (u32, Weak<dyn Any + Send + Sync>)>;
+
+static LIVE: LazyLock<Mutex<Live>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
 impl<T: ClObject> Obj<T> {
     /// A static object (platform, device): lives forever, never registered.
@@ -77,7 +84,8 @@ pub fn create<T: ClObject>(inner: T) -> Ref<T> {
         app_refs: std::sync::atomic::AtomicU32::new(0),
         inner,
     });
-    LIVE.lock().insert(Arc::as_ptr(&a) as usize, T::TAG);
+    let weak: Weak<dyn Any + Send + Sync> = Arc::downgrade(&a) as _;
+    LIVE.lock().insert(Arc::as_ptr(&a) as usize, (T::TAG, weak));
     a
 }
 
@@ -130,25 +138,19 @@ pub fn get<T: ClObject, H>(h: *mut H) -> Result<Ref<T>, i32> {
     if addr == 0 {
         return Err(T::INVALID);
     }
-    let live = LIVE.lock();
-    match live.get(&addr) {
-        Some(&tag) if tag == T::TAG => {
-            let p = addr as *const Obj<T>;
-            // SAFETY: the registry says a live Arc<Obj<T>> has its data at this address (its
-            // entry is removed in Drop, under the same lock we hold), so its strong count is
-            // at least one and raising it keeps the object alive for the Ref we return.
-            unsafe {
-                Arc::increment_strong_count(p);
-                Ok(Arc::from_raw(p))
-            }
-        }
-        _ => Err(T::INVALID),
-    }
+    let weak = match LIVE.lock().get(&addr) {
+        Some((tag, w)) if *tag == T::TAG => w.clone(),
+        _ => return Err(T::INVALID),
+    };
+    // An object whose count already reached zero is being destroyed: upgrading fails, where
+    // raising the count would hand out freed memory.
+    let any = weak.upgrade().ok_or(T::INVALID)?;
+    any.downcast::<Obj<T>>().map_err(|_| T::INVALID)
 }
 
 /// Type tag of a live handle, if it is one of ours.
 pub fn tag_of<H>(h: *mut H) -> Option<u32> {
-    LIVE.lock().get(&(h as usize)).copied()
+    LIVE.lock().get(&(h as usize)).map(|(tag, _)| *tag)
 }
 
 /// `clRetain*`.
@@ -292,5 +294,52 @@ mod tests {
         drop(c);
         assert_eq!(tag_of(h), None);
         assert_eq!(get::<Context, _>(h).err(), Some(CL_INVALID_CONTEXT));
+    }
+
+    /// A test object type (tag unused by the real ones).
+    struct Probe(std::sync::atomic::AtomicU64);
+    impl ClObject for Probe {
+        const TAG: u32 = 0x7e57;
+        const INVALID: i32 = CL_INVALID_VALUE;
+        type Handle = cl_mem;
+    }
+
+    /// Releases racing with queries and retains on other threads, double releases included:
+    /// an object is never handed out after its count reached zero (#15 item 5).
+    #[test]
+    fn concurrent_release_and_query_never_resurrect_an_object() {
+        for _ in 0..2000 {
+            let h = into_handle(create(Probe(std::sync::atomic::AtomicU64::new(7))));
+            let addr = h as usize;
+            std::thread::scope(|s| {
+                s.spawn(move || {
+                    // The application's release, then a double release (refused unless the
+                    // other thread's retain came in between).
+                    let _ = release::<Probe, c_void>(addr as *mut c_void);
+                    let _ = release::<Probe, c_void>(addr as *mut c_void);
+                });
+                s.spawn(move || {
+                    for _ in 0..50 {
+                        if let Ok(r) = get::<Probe, c_void>(addr as *mut c_void) {
+                            assert_eq!(r.0.load(Ordering::SeqCst), 7);
+                        }
+                        if retain::<Probe, c_void>(addr as *mut c_void).is_ok() {
+                            let _ = release::<Probe, c_void>(addr as *mut c_void);
+                        }
+                    }
+                });
+            });
+            // Either every reference went, or the other thread's retain kept one.
+            if let Ok(r) = get::<Probe, c_void>(addr as *mut c_void) {
+                assert_eq!(ref_count(&r), 1);
+                drop(r);
+                release::<Probe, c_void>(addr as *mut c_void).unwrap();
+            }
+            assert!(get::<Probe, c_void>(addr as *mut c_void).is_err());
+        }
+        // Single-threaded: a double release is refused, not a second free.
+        let h = into_handle(create(Probe(std::sync::atomic::AtomicU64::new(1))));
+        assert!(release::<Probe, c_void>(h.cast()).is_ok());
+        assert!(release::<Probe, c_void>(h.cast()).is_err());
     }
 }
