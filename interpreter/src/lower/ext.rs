@@ -1,0 +1,235 @@
+//! Images and OpenCL.std extended instructions (run off the hot dispatch path).
+
+use super::*;
+
+/// Image instructions become `ExtKind::Image` (off the hot dispatch path; see `image.rs`).
+pub(super) fn lower_image(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    use crate::image::ImageOp;
+    let (op, n_ops) = match inst.class.opcode {
+        S::SampledImage => (ImageOp::Combine, 2),
+        S::ImageSampleExplicitLod => (ImageOp::Sample, 2),
+        S::ImageRead => (ImageOp::Read, 2),
+        S::ImageWrite => (ImageOp::Write, 3),
+        S::ImageQuerySizeLod | S::ImageQuerySize => (ImageOp::QuerySize, 1),
+        S::ImageQueryOrder => (ImageOp::QueryOrder, 1),
+        _ => (ImageOp::QueryFormat, 1),
+    };
+    let (d, n, elem) = match inst.result_type {
+        Some(rty) => {
+            let (elem, _, n) = match fx.md.ty(rty)?.k {
+                TyK::Opaque(_) => (Elem::Int(64), 64, 1),
+                _ => fx.sc(rty)?,
+            };
+            (fx.dst(inst)?, n, elem)
+        }
+        None => (0, 0, Elem::Int(32)),
+    };
+    let mut args = vec![];
+    for k in 0..n_ops {
+        let id = id_at(inst, k)?;
+        let slot = fx.val(id)?;
+        let (elem, nn) = match fx.md.ty_of(id)?.k {
+            TyK::Opaque(_) => (Elem::Int(64), 1),
+            _ => {
+                let (e, _, nn) =
+                    fx.sc(*fx.md.id_ty.get(&id).ok_or_else(|| malformed("untyped"))?)?;
+                (e, nn)
+            }
+        };
+        args.push(ExtArg { slot, n: nn, elem });
+    }
+    let e = fx.md.code.exts.len() as u32;
+    fx.md.code.exts.push(ExtSpec {
+        kind: ExtKind::Image(op),
+        d,
+        n,
+        elem,
+        args,
+    });
+    fx.emit(Op::ExtInst { e });
+    Ok(())
+}
+
+pub(super) fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let set = id_at(inst, 0)?;
+    if !fx.md.opencl_std.contains(&set) {
+        // Debug info and other non-semantic sets.
+        return Ok(());
+    }
+    let num = lit_at(inst, 1)? as u32;
+    let rty = result_ty(inst)?;
+    let (elem, _, n) = match fx.md.ty(rty)?.k {
+        TyK::Void => (Elem::Int(32), 0, 0),
+        _ => fx.sc(rty)?,
+    };
+    let d = if n > 0 { fx.dst(inst)? } else { 0 };
+    use spirv::CLOp as C;
+    // rspirv does not know the OpenCL.std grammar and parses trailing literals (vloadn's n,
+    // vstore_half_r's rounding mode) as ids: only the leading operands are values.
+    let n_ids = match num {
+        x if x == C::vloadn as u32
+            || x == C::vload_half as u32
+            || x == C::vload_halfn as u32
+            || x == C::vloada_halfn as u32
+            || x == C::prefetch as u32 =>
+        {
+            2
+        }
+        x if (C::vstoren as u32..=C::vstorea_halfn_r as u32).contains(&x) => 3,
+        _ => usize::MAX,
+    };
+    let mut args = vec![];
+    for k in 2..inst.operands.len().min(n_ids.saturating_add(2)) {
+        let Ok(id) = id_at(inst, k) else {
+            continue;
+        };
+        let slot = fx.val(id)?;
+        let t = *fx.md.id_ty.get(&id).ok_or_else(|| malformed("untyped"))?;
+        let (e, nn) = match fx.md.ty(t)?.k {
+            TyK::Ptr(..) => (Elem::Int(64), 1),
+            _ => {
+                let (e, _, nn) = fx.sc(t)?;
+                (e, nn)
+            }
+        };
+        args.push(ExtArg {
+            slot,
+            n: nn,
+            elem: e,
+        });
+    }
+    let ptr_elem = |fx: &Fx, k: usize| -> R<(u8, Elem)> {
+        let id = id_at(inst, k)?;
+        match fx.md.ty_of(id)?.k {
+            TyK::Ptr(_, p) => {
+                let (e, w, _) = fx.sc(p)?;
+                Ok(((w / 8).max(1), e))
+            }
+            _ => Err(malformed("pointer operand expected")),
+        }
+    };
+    let lit_n = |k: usize| match inst.operands.get(k) {
+        Some(Operand::IdRef(v)) => Some(*v),
+        _ => lit_at(inst, k).ok().map(|v| v as u32),
+    };
+    let kind = match num {
+        x if x == C::vloadn as u32 => ExtKind::VLoad {
+            n,
+            elem_bytes: ptr_elem(fx, 3)?.0,
+            half: false,
+            aligned: false,
+        },
+        x if x == C::vload_half as u32
+            || x == C::vload_halfn as u32
+            || x == C::vloada_halfn as u32 =>
+        {
+            ExtKind::VLoad {
+                n,
+                elem_bytes: 2,
+                half: true,
+                aligned: x == C::vloada_halfn as u32,
+            }
+        }
+        x if x == C::vstoren as u32 => {
+            let dn = args.first().map(|a| a.n).unwrap_or(1);
+            ExtKind::VStore {
+                n: dn,
+                elem_bytes: ptr_elem(fx, 4)?.0,
+                half: false,
+                aligned: false,
+                rounding: Rounding::Rte,
+            }
+        }
+        x if (C::vstore_half as u32..=C::vstore_halfn_r as u32).contains(&x)
+            || x == C::vstorea_halfn as u32
+            || x == C::vstorea_halfn_r as u32 =>
+        {
+            let dn = args.first().map(|a| a.n).unwrap_or(1);
+            let rounding = match lit_n(5) {
+                Some(1) => Rounding::Rtz,
+                Some(2) => Rounding::Rtp,
+                Some(3) => Rounding::Rtn,
+                _ => Rounding::Rte,
+            };
+            ExtKind::VStore {
+                n: dn,
+                elem_bytes: 2,
+                half: true,
+                aligned: x == C::vstorea_halfn as u32 || x == C::vstorea_halfn_r as u32,
+                rounding,
+            }
+        }
+        x if x == C::printf as u32 => ExtKind::Printf,
+        x if x == C::prefetch as u32 => ExtKind::Nop,
+        x if [
+            C::fract,
+            C::frexp,
+            C::modf,
+            C::remquo,
+            C::sincos,
+            C::lgamma_r,
+        ]
+        .iter()
+        .any(|c| *c as u32 == x) =>
+        {
+            let last = inst.operands.len() - 1;
+            let (w, e) = ptr_elem(fx, last)?;
+            let p = args
+                .pop()
+                .ok_or_else(|| malformed("missing pointer operand"))?;
+            ExtKind::Pure {
+                op: x,
+                ptr: Some((p.slot, w, e)),
+            }
+        }
+        x => ExtKind::Pure { op: x, ptr: None },
+    };
+    // Inline fast paths for the common float builtins (f32/f64, no scalar broadcast).
+    if let (ExtKind::Pure { op, ptr: None }, Elem::Float(w @ (32 | 64))) = (&kind, elem) {
+        let same = args.iter().all(|a| a.n == n && a.elem == elem);
+        let (n8, w) = (n as u8, w);
+        let fast = match (*op, args.as_slice()) {
+            (x, [a, b, c]) if same && (x == C::fma as u32 || x == C::mad as u32) => Some(Op::Fma {
+                fused: x == C::fma as u32,
+                w,
+                n: n8,
+                d,
+                a: a.slot,
+                b: b.slot,
+                c: c.slot,
+            }),
+            (x, [a, b]) if same && (x == C::fmin as u32 || x == C::fmax as u32) => {
+                Some(Op::FMinMax {
+                    max: x == C::fmax as u32,
+                    w,
+                    n: n8,
+                    d,
+                    a: a.slot,
+                    b: b.slot,
+                })
+            }
+            (x, [a]) if same && (x == C::sqrt as u32 || x == C::fabs as u32) => Some(Op::FUn {
+                sqrt: x == C::sqrt as u32,
+                w,
+                n: n8,
+                d,
+                a: a.slot,
+            }),
+            _ => None,
+        };
+        if let Some(op) = fast {
+            fx.emit(op);
+            return Ok(());
+        }
+    }
+    let e = fx.md.code.exts.len() as u32;
+    fx.md.code.exts.push(ExtSpec {
+        kind,
+        d,
+        n,
+        elem,
+        args,
+    });
+    fx.emit(Op::ExtInst { e });
+    Ok(())
+}

@@ -1,0 +1,421 @@
+//! One function at a time: its registers, blocks and phis (`Fx`).
+
+use super::*;
+
+/// What a lowered function references: module variables, callees, bytes of private
+/// variables.
+pub(super) type FnUses = (HashSet<Word>, HashSet<u32>, u64);
+
+/// Phis of one block: (result, [(value, predecessor)]).
+pub(super) type Phis = Vec<(Word, Vec<(Word, Word)>)>;
+
+/// An edge stub: its moves `(dst, src, lanes)` and the block key it continues to.
+pub(super) type Stub = (Vec<(u32, u32, u32)>, u32);
+
+/// Per-function lowering state.
+pub(super) struct Fx<'a, 'm> {
+    pub(super) md: &'a mut Mod<'m>,
+    pub(super) fname: String,
+    pub(super) slots: HashMap<Word, (u32, u32)>,
+    pub(super) const_slots: HashMap<Word, u32>,
+    pub(super) consts: Vec<u64>,
+    pub(super) const_base: u32,
+    pub(super) temp_base: u32,
+    pub(super) block_key: HashMap<Word, u32>,
+    /// Phis per block label: (dst, [(value, pred)]).
+    pub(super) phis: HashMap<Word, Phis>,
+    pub(super) stubs: Vec<Stub>,
+    pub(super) nblocks: u32,
+    pub(super) start: usize,
+    pub(super) switch_tabs: Vec<u32>,
+    pub(super) used_vars: HashSet<Word>,
+    pub(super) callees: HashSet<u32>,
+    pub(super) cur_inst: u32,
+    /// Access chains into builtin variables: id → (builtin, component).
+    pub(super) builtin_ptrs: HashMap<Word, (Builtin, u8)>,
+    pub(super) private_bytes: u64,
+    /// Sign extensions to 64 bits used only as access-chain indices: result → (source, bits).
+    pub(super) sconv: HashMap<Word, (Word, u8)>,
+}
+
+impl<'a, 'm> Fx<'a, 'm> {
+    pub(super) fn unsup(&self, what: impl Into<String>) -> LoadError {
+        LoadError::Unsupported {
+            what: what.into(),
+            function: Some(self.fname.clone()),
+        }
+    }
+    pub(super) fn emit(&mut self, op: Op) {
+        self.md.code.ops.push(op);
+        self.md.code.inst_of.push(self.cur_inst);
+    }
+    pub(super) fn dst(&self, inst: &Instruction) -> R<u32> {
+        let id = result_id(inst)?;
+        self.slots
+            .get(&id)
+            .map(|s| s.0)
+            .ok_or_else(|| malformed(format!("%{id} has no register")))
+    }
+    /// Slot of an operand id (allocating a constant slot on first use).
+    pub(super) fn val(&mut self, id: Word) -> R<u32> {
+        if let Some(s) = self.slots.get(&id) {
+            return Ok(s.0);
+        }
+        if let Some(s) = self.const_slots.get(&id) {
+            return Ok(*s);
+        }
+        if let Some(v) = self.md.consts.get(&id) {
+            let s = self.const_base + self.consts.len() as u32;
+            let v = v.clone();
+            self.consts.extend_from_slice(&v);
+            self.const_slots.insert(id, s);
+            if self.md.mod_vars.contains_key(&id) {
+                self.used_vars.insert(id);
+            }
+            return Ok(s);
+        }
+        if let Some(e) = self.md.bad_consts.get(&id) {
+            return Err(self.unsup(e.clone()));
+        }
+        if self.md.builtins.contains_key(&id) {
+            return Err(self.unsup("builtin variable used other than by a load"));
+        }
+        Err(malformed(format!("%{id} is used but never defined")))
+    }
+    pub(super) fn lanes_of_val(&self, id: Word) -> R<u32> {
+        Ok(self.md.ty_of(id)?.lanes as u32)
+    }
+    pub(super) fn const_val(&self, id: Word) -> Option<i64> {
+        let v = *self.md.consts.get(&id)?.first()?;
+        let w = match self.md.ty_of(id).ok()?.k {
+            TyK::Int(w) => w,
+            _ => 64,
+        };
+        Some(sext(v, w))
+    }
+    pub(super) fn zero_slot(&mut self) -> u32 {
+        let s = self.const_base + self.consts.len() as u32;
+        self.consts.push(0);
+        s
+    }
+    pub(super) fn mov(&mut self, d: u32, s: u32, n: u32) {
+        if d == s || n == 0 {
+            return;
+        }
+        if n == 1 {
+            self.emit(Op::Mov { d, s });
+        } else {
+            self.emit(Op::MovN { d, s, n });
+        }
+    }
+    pub(super) fn key(&self, label: Word) -> R<u32> {
+        self.block_key
+            .get(&label)
+            .copied()
+            .ok_or_else(|| malformed(format!("branch to %{label}, which is not a block")))
+    }
+    pub(super) fn edge_moves(&mut self, pred: Word, succ: Word) -> R<Vec<(u32, u32, u32)>> {
+        let Some(ph) = self.phis.get(&succ).cloned() else {
+            return Ok(vec![]);
+        };
+        let mut mv = vec![];
+        for (dst, inc) in ph {
+            let (v, _) = inc
+                .iter()
+                .find(|(_, p)| *p == pred)
+                .ok_or_else(|| malformed(format!("phi %{dst} has no value for %{pred}")))?;
+            let d = self.slots.get(&dst).map(|s| s.0).unwrap_or(0);
+            let n = self.lanes_of_val(dst)?;
+            let s = self.val(*v)?;
+            mv.push((d, s, n));
+        }
+        Ok(mv)
+    }
+    pub(super) fn emit_moves(&mut self, mv: &[(u32, u32, u32)]) {
+        let overlaps = mv.iter().any(|&(_, s, sn)| {
+            mv.iter().any(|&(d, _, dn)| {
+                s < d + dn && d < s + sn && !(s == d && sn == dn && mv.len() == 1)
+            })
+        });
+        if overlaps {
+            let mut t = self.temp_base;
+            let mut temps = vec![];
+            for &(_, s, n) in mv {
+                self.mov(t, s, n);
+                temps.push(t);
+                t += n;
+            }
+            for (&(d, _, n), t) in mv.iter().zip(temps) {
+                self.mov(d, t, n);
+            }
+        } else {
+            for &(d, s, n) in mv {
+                self.mov(d, s, n);
+            }
+        }
+    }
+    /// Branch target for an edge: the block itself, or a stub that does the phi moves.
+    pub(super) fn edge_target(&mut self, pred: Word, succ: Word) -> R<u32> {
+        let mv = self.edge_moves(pred, succ)?;
+        let k = self.key(succ)?;
+        if mv.is_empty() {
+            return Ok(k);
+        }
+        self.stubs.push((mv, k));
+        Ok(self.nblocks + self.stubs.len() as u32 - 1)
+    }
+    /// Element bits of a scalar or vector operand type.
+    pub(super) fn sc(&self, ty: Word) -> R<(Elem, u8, u32)> {
+        self.md.scalar(ty).map_err(|e| match e {
+            LoadError::Unsupported { what, .. } => self.unsup(what),
+            e => e,
+        })
+    }
+}
+
+pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses> {
+    let def = f
+        .def
+        .as_ref()
+        .ok_or_else(|| malformed("function without OpFunction"))?;
+    let fid = result_id(def)?;
+    let fname = md.names.get(&fid).cloned().unwrap_or(format!("%{fid}"));
+    // Slots: parameters first (callers rely on that), then every result, then phi temps.
+    let mut slots = HashMap::new();
+    let mut next = 0u32;
+    let mut params = vec![];
+    let lanes_of = |md: &Mod, t: Word| -> R<u32> {
+        let l = md.ty(t)?.lanes;
+        if l > MAX_LANES {
+            return Err(LoadError::Unsupported {
+                what: "value with too many lanes".into(),
+                function: Some(fname.clone()),
+            });
+        }
+        Ok(l as u32)
+    };
+    for p in &f.parameters {
+        let id = result_id(p)?;
+        let n = lanes_of(md, result_ty(p)?)?;
+        slots.insert(id, (next, n));
+        params.push((next, n));
+        next += n;
+    }
+    let mut phis: HashMap<Word, Phis> = HashMap::new();
+    let mut block_key = HashMap::new();
+    let mut max_phi = 0u32;
+    for (bi, b) in f.blocks.iter().enumerate() {
+        let label = b
+            .label
+            .as_ref()
+            .and_then(|l| l.result_id)
+            .ok_or_else(|| malformed("block without label"))?;
+        block_key.insert(label, bi as u32);
+        let mut phi_lanes = 0;
+        for i in &b.instructions {
+            if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
+                let n = lanes_of(md, t)?;
+                slots.insert(id, (next, n));
+                next = next
+                    .checked_add(n)
+                    .ok_or_else(|| malformed("frame too large"))?;
+                if i.class.opcode == S::Phi {
+                    phi_lanes += n;
+                    let mut inc = vec![];
+                    for k in (0..i.operands.len()).step_by(2) {
+                        inc.push((id_at(i, k)?, id_at(i, k + 1)?));
+                    }
+                    phis.entry(label).or_default().push((id, inc));
+                }
+            }
+        }
+        max_phi = max_phi.max(phi_lanes);
+    }
+    // Uses of each id, and how many of them are access-chain indices: a sign extension
+    // used only as an index is folded into the access chain (the common `a[i]` pattern).
+    let mut use_count: HashMap<Word, u32> = HashMap::new();
+    let mut index_uses: HashMap<Word, u32> = HashMap::new();
+    let mut sconv: HashMap<Word, (Word, u8)> = HashMap::new();
+    for b in &f.blocks {
+        for i in &b.instructions {
+            let gep = matches!(
+                i.class.opcode,
+                S::AccessChain
+                    | S::InBoundsAccessChain
+                    | S::PtrAccessChain
+                    | S::InBoundsPtrAccessChain
+            );
+            for (k, o) in i.operands.iter().enumerate() {
+                if let Operand::IdRef(x) = o {
+                    *use_count.entry(*x).or_default() += 1;
+                    if gep && k > 0 {
+                        *index_uses.entry(*x).or_default() += 1;
+                    }
+                }
+            }
+            if i.class.opcode == S::SConvert {
+                if let (Some(id), Ok(src), Some(rt)) = (i.result_id, id_at(i, 0), i.result_type) {
+                    let from = md
+                        .id_ty
+                        .get(&src)
+                        .and_then(|t| md.types.get(t))
+                        .map(|t| t.k.clone());
+                    let to = md.types.get(&rt).map(|t| t.k.clone());
+                    if let (Some(TyK::Int(fw)), Some(TyK::Int(64))) = (from, to) {
+                        sconv.insert(id, (src, fw));
+                    }
+                }
+            }
+        }
+    }
+    sconv.retain(|id, _| use_count.get(id) == index_uses.get(id));
+    // A `ByVal` pointer parameter points at the callee's own copy of the argument (LLVM's
+    // byval): the caller's object must not see the callee's writes. Each gets a fresh slot
+    // that the prologue points at a private copy.
+    let mut byval = vec![];
+    for p in &f.parameters {
+        let id = result_id(p)?;
+        if !md.param_attr(id, spirv::FunctionParameterAttribute::ByVal) {
+            continue;
+        }
+        let TyK::Ptr(StorageClass::Function, pointee) = md.ty(result_ty(p)?)?.k else {
+            continue;
+        };
+        let t = md.ty(pointee)?;
+        let size = u32::try_from(t.size).map_err(|_| LoadError::Unsupported {
+            what: "by-value parameter larger than 4 GiB".into(),
+            function: Some(fname.clone()),
+        })?;
+        let align = u32::try_from(t.align).unwrap_or(u32::MAX);
+        let orig = slots.get(&id).map(|s| s.0).unwrap_or(0);
+        byval.push((id, orig, next, size, align));
+        next = next
+            .checked_add(1)
+            .ok_or_else(|| malformed("frame too large"))?;
+    }
+    let temp_base = next;
+    let const_base = next + max_phi + 4;
+    let start = md.code.ops.len();
+    let entry = start as u32;
+    let nblocks = f.blocks.len() as u32;
+    let mut fx = Fx {
+        md,
+        fname: fname.clone(),
+        slots,
+        const_slots: HashMap::new(),
+        consts: vec![],
+        const_base,
+        temp_base,
+        block_key,
+        phis,
+        stubs: vec![],
+        nblocks,
+        start,
+        switch_tabs: vec![],
+        used_vars: HashSet::new(),
+        callees: HashSet::new(),
+        cur_inst: 0,
+        builtin_ptrs: HashMap::new(),
+        private_bytes: 0,
+        sconv,
+    };
+    // By-value copies, attributed to the function's first instruction. The entry block is
+    // never a branch target, so this prologue runs exactly once per call.
+    fx.cur_inst = fx.md.inst_counter;
+    for &(id, orig, copy, size, align) in &byval {
+        fx.private_bytes += u64::from(size);
+        fx.emit(Op::Alloca {
+            size,
+            align,
+            d: copy,
+        });
+        fx.emit(Op::CopyMem {
+            d: copy,
+            s: orig,
+            size,
+        });
+        fx.slots.insert(id, (copy, 1));
+    }
+    let mut key_pc = vec![0u32; nblocks as usize];
+    for (bi, b) in f.blocks.iter().enumerate() {
+        key_pc[bi] = fx.md.code.ops.len() as u32;
+        let label = b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
+        let mut loc: Option<SourceLoc> = None;
+        for inst in &b.instructions {
+            fx.cur_inst = fx.md.inst_counter;
+            fx.md.inst_counter += 1;
+            match inst.class.opcode {
+                S::Line => {
+                    let file = id_at(inst, 0)?;
+                    let fname = match fx.md.files.get(&file) {
+                        Some(f) => f.clone(),
+                        None => {
+                            let s: Arc<str> =
+                                fx.md.strings.get(&file).cloned().unwrap_or_default().into();
+                            fx.md.files.insert(file, s.clone());
+                            s
+                        }
+                    };
+                    let line = lit_at(inst, 1)? as u32;
+                    loc = (line != 0).then(|| SourceLoc {
+                        file: fname,
+                        line,
+                        column: lit_at(inst, 2).unwrap_or(0) as u32,
+                    });
+                }
+                S::NoLine => loc = None,
+                _ => {}
+            }
+            fx.md.locs.push(loc.clone());
+            lower_inst(&mut fx, inst, label)?;
+        }
+    }
+    // Phi edge stubs.
+    let stubs = std::mem::take(&mut fx.stubs);
+    for (mv, k) in stubs {
+        key_pc.push(fx.md.code.ops.len() as u32);
+        fx.emit_moves(&mv);
+        fx.emit(Op::Br { t: k });
+    }
+    let pc_of = |k: u32| key_pc.get(k as usize).copied().unwrap_or(0);
+    for op in &mut fx.md.code.ops[fx.start..] {
+        match op {
+            Op::Br { t } => *t = pc_of(*t),
+            Op::BrIf { t, f, .. } => {
+                *t = pc_of(*t);
+                *f = pc_of(*f);
+            }
+            _ => {}
+        }
+    }
+    for &s in &fx.switch_tabs {
+        let tab = &mut fx.md.code.switches[s as usize];
+        tab.default = pc_of(tab.default);
+        for c in &mut tab.cases {
+            c.1 = pc_of(c.1);
+        }
+    }
+    let frame = const_base + fx.consts.len() as u32;
+    let used = std::mem::take(&mut fx.used_vars);
+    let private = fx.private_bytes;
+    let callees = std::mem::take(&mut fx.callees);
+    let consts = std::mem::take(&mut fx.consts);
+    md_push_func(
+        fx.md,
+        Func {
+            name: fname,
+            entry,
+            frame,
+            const_base,
+            consts,
+            params,
+            end: 0,
+        },
+    );
+    Ok((used, callees, private))
+}
+
+pub(super) fn md_push_func(md: &mut Mod, mut f: Func) {
+    f.end = md.code.ops.len() as u32;
+    md.code.funcs.push(f);
+}

@@ -1,0 +1,334 @@
+//! What the platform needs to know of each kernel: argument names, types, qualifiers.
+
+use super::*;
+
+/// Type name as OpenCL C spells it, from the SPIR-V type (signedness is lost in SPIR-V).
+pub(super) fn cl_type_name(md: &Mod, ty: Word) -> String {
+    let Ok(t) = md.ty(ty) else {
+        return String::new();
+    };
+    match &t.k {
+        TyK::Void => "void".into(),
+        TyK::Bool => "bool".into(),
+        TyK::Int(8) => "char".into(),
+        TyK::Int(16) => "short".into(),
+        TyK::Int(32) => "int".into(),
+        TyK::Int(_) => "long".into(),
+        TyK::Float(16) => "half".into(),
+        TyK::Float(32) => "float".into(),
+        TyK::Float(_) => "double".into(),
+        TyK::Vector(e, n) => format!("{}{n}", cl_type_name(md, *e)),
+        TyK::Ptr(_, p) => format!("{}*", cl_type_name(md, *p)),
+        TyK::Struct(_) => {
+            let n = md.names.get(&ty).cloned().unwrap_or_default();
+            match n.strip_prefix("struct.") {
+                Some(s) => format!("struct {s}"),
+                None => n,
+            }
+        }
+        TyK::Array(e, n) => format!("{}[{n}]", cl_type_name(md, *e)),
+        TyK::Opaque(s) => (*s).into(),
+        TyK::Func(..) => String::new(),
+    }
+}
+
+/// OpenCL C name of an OpTypeImage (Dim, Arrayed).
+pub(super) fn image_type_name(inst: &Instruction) -> &'static str {
+    let arrayed = lit_at(inst, 3).unwrap_or(0) != 0;
+    match (inst.operands.get(1), arrayed) {
+        (Some(Operand::Dim(spirv::Dim::Dim1D)), false) => "image1d_t",
+        (Some(Operand::Dim(spirv::Dim::Dim1D)), true) => "image1d_array_t",
+        (Some(Operand::Dim(spirv::Dim::DimBuffer)), _) => "image1d_buffer_t",
+        (Some(Operand::Dim(spirv::Dim::Dim2D)), false) => "image2d_t",
+        (Some(Operand::Dim(spirv::Dim::Dim2D)), true) => "image2d_array_t",
+        (Some(Operand::Dim(spirv::Dim::Dim3D)), _) => "image3d_t",
+        _ => "image",
+    }
+}
+
+/// Access qualifier of an image parameter type (`None` for everything else).
+pub(super) fn image_access(md: &Mod, ty: Word) -> ArgAccess {
+    let inst =
+        md.m.types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(ty) && i.class.opcode == S::TypeImage);
+    match inst.and_then(|i| i.operands.get(7)) {
+        Some(Operand::AccessQualifier(spirv::AccessQualifier::ReadOnly)) => ArgAccess::ReadOnly,
+        Some(Operand::AccessQualifier(spirv::AccessQualifier::WriteOnly)) => ArgAccess::WriteOnly,
+        Some(Operand::AccessQualifier(spirv::AccessQualifier::ReadWrite)) => ArgAccess::ReadWrite,
+        // OpenCL C defaults an image argument to read_only.
+        _ if inst.is_some() => ArgAccess::ReadOnly,
+        _ => ArgAccess::None,
+    }
+}
+
+pub(super) fn kernel_info(
+    md: &mut Mod,
+    f: &rspirv::dr::Function,
+    fid: Word,
+    fi: u32,
+    name: &str,
+    uses: &[FnUses],
+    dbg: &[DbgInst],
+) -> R<(KernelInfo, KernelCode)> {
+    let mut args = vec![];
+    let mut params = vec![];
+    let dbg = debug_arg_types(md, name, dbg);
+    for (i, p) in f.parameters.iter().enumerate() {
+        let pid = result_id(p)?;
+        let pty = result_ty(p)?;
+        let t = md.ty(pty)?.clone();
+        let pname = md.names.get(&pid).cloned().unwrap_or_default();
+        let mut qual = 0u64;
+        if md.param_attr(pid, spirv::FunctionParameterAttribute::NoAlias) {
+            qual |= 2;
+        }
+        if md.has_deco(pid, Decoration::Volatile) {
+            qual |= 4;
+        }
+        let (address, size, pointee_size, kind) = match t.k {
+            TyK::Ptr(sc, pointee) => {
+                let ps = md.ty(pointee).map(|t| t.size).unwrap_or(0) as u32;
+                match sc {
+                    StorageClass::CrossWorkgroup => (
+                        ArgAddress::Global,
+                        8,
+                        ps,
+                        ParamKind::Buffer { constant: false },
+                    ),
+                    StorageClass::UniformConstant => {
+                        qual |= 1;
+                        (
+                            ArgAddress::Constant,
+                            8,
+                            ps,
+                            ParamKind::Buffer { constant: true },
+                        )
+                    }
+                    StorageClass::Workgroup => (ArgAddress::Local, 0, ps, ParamKind::Local),
+                    StorageClass::Function
+                        if md.param_attr(pid, spirv::FunctionParameterAttribute::ByVal) =>
+                    {
+                        let pt = md.ty(pointee)?;
+                        (
+                            ArgAddress::Private,
+                            pt.size as usize,
+                            0,
+                            ParamKind::ByVal {
+                                size: pt.size as u32,
+                                align: pt.align as u32,
+                            },
+                        )
+                    }
+                    sc => {
+                        return Err(LoadError::Unsupported {
+                            what: format!("kernel argument {pname} in storage class {sc:?}"),
+                            function: Some(name.into()),
+                        })
+                    }
+                }
+            }
+            TyK::Opaque(n) if n.starts_with("image") => {
+                (ArgAddress::Global, 8, 0, ParamKind::Image)
+            }
+            TyK::Opaque(_) => (ArgAddress::Private, 8, 0, ParamKind::Opaque),
+            _ => {
+                let l = md.layout(pty)?;
+                (
+                    ArgAddress::Private,
+                    t.size as usize,
+                    0,
+                    ParamKind::Value { layout: l },
+                )
+            }
+        };
+        let (mut type_name, dq) = dbg
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| (cl_type_name(md, pty), 0));
+        if type_name.is_empty() {
+            type_name = cl_type_name(md, pty);
+        }
+        qual |= dq;
+        let is_sampler = matches!(t.k, TyK::Opaque("sampler_t"));
+        args.push(KernelArg {
+            name: pname,
+            type_name,
+            address,
+            access: image_access(md, pty),
+            type_qualifier: qual,
+            size,
+            pointee_size,
+            is_sampler,
+        });
+        params.push(kind);
+    }
+    let mut reqd = [0u64; 3];
+    let mut hint = [0u64; 3];
+    let mut attributes = vec![];
+    for em in &md.m.execution_modes {
+        if id_at(em, 0)? != fid {
+            continue;
+        }
+        let lits = |em: &Instruction| -> [u64; 3] {
+            [
+                lit_at(em, 2).unwrap_or(0),
+                lit_at(em, 3).unwrap_or(0),
+                lit_at(em, 4).unwrap_or(0),
+            ]
+        };
+        match em.operands.get(1) {
+            Some(Operand::ExecutionMode(spirv::ExecutionMode::LocalSize)) => {
+                reqd = lits(em);
+                attributes.push(format!(
+                    "reqd_work_group_size({},{},{})",
+                    reqd[0], reqd[1], reqd[2]
+                ));
+            }
+            Some(Operand::ExecutionMode(spirv::ExecutionMode::LocalSizeHint)) => {
+                hint = lits(em);
+                attributes.push(format!(
+                    "work_group_size_hint({},{},{})",
+                    hint[0], hint[1], hint[2]
+                ));
+            }
+            _ => {}
+        }
+    }
+    // Module variables reachable from the kernel.
+    let mut seen = HashSet::new();
+    let mut stack = vec![fi];
+    let mut vars = HashSet::new();
+    let mut private_mem_size = 0;
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        if let Some((v, c, p)) = uses.get(x as usize) {
+            vars.extend(v.iter().copied());
+            stack.extend(c.iter().copied());
+            private_mem_size += p;
+        }
+    }
+    let mut local_vars_used = vec![false; md.code.local_vars.len()];
+    let mut local_mem_size = 0;
+    for v in vars {
+        if let Some((true, k)) = md.mod_vars.get(&v) {
+            local_vars_used[*k as usize] = true;
+            local_mem_size += md.code.local_vars[*k as usize].size;
+        }
+    }
+    Ok((
+        KernelInfo {
+            name: name.into(),
+            args,
+            reqd_work_group_size: reqd,
+            work_group_size_hint: hint,
+            attributes: attributes.join(" "),
+            local_mem_size,
+            private_mem_size,
+        },
+        KernelCode {
+            func: fi,
+            params,
+            local_vars_used,
+        },
+    ))
+}
+
+/// Argument type names and const qualifiers from OpenCL.DebugInfo.100, when present:
+/// the `DebugLocalVariable`s with an argument number whose scope is the kernel's
+/// `DebugFunction`.
+pub(super) fn debug_arg_types(md: &Mod, kernel: &str, insts: &[DbgInst]) -> Vec<(String, u64)> {
+    let m = md.m;
+    let Some(set) = m
+        .ext_inst_imports
+        .iter()
+        .find_map(|i| match i.operands.first() {
+            Some(Operand::LiteralString(s)) if s.starts_with("OpenCL.DebugInfo") => i.result_id,
+            _ => None,
+        })
+    else {
+        return vec![];
+    };
+    let dbg: HashMap<Word, &[u32]> = insts
+        .iter()
+        .filter(|i| i.w.first() == Some(&set))
+        .map(|i| (i.id, i.w.as_slice()))
+        .collect();
+    // Instruction numbers of the OpenCL.DebugInfo.100 grammar; operand k is word k.
+    const BASIC: u32 = 2;
+    const POINTER: u32 = 3;
+    const QUALIFIER: u32 = 4;
+    const VECTOR: u32 = 6;
+    const TYPEDEF: u32 = 7;
+    const COMPOSITE: u32 = 10;
+    const FUNCTION: u32 = 20;
+    const LOCAL_VAR: u32 = 26;
+    let w = |i: &[u32], k: usize| i.get(k).copied().unwrap_or(u32::MAX);
+    let str_of = |id: Word| md.strings.get(&id).cloned().unwrap_or_default();
+    let Some(func) = dbg
+        .iter()
+        .find_map(|(id, i)| (w(i, 1) == FUNCTION && str_of(w(i, 2)) == kernel).then_some(*id))
+    else {
+        return vec![];
+    };
+    fn name_of(
+        dbg: &HashMap<Word, &[u32]>,
+        md: &Mod,
+        id: Word,
+        depth: u32,
+        qual: &mut u64,
+    ) -> String {
+        let Some(i) = dbg.get(&id) else {
+            return "void".into();
+        };
+        if depth > 16 {
+            return String::new();
+        }
+        let w = |k: usize| i.get(k).copied().unwrap_or(u32::MAX);
+        let s = |k: usize| md.strings.get(&w(k)).cloned().unwrap_or_default();
+        match w(1) {
+            BASIC | TYPEDEF => s(2),
+            COMPOSITE => {
+                let n = s(2);
+                if n.is_empty() {
+                    "struct".into()
+                } else {
+                    format!("struct {n}")
+                }
+            }
+            VECTOR => format!("{}{}", name_of(dbg, md, w(2), depth + 1, qual), w(3)),
+            POINTER => {
+                let mut inner = 0;
+                let p = name_of(dbg, md, w(2), depth + 1, &mut inner);
+                if depth == 0 {
+                    *qual |= inner;
+                }
+                format!("{p}*")
+            }
+            QUALIFIER => {
+                // ConstType, VolatileType, RestrictType
+                *qual |= match w(3) {
+                    0 => 1,
+                    1 => 4,
+                    2 => 2,
+                    _ => 0,
+                };
+                name_of(dbg, md, w(2), depth + 1, qual)
+            }
+            _ => String::new(),
+        }
+    }
+    let mut out: Vec<(u32, String, u64)> = vec![];
+    for i in dbg.values() {
+        // DebugLocalVariable: name, type, source, line, column, parent, flags, arg number.
+        if w(i, 1) == LOCAL_VAR && w(i, 7) == func && i.len() > 9 {
+            let mut q = 0;
+            let n = name_of(&dbg, md, w(i, 3), 0, &mut q);
+            out.push((w(i, 9), n, q));
+        }
+    }
+    out.sort_by_key(|x| x.0);
+    out.into_iter().map(|(_, n, q)| (n, q)).collect()
+}

@@ -1,0 +1,225 @@
+//! Loads, stores, address arithmetic and the work-group async copies.
+
+use super::*;
+
+pub(super) fn lane_offset(fx: &Fx, mut ty: Word, inst: &Instruction, from: usize) -> R<u32> {
+    let mut off = 0u64;
+    for k in from..inst.operands.len() {
+        let i = lit_at(inst, k)?;
+        let t = fx.md.ty(ty)?;
+        match &t.k {
+            TyK::Vector(e, _) => {
+                off += i * fx.md.ty(*e)?.lanes;
+                ty = *e;
+            }
+            TyK::Array(e, _) => {
+                off += i * fx.md.ty(*e)?.lanes;
+                ty = *e;
+            }
+            TyK::Struct(ms) => {
+                let i = i as usize;
+                if i >= ms.len() {
+                    return Err(malformed("struct index out of range"));
+                }
+                for m in &ms[..i] {
+                    off += fx.md.ty(*m)?.lanes;
+                }
+                ty = ms[i];
+            }
+            _ => return Err(malformed("composite index into a scalar")),
+        }
+    }
+    u32::try_from(off).map_err(|_| malformed("composite index out of range"))
+}
+
+pub(super) fn emit_load(fx: &mut Fx, ty: Word, d: u32, p: u32) -> R<()> {
+    let t = fx.md.ty(ty)?;
+    match t.k {
+        TyK::Bool | TyK::Int(_) | TyK::Float(_) | TyK::Ptr(..) | TyK::Opaque(_) => {
+            let w = t.size.clamp(1, 8) as u8;
+            fx.emit(Op::Load { w, d, p });
+        }
+        TyK::Vector(e, n) => {
+            let w = fx.md.ty(e)?.size as u8;
+            fx.emit(Op::LoadN { w, n, d, p });
+        }
+        _ => {
+            let l = fx.md.layout(ty)?;
+            fx.emit(Op::LoadAgg { l, d, p });
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn emit_store(fx: &mut Fx, ty: Word, p: u32, v: u32) -> R<()> {
+    let t = fx.md.ty(ty)?;
+    match t.k {
+        TyK::Bool | TyK::Int(_) | TyK::Float(_) | TyK::Ptr(..) | TyK::Opaque(_) => {
+            let w = t.size.clamp(1, 8) as u8;
+            fx.emit(Op::Store { w, p, v });
+        }
+        TyK::Vector(e, n) => {
+            let w = fx.md.ty(e)?.size as u8;
+            fx.emit(Op::StoreN { w, n, p, v });
+        }
+        _ => {
+            let l = fx.md.layout(ty)?;
+            fx.emit(Op::StoreAgg { l, p, v });
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let op = inst.class.opcode;
+    let rid = result_id(inst)?;
+    let base_id = id_at(inst, 0)?;
+    let ptr_elem = matches!(op, S::PtrAccessChain | S::InBoundsPtrAccessChain);
+    if let Some(b) = fx.md.builtins.get(&base_id).copied() {
+        // get_global_id(d) at -O0 can be an access chain into the builtin vector.
+        let comp_idx = if ptr_elem { 2 } else { 1 };
+        let c = match inst.operands.get(comp_idx) {
+            None => u8::MAX,
+            Some(_) => fx
+                .const_val(id_at(inst, comp_idx)?)
+                .filter(|c| (0..3).contains(c))
+                .ok_or_else(|| fx.unsup("dynamic index into a builtin variable"))?
+                as u8,
+        };
+        fx.builtin_ptrs.insert(rid, (b, c));
+        return Ok(());
+    }
+    let d = fx.dst(inst)?;
+    let p = fx.val(base_id)?;
+    let mut ty = match fx.md.ty_of(base_id)?.k {
+        TyK::Ptr(_, pt) => pt,
+        _ => return Err(malformed("access chain base is not a pointer")),
+    };
+    let mut off: i64 = 0;
+    let mut terms: Vec<GepTerm> = vec![];
+    let mut add = |fx: &mut Fx, idx_id: Word, scale: i64, off: &mut i64| -> R<()> {
+        if let Some(c) = fx.const_val(idx_id) {
+            *off = off.wrapping_add(c.wrapping_mul(scale));
+        } else if let Some(&(src, w)) = fx.sconv.get(&idx_id) {
+            let slot = fx.val(src)?;
+            terms.push(GepTerm { slot, w, scale });
+        } else {
+            let slot = fx.val(idx_id)?;
+            let (_, w, _) = fx.sc(*fx
+                .md
+                .id_ty
+                .get(&idx_id)
+                .ok_or_else(|| malformed("untyped"))?)?;
+            terms.push(GepTerm { slot, w, scale });
+        }
+        Ok(())
+    };
+    let mut k = 1;
+    if ptr_elem {
+        let sz = fx.md.ty(ty)?.size as i64;
+        add(fx, id_at(inst, 1)?, sz, &mut off)?;
+        k = 2;
+    }
+    while k < inst.operands.len() {
+        let idx = id_at(inst, k)?;
+        let t = fx.md.ty(ty)?.clone();
+        match &t.k {
+            TyK::Array(e, _) | TyK::Vector(e, _) => {
+                let sz = fx.md.ty(*e)?.size as i64;
+                add(fx, idx, sz, &mut off)?;
+                ty = *e;
+            }
+            TyK::Struct(ms) => {
+                let i = fx
+                    .const_val(idx)
+                    .ok_or_else(|| malformed("non-constant struct index"))?;
+                let i = usize::try_from(i)
+                    .ok()
+                    .filter(|i| *i < ms.len())
+                    .ok_or_else(|| malformed("struct index out of range"))?;
+                off = off.wrapping_add(t.offsets[i] as i64);
+                ty = ms[i];
+            }
+            _ => return Err(malformed("access chain indexes a scalar")),
+        }
+        k += 1;
+    }
+    match terms.as_slice() {
+        [] if off == 0 => fx.mov(d, p, 1),
+        [] => fx.emit(Op::Gep { d, p, off }),
+        [t] if i32::try_from(t.scale).is_ok() && i32::try_from(off).is_ok() => fx.emit(Op::Gep1 {
+            w: t.w,
+            d,
+            p,
+            idx: t.slot,
+            scale: t.scale as i32,
+            off: off as i32,
+        }),
+        _ => {
+            let g = fx.md.code.geps.len() as u32;
+            fx.md.code.geps.push(GepSpec { off, terms });
+            fx.emit(Op::GepN { g, d, p });
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn lower_async(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    // Execution, Destination, Source, NumElements, Stride, Event
+    let d = fx.dst(inst)?;
+    let did = id_at(inst, 1)?;
+    let dst = fx.val(did)?;
+    let src = fx.val(id_at(inst, 2)?)?;
+    let nid = id_at(inst, 3)?;
+    let n = fx.val(nid)?;
+    let sid = id_at(inst, 4)?;
+    let stride = fx.val(sid)?;
+    let (n_w, stride_w) = (
+        fx.sc(*fx.md.id_ty.get(&nid).ok_or_else(|| malformed("untyped"))?)?
+            .1,
+        fx.sc(*fx.md.id_ty.get(&sid).ok_or_else(|| malformed("untyped"))?)?
+            .1,
+    );
+    let (to_local, elem) = match fx.md.ty_of(did)?.k {
+        TyK::Ptr(sc, p) => (sc == StorageClass::Workgroup, fx.md.ty(p)?.size as u32),
+        _ => return Err(malformed("async copy to a non-pointer")),
+    };
+    let a = fx.md.code.asyncs.len() as u32;
+    fx.md.code.asyncs.push(AsyncSpec {
+        d,
+        dst,
+        src,
+        n,
+        n_w,
+        stride,
+        stride_w,
+        elem,
+        to_local,
+        counter: a,
+    });
+    fx.emit(Op::AsyncCopy { a });
+    // Every work-item of the group reaches the copy (a control barrier, no memory fence):
+    // one that does not is divergence, as at a barrier.
+    fx.emit(Op::Barrier {
+        fences: crate::Fences::default(),
+        flags: NO_SLOT,
+    });
+    Ok(())
+}
+
+/// OpGroupWaitEvents (Execution, NumEvents, EventsList): the group's copies complete when
+/// every work-item has waited, so it is a control barrier too (no memory fence).
+pub(super) fn lower_wait(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let nid = id_at(inst, 1)?;
+    let n = fx.val(nid)?;
+    let n_w = fx
+        .sc(*fx.md.id_ty.get(&nid).ok_or_else(|| malformed("untyped"))?)?
+        .1;
+    let list = fx.val(id_at(inst, 2)?)?;
+    fx.emit(Op::AsyncWait { n, n_w, list });
+    fx.emit(Op::Barrier {
+        fences: crate::Fences::default(),
+        flags: NO_SLOT,
+    });
+    Ok(())
+}

@@ -1,0 +1,179 @@
+//! SPIR-V (OpenCL flavour, as clang-15 + llvm-spirv-15 emit it) → [`ir::Code`].
+//!
+//! Everything here runs once per program. Malformed input must give an error, never a panic:
+//! every operand access goes through the checked helpers below.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use rspirv::dr::{Instruction, Module, Operand};
+use spirv::{Decoration, Op as S, StorageClass};
+
+use crate::clstd::{Elem, Rounding};
+use crate::ir::*;
+use crate::{ArgAccess, ArgAddress, KernelArg, KernelInfo, LoadError, SourceLoc};
+
+mod ext;
+mod function;
+mod inst;
+mod kernel_info;
+mod memory;
+mod module;
+mod types;
+
+use ext::*;
+use function::*;
+use inst::*;
+use kernel_info::*;
+use memory::*;
+use module::*;
+use types::*;
+
+type Word = u32;
+
+type R<T> = Result<T, LoadError>;
+
+fn malformed(s: impl Into<String>) -> LoadError {
+    LoadError::Malformed(s.into())
+}
+
+/// Largest value (in lanes) a register value may have.
+const MAX_LANES: u64 = 1 << 16;
+
+#[derive(Clone, Debug)]
+enum TyK {
+    Void,
+    Bool,
+    Int(u8),
+    Float(u8),
+    Vector(Word, u32),
+    Array(Word, u64),
+    Struct(Vec<Word>),
+    Ptr(StorageClass, Word),
+    /// Parameter types (the return type is not needed).
+    Func(Vec<Word>),
+    /// Events, samplers, opaque structs, images: one lane, pointer-sized.
+    Opaque(&'static str),
+}
+
+#[derive(Clone, Debug)]
+struct Ty {
+    k: TyK,
+    size: u64,
+    align: u64,
+    lanes: u64,
+    offsets: Vec<u64>,
+}
+
+pub(crate) struct Loaded {
+    pub code: Code,
+    pub kernels: Vec<KernelInfo>,
+    pub locs: Vec<Option<SourceLoc>>,
+}
+
+fn id_at(inst: &Instruction, i: usize) -> R<Word> {
+    match inst.operands.get(i) {
+        Some(Operand::IdRef(w))
+        | Some(Operand::IdScope(w))
+        | Some(Operand::IdMemorySemantics(w)) => Ok(*w),
+        _ => Err(malformed(format!(
+            "{:?}: operand {i} is not an id",
+            inst.class.opcode
+        ))),
+    }
+}
+
+fn lit_at(inst: &Instruction, i: usize) -> R<u64> {
+    match inst.operands.get(i) {
+        Some(Operand::LiteralBit32(w)) | Some(Operand::LiteralExtInstInteger(w)) => Ok(*w as u64),
+        Some(Operand::LiteralBit64(w)) => Ok(*w),
+        _ => Err(malformed(format!(
+            "{:?}: operand {i} is not a literal",
+            inst.class.opcode
+        ))),
+    }
+}
+
+fn result_id(inst: &Instruction) -> R<Word> {
+    inst.result_id
+        .ok_or_else(|| malformed(format!("{:?} without result id", inst.class.opcode)))
+}
+
+fn result_ty(inst: &Instruction) -> R<Word> {
+    inst.result_type
+        .ok_or_else(|| malformed(format!("{:?} without result type", inst.class.opcode)))
+}
+
+fn mask(w: u8) -> u64 {
+    if w >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << w) - 1
+    }
+}
+
+fn sext(v: u64, w: u8) -> i64 {
+    if w >= 64 || w == 0 {
+        v as i64
+    } else {
+        let s = 64 - w as u32;
+        ((v << s) as i64) >> s
+    }
+}
+
+pub(crate) fn load(bytes: &[u8]) -> R<Loaded> {
+    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) {
+        return Err(malformed(format!(
+            "{} bytes is not a SPIR-V module (needs a 5-word header and whole words)",
+            bytes.len()
+        )));
+    }
+    let mut words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    match words[0] {
+        0x0723_0203 => {}
+        0x0302_2307 => words.iter_mut().for_each(|w| *w = w.swap_bytes()),
+        m => return Err(malformed(format!("bad magic number {m:#010x}"))),
+    }
+    if words[3] > 1 << 22 {
+        return Err(malformed(format!("id bound {} is implausible", words[3])));
+    }
+    // Structural pre-check: every instruction's word count must be non-zero and fit.
+    // Module-level OpExtInst (OpenCL.DebugInfo.100 types) is valid SPIR-V that rspirv's
+    // loader refuses, so those are set aside here (they only feed argument type names).
+    let mut kept = words[..5].to_vec();
+    let mut dbg = vec![];
+    let mut in_func = false;
+    let mut i = 5;
+    while i < words.len() {
+        let wc = (words[i] >> 16) as usize;
+        let opcode = words[i] & 0xffff;
+        if wc == 0 || i + wc > words.len() {
+            return Err(malformed(format!(
+                "instruction at word {i} has a bad length"
+            )));
+        }
+        match opcode {
+            54 => in_func = true,
+            56 => in_func = false,
+            _ => {}
+        }
+        if opcode == 12 && !in_func && wc >= 5 {
+            dbg.push(DbgInst {
+                id: words[i + 2],
+                w: words[i + 3..i + wc].to_vec(),
+            });
+        } else {
+            kept.extend_from_slice(&words[i..i + wc]);
+        }
+        i += wc;
+    }
+    // rspirv can panic on some malformed input; keep that from reaching the caller.
+    let module = std::panic::catch_unwind(|| rspirv::dr::load_words(&kept))
+        .map_err(|_| malformed("the SPIR-V parser rejected the module"))?
+        .map_err(|e| malformed(e.to_string()))?;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lower_module(&module, &dbg)))
+        .map_err(|_| malformed("internal error while lowering the module"))?
+}

@@ -1,0 +1,322 @@
+//! Module-level lowering: capabilities, builtins, debug info, globals, functions.
+
+use super::*;
+
+pub(super) fn builtin_of(b: spirv::BuiltIn) -> Option<Builtin> {
+    use spirv::BuiltIn as B;
+    Some(match b {
+        B::GlobalInvocationId => Builtin::GlobalId,
+        B::LocalInvocationId => Builtin::LocalId,
+        B::WorkgroupId => Builtin::GroupId,
+        B::GlobalSize => Builtin::GlobalSize,
+        B::WorkgroupSize => Builtin::LocalSize,
+        B::EnqueuedWorkgroupSize => Builtin::EnqueuedLocalSize,
+        B::NumWorkgroups => Builtin::NumGroups,
+        B::GlobalOffset => Builtin::GlobalOffset,
+        B::WorkDim => Builtin::WorkDim,
+        B::GlobalLinearId => Builtin::GlobalLinearId,
+        B::LocalInvocationIndex => Builtin::LocalIndex,
+        B::SubgroupSize => Builtin::SubgroupSize,
+        B::SubgroupMaxSize => Builtin::SubgroupMaxSize,
+        B::NumSubgroups | B::NumEnqueuedSubgroups => Builtin::NumSubgroups,
+        B::SubgroupId => Builtin::SubgroupId,
+        B::SubgroupLocalInvocationId => Builtin::SubgroupLocalId,
+        _ => return None,
+    })
+}
+
+pub(super) const ALLOWED_CAPS: &[spirv::Capability] = {
+    use spirv::Capability as C;
+    &[
+        C::Addresses,
+        C::Linkage,
+        C::Kernel,
+        C::Vector16,
+        C::Float16Buffer,
+        C::Float16,
+        C::Float64,
+        C::Int64,
+        C::Int64Atomics,
+        C::Int8,
+        C::Int16,
+        C::GenericPointer,
+        C::Groups,
+        C::LiteralSampler,
+        C::ImageBasic,
+        C::Sampled1D,
+        C::SampledBuffer,
+        C::ExpectAssumeKHR,
+        C::KernelAttributesINTEL,
+    ]
+};
+
+/// A module-level OpExtInst: result id and the words from the set id on.
+pub(super) struct DbgInst {
+    pub(super) id: Word,
+    pub(super) w: Vec<u32>,
+}
+
+pub(super) fn lower_module(m: &Module, dbg: &[DbgInst]) -> R<Loaded> {
+    for c in &m.capabilities {
+        if let Some(Operand::Capability(cap)) = c.operands.first() {
+            if !ALLOWED_CAPS.contains(cap) {
+                return Err(LoadError::Unsupported {
+                    what: format!("capability {cap:?}"),
+                    function: None,
+                });
+            }
+        }
+    }
+    let ptr_size = match m.memory_model.as_ref().and_then(|i| i.operands.first()) {
+        Some(Operand::AddressingModel(spirv::AddressingModel::Physical64)) => 8,
+        Some(Operand::AddressingModel(a)) => {
+            return Err(LoadError::Unsupported {
+                what: format!("addressing model {a:?} (only Physical64 is supported)"),
+                function: None,
+            })
+        }
+        _ => return Err(malformed("missing OpMemoryModel")),
+    };
+    let mut md = Mod {
+        m,
+        ptr_size,
+        types: HashMap::new(),
+        id_ty: HashMap::new(),
+        consts: HashMap::new(),
+        bad_consts: HashMap::new(),
+        builtins: HashMap::new(),
+        mod_vars: HashMap::new(),
+        names: HashMap::new(),
+        decos: HashMap::new(),
+        opencl_std: HashSet::new(),
+        strings: HashMap::new(),
+        func_index: HashMap::new(),
+        layouts: HashMap::new(),
+        code: Code::default(),
+        locs: vec![],
+        files: HashMap::new(),
+        inst_counter: 0,
+    };
+    for i in &m.ext_inst_imports {
+        if let (Some(id), Some(Operand::LiteralString(s))) = (i.result_id, i.operands.first()) {
+            if s == "OpenCL.std" {
+                md.opencl_std.insert(id);
+            }
+        }
+    }
+    for i in &m.debug_names {
+        if i.class.opcode == S::Name {
+            if let (Ok(id), Some(Operand::LiteralString(s))) = (id_at(i, 0), i.operands.get(1)) {
+                md.names.insert(id, s.clone());
+            }
+        }
+    }
+    for i in &m.debug_string_source {
+        if i.class.opcode == S::String {
+            if let (Some(id), Some(Operand::LiteralString(s))) = (i.result_id, i.operands.first()) {
+                md.strings.insert(id, s.clone());
+            }
+        }
+    }
+    for i in &m.annotations {
+        match i.class.opcode {
+            S::Decorate => {
+                let id = id_at(i, 0)?;
+                if let Some(Operand::Decoration(d)) = i.operands.get(1) {
+                    md.decos
+                        .entry(id)
+                        .or_default()
+                        .push((*d, i.operands[2..].to_vec()));
+                }
+            }
+            S::DecorationGroup | S::GroupDecorate | S::MemberDecorate | S::DecorateId => {}
+            _ => {}
+        }
+    }
+    // Types, constants and module variables, in order.
+    for inst in &m.types_global_values {
+        let op = inst.class.opcode;
+        if matches!(op, S::Line | S::NoLine) {
+            continue;
+        }
+        if op == S::TypeForwardPointer {
+            continue;
+        }
+        let id = result_id(inst)?;
+        if let Some(t) = inst.result_type {
+            md.id_ty.insert(id, t);
+        }
+        if inst.class.opcode == S::Variable {
+            let ty = result_ty(inst)?;
+            let (sc, pointee) = match md.ty(ty)?.k {
+                TyK::Ptr(sc, p) => (sc, p),
+                _ => return Err(malformed("variable of non-pointer type")),
+            };
+            let name = md.names.get(&id).cloned().unwrap_or_default();
+            let init = id_at(inst, 1).ok();
+            match sc {
+                StorageClass::Input => {
+                    let b = match md.deco_ops(id, Decoration::BuiltIn) {
+                        Some([Operand::BuiltIn(b), ..]) => builtin_of(*b),
+                        _ => None,
+                    };
+                    let b = b.ok_or_else(|| LoadError::Unsupported {
+                        what: format!("input variable {name}"),
+                        function: None,
+                    })?;
+                    md.builtins.insert(id, b);
+                }
+                StorageClass::UniformConstant | StorageClass::CrossWorkgroup => {
+                    let init = md.var_init_bytes(pointee, init)?;
+                    let pt = md.ty(pointee)?;
+                    let elem_size = match pt.k {
+                        TyK::Array(e, _) => md.ty(e)?.size as u32,
+                        _ => pt.size as u32,
+                    };
+                    let k = md.code.const_vars.len() as u32;
+                    md.code.const_vars.push(ModVar {
+                        name,
+                        size: init.len() as u64,
+                        elem_size: elem_size.max(1),
+                        init,
+                        writable: sc == StorageClass::CrossWorkgroup,
+                    });
+                    md.mod_vars.insert(id, (false, k));
+                    md.consts
+                        .insert(id, vec![ptr::enc(ptr::TAG_LAUNCH, k as u64 + 1, 0)]);
+                }
+                StorageClass::Workgroup => {
+                    let pt = md.ty(pointee)?;
+                    let elem_size = match pt.k {
+                        TyK::Array(e, _) => md.ty(e)?.size as u32,
+                        _ => pt.size as u32,
+                    };
+                    let size = pt.size;
+                    let k = md.code.local_vars.len() as u32;
+                    md.code.local_vars.push(ModVar {
+                        name: name
+                            .rsplit('.')
+                            .next()
+                            .map(str::to_string)
+                            .unwrap_or_default(),
+                        size,
+                        elem_size: elem_size.max(1),
+                        init: vec![],
+                        writable: true,
+                    });
+                    md.mod_vars.insert(id, (true, k));
+                    md.consts
+                        .insert(id, vec![ptr::enc(ptr::TAG_LOCAL, k as u64, 0)]);
+                }
+                sc => {
+                    return Err(LoadError::Unsupported {
+                        what: format!("module variable {name} in storage class {sc:?}"),
+                        function: None,
+                    })
+                }
+            }
+            continue;
+        }
+        if is_type(op) {
+            let t = md.make_type(inst)?;
+            md.types.insert(id, t);
+            continue;
+        }
+        let ty = result_ty(inst)?;
+        match md.const_lanes(inst, ty) {
+            Ok(v) => {
+                md.consts.insert(id, v);
+            }
+            Err(e) => {
+                md.bad_consts.insert(id, e.to_string());
+            }
+        }
+    }
+    // Function indices first (calls may go forward).
+    let mut bodies = vec![];
+    for f in &m.functions {
+        let def = f
+            .def
+            .as_ref()
+            .ok_or_else(|| malformed("function without OpFunction"))?;
+        let id = result_id(def)?;
+        if f.blocks.is_empty() {
+            continue;
+        }
+        md.func_index.insert(id, bodies.len() as u32);
+        bodies.push(f);
+    }
+    for f in &m.functions {
+        for p in &f.parameters {
+            if let (Some(id), Some(t)) = (p.result_id, p.result_type) {
+                md.id_ty.insert(id, t);
+            }
+        }
+        for b in &f.blocks {
+            for i in &b.instructions {
+                if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
+                    md.id_ty.insert(id, t);
+                }
+            }
+        }
+    }
+    let mut uses: Vec<FnUses> = vec![];
+    for f in &bodies {
+        let u = lower_function(&mut md, f)?;
+        uses.push(u);
+    }
+    // Kernels.
+    let mut kernels = vec![];
+    for ep in &m.entry_points {
+        if !matches!(
+            ep.operands.first(),
+            Some(Operand::ExecutionModel(spirv::ExecutionModel::Kernel))
+        ) {
+            continue;
+        }
+        let fid = id_at(ep, 1)?;
+        let name = match ep.operands.get(2) {
+            Some(Operand::LiteralString(s)) => s.clone(),
+            _ => return Err(malformed("entry point without a name")),
+        };
+        let fi = *md
+            .func_index
+            .get(&fid)
+            .ok_or_else(|| LoadError::Unsupported {
+                what: format!("kernel {name} has no body"),
+                function: Some(name.clone()),
+            })?;
+        let (info, kc) = kernel_info(&mut md, bodies[fi as usize], fid, fi, &name, &uses, dbg)?;
+        kernels.push(info);
+        md.code.kernels.push(kc);
+    }
+    md.code
+        .verify()
+        .map_err(|e| malformed(format!("internal: lowered code is inconsistent: {e}")))?;
+    Ok(Loaded {
+        code: md.code,
+        kernels,
+        locs: md.locs,
+    })
+}
+
+pub(super) fn is_type(op: S) -> bool {
+    matches!(
+        op,
+        S::TypeVoid
+            | S::TypeBool
+            | S::TypeInt
+            | S::TypeFloat
+            | S::TypeVector
+            | S::TypeArray
+            | S::TypeRuntimeArray
+            | S::TypeStruct
+            | S::TypePointer
+            | S::TypeFunction
+            | S::TypeEvent
+            | S::TypeSampler
+            | S::TypeOpaque
+            | S::TypeImage
+            | S::TypeSampledImage
+    )
+}

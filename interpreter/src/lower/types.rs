@@ -1,0 +1,366 @@
+//! Types and constants of a module as lowering sees them (`Mod`).
+
+use super::*;
+
+/// Module-level facts shared by every function's lowering.
+pub(super) struct Mod<'m> {
+    pub(super) m: &'m Module,
+    pub(super) ptr_size: u64,
+    pub(super) types: HashMap<Word, Ty>,
+    /// Type of every id that has one.
+    pub(super) id_ty: HashMap<Word, Word>,
+    pub(super) consts: HashMap<Word, Vec<u64>>,
+    pub(super) bad_consts: HashMap<Word, String>,
+    pub(super) builtins: HashMap<Word, Builtin>,
+    /// Module variables: id → (is local, index).
+    pub(super) mod_vars: HashMap<Word, (bool, u32)>,
+    pub(super) names: HashMap<Word, String>,
+    pub(super) decos: HashMap<Word, Vec<(Decoration, Vec<Operand>)>>,
+    pub(super) opencl_std: HashSet<Word>,
+    pub(super) strings: HashMap<Word, String>,
+    pub(super) func_index: HashMap<Word, u32>,
+    pub(super) layouts: HashMap<Word, u32>,
+    pub(super) code: Code,
+    pub(super) locs: Vec<Option<SourceLoc>>,
+    pub(super) files: HashMap<Word, Arc<str>>,
+    pub(super) inst_counter: u32,
+}
+
+impl<'m> Mod<'m> {
+    pub(super) fn ty(&self, id: Word) -> R<&Ty> {
+        self.types
+            .get(&id)
+            .ok_or_else(|| malformed(format!("%{id} is not a type")))
+    }
+    pub(super) fn ty_of(&self, id: Word) -> R<&Ty> {
+        let t = self
+            .id_ty
+            .get(&id)
+            .ok_or_else(|| malformed(format!("%{id} has no type")))?;
+        self.ty(*t)
+    }
+    pub(super) fn has_deco(&self, id: Word, d: Decoration) -> bool {
+        self.decos
+            .get(&id)
+            .is_some_and(|v| v.iter().any(|(x, _)| *x == d))
+    }
+    pub(super) fn deco_ops(&self, id: Word, d: Decoration) -> Option<&[Operand]> {
+        self.decos
+            .get(&id)?
+            .iter()
+            .find(|(x, _)| *x == d)
+            .map(|(_, o)| o.as_slice())
+    }
+    pub(super) fn param_attr(&self, id: Word, a: spirv::FunctionParameterAttribute) -> bool {
+        self.decos.get(&id).is_some_and(|v| {
+            v.iter().any(|(x, o)| {
+                *x == Decoration::FuncParamAttr
+                    && matches!(o.first(), Some(Operand::FunctionParameterAttribute(y)) if *y == a)
+            })
+        })
+    }
+
+    /// Scalar element of a scalar or vector type: (elem, bits, lanes).
+    pub(super) fn scalar(&self, ty: Word) -> R<(Elem, u8, u32)> {
+        let t = self.ty(ty)?;
+        Ok(match t.k {
+            TyK::Bool => (Elem::Bool, 1, 1),
+            TyK::Int(w) => (Elem::Int(w), w, 1),
+            TyK::Float(w) => (Elem::Float(w), w, 1),
+            TyK::Ptr(..) | TyK::Opaque(_) => (Elem::Int(64), 64, 1),
+            TyK::Vector(e, n) => {
+                let (el, w, _) = self.scalar(e)?;
+                (el, w, n)
+            }
+            _ => {
+                return Err(LoadError::Unsupported {
+                    what: format!("operation on non-scalar type {:?}", t.k),
+                    function: None,
+                })
+            }
+        })
+    }
+
+    pub(super) fn make_type(&self, inst: &Instruction) -> R<Ty> {
+        let simple = |k, size: u64| Ty {
+            k,
+            size,
+            align: size.max(1),
+            lanes: 1,
+            offsets: vec![],
+        };
+        Ok(match inst.class.opcode {
+            S::TypeVoid => Ty {
+                k: TyK::Void,
+                size: 0,
+                align: 1,
+                lanes: 0,
+                offsets: vec![],
+            },
+            S::TypeBool => simple(TyK::Bool, 1),
+            S::TypeInt => {
+                let w = lit_at(inst, 0)?;
+                if !matches!(w, 8 | 16 | 32 | 64) {
+                    return Err(LoadError::Unsupported {
+                        what: format!("integer width {w}"),
+                        function: None,
+                    });
+                }
+                simple(TyK::Int(w as u8), w / 8)
+            }
+            S::TypeFloat => {
+                let w = lit_at(inst, 0)?;
+                if !matches!(w, 16 | 32 | 64) {
+                    return Err(LoadError::Unsupported {
+                        what: format!("float width {w}"),
+                        function: None,
+                    });
+                }
+                simple(TyK::Float(w as u8), w / 8)
+            }
+            S::TypeVector => {
+                let e = id_at(inst, 0)?;
+                let n = lit_at(inst, 1)?;
+                if !matches!(n, 2 | 3 | 4 | 8 | 16) {
+                    return Err(malformed(format!("vector of {n} components")));
+                }
+                let et = self.ty(e)?;
+                let es = et.size;
+                let size = es * if n == 3 { 4 } else { n };
+                Ty {
+                    k: TyK::Vector(e, n as u32),
+                    size,
+                    align: size.max(1),
+                    lanes: n,
+                    offsets: vec![],
+                }
+            }
+            S::TypeArray => {
+                let e = id_at(inst, 0)?;
+                let len_id = id_at(inst, 1)?;
+                let len = *self
+                    .consts
+                    .get(&len_id)
+                    .and_then(|v| v.first())
+                    .ok_or_else(|| malformed("array length is not a constant"))?;
+                let et = self.ty(e)?;
+                let size = et
+                    .size
+                    .checked_mul(len)
+                    .filter(|s| *s < 1 << 40)
+                    .ok_or_else(|| malformed("array too large"))?;
+                Ty {
+                    k: TyK::Array(e, len),
+                    size,
+                    align: et.align,
+                    lanes: et.lanes.saturating_mul(len),
+                    offsets: vec![],
+                }
+            }
+            S::TypeRuntimeArray => {
+                let e = id_at(inst, 0)?;
+                let et = self.ty(e)?;
+                Ty {
+                    k: TyK::Array(e, 0),
+                    size: 0,
+                    align: et.align,
+                    lanes: 0,
+                    offsets: vec![],
+                }
+            }
+            S::TypeStruct => {
+                let id = result_id(inst)?;
+                let packed = self.has_deco(id, Decoration::CPacked);
+                let mut members = vec![];
+                let mut offsets = vec![];
+                let (mut off, mut align, mut lanes) = (0u64, 1u64, 0u64);
+                for i in 0..inst.operands.len() {
+                    let m = id_at(inst, i)?;
+                    let mt = self.ty(m)?;
+                    let a = if packed { 1 } else { mt.align.max(1) };
+                    off = off.div_ceil(a) * a;
+                    offsets.push(off);
+                    off = off.saturating_add(mt.size);
+                    align = align.max(a);
+                    lanes = lanes.saturating_add(mt.lanes);
+                    members.push(m);
+                }
+                Ty {
+                    k: TyK::Struct(members),
+                    size: off.div_ceil(align) * align,
+                    align,
+                    lanes,
+                    offsets,
+                }
+            }
+            S::TypePointer => {
+                let sc = match inst.operands.first() {
+                    Some(Operand::StorageClass(s)) => *s,
+                    _ => return Err(malformed("pointer without storage class")),
+                };
+                let pointee = id_at(inst, 1)?;
+                simple(TyK::Ptr(sc, pointee), self.ptr_size)
+            }
+            S::TypeFunction => {
+                let ret = id_at(inst, 0)?;
+                let mut ps = vec![];
+                for i in 1..inst.operands.len() {
+                    ps.push(id_at(inst, i)?);
+                }
+                let _ = ret;
+                Ty {
+                    k: TyK::Func(ps),
+                    size: 0,
+                    align: 1,
+                    lanes: 0,
+                    offsets: vec![],
+                }
+            }
+            S::TypeEvent => simple(TyK::Opaque("event_t"), 8),
+            S::TypeSampler => simple(TyK::Opaque("sampler_t"), 8),
+            S::TypeOpaque => simple(TyK::Opaque("opaque"), 0),
+            S::TypeImage => simple(TyK::Opaque(image_type_name(inst)), 8),
+            S::TypeSampledImage => simple(TyK::Opaque("sampled_image"), 8),
+            S::TypeDeviceEvent | S::TypeReserveId | S::TypeQueue | S::TypePipe => {
+                simple(TyK::Opaque("opaque"), 8)
+            }
+            op => {
+                return Err(LoadError::Unsupported {
+                    what: format!("type Op{op:?}"),
+                    function: None,
+                })
+            }
+        })
+    }
+
+    /// Memory leaves of a type, in register-lane order.
+    pub(super) fn leaves(&self, ty: Word, base: u64, out: &mut Vec<Leaf>) -> R<()> {
+        if out.len() as u64 > MAX_LANES {
+            return Err(LoadError::Unsupported {
+                what: "value with too many lanes".into(),
+                function: None,
+            });
+        }
+        let t = self.ty(ty)?;
+        let off32 = |o: u64| u32::try_from(o).map_err(|_| malformed("offset too large"));
+        match &t.k {
+            TyK::Vector(e, n) => {
+                let es = self.ty(*e)?.size;
+                for i in 0..*n as u64 {
+                    out.push(Leaf {
+                        off: off32(base + i * es)?,
+                        size: es as u8,
+                    });
+                }
+            }
+            TyK::Array(e, n) => {
+                let es = self.ty(*e)?.size;
+                for i in 0..*n {
+                    self.leaves(*e, base + i * es, out)?;
+                }
+            }
+            TyK::Struct(ms) => {
+                for (m, o) in ms.iter().zip(t.offsets.iter()) {
+                    self.leaves(*m, base + o, out)?;
+                }
+            }
+            TyK::Void | TyK::Func(..) => {}
+            _ => out.push(Leaf {
+                off: off32(base)?,
+                size: t.size.min(8) as u8,
+            }),
+        }
+        Ok(())
+    }
+
+    pub(super) fn layout(&mut self, ty: Word) -> R<u32> {
+        if let Some(l) = self.layouts.get(&ty) {
+            return Ok(*l);
+        }
+        let mut v = vec![];
+        self.leaves(ty, 0, &mut v)?;
+        let i = self.code.layouts.len() as u32;
+        self.code.layouts.push(v);
+        self.layouts.insert(ty, i);
+        Ok(i)
+    }
+
+    pub(super) fn const_lanes(&self, inst: &Instruction, ty: Word) -> R<Vec<u64>> {
+        let t = self.ty(ty)?;
+        Ok(match inst.class.opcode {
+            S::Constant | S::SpecConstant => {
+                let v = lit_at(inst, 0)?;
+                let w = match t.k {
+                    TyK::Int(w) | TyK::Float(w) => w,
+                    _ => 64,
+                };
+                vec![v & mask(w)]
+            }
+            S::ConstantSampler => {
+                let addressing = match inst.operands.first() {
+                    Some(Operand::SamplerAddressingMode(a)) => *a as u32,
+                    _ => return Err(malformed("OpConstantSampler without addressing mode")),
+                };
+                let normalized = lit_at(inst, 1)? != 0;
+                let linear = matches!(
+                    inst.operands.get(2),
+                    Some(Operand::SamplerFilterMode(spirv::SamplerFilterMode::Linear))
+                );
+                vec![crate::image::sampler::from_spirv(addressing, normalized, linear) as u64]
+            }
+            S::ConstantTrue | S::SpecConstantTrue => vec![1],
+            S::ConstantFalse | S::SpecConstantFalse => vec![0],
+            S::ConstantNull | S::Undef => {
+                if t.lanes > MAX_LANES {
+                    return Err(LoadError::Unsupported {
+                        what: "constant too large".into(),
+                        function: None,
+                    });
+                }
+                vec![0; t.lanes as usize]
+            }
+            S::ConstantComposite | S::SpecConstantComposite => {
+                let mut v = vec![];
+                for i in 0..inst.operands.len() {
+                    let c = id_at(inst, i)?;
+                    let l = self.consts.get(&c).ok_or_else(|| {
+                        malformed(format!("constant %{c} not defined before use"))
+                    })?;
+                    v.extend_from_slice(l);
+                }
+                v
+            }
+            op => {
+                return Err(LoadError::Unsupported {
+                    what: format!("constant Op{op:?}"),
+                    function: None,
+                })
+            }
+        })
+    }
+
+    pub(super) fn var_init_bytes(&mut self, pointee: Word, init: Option<Word>) -> R<Vec<u8>> {
+        let t = self.ty(pointee)?;
+        let mut bytes = vec![0u8; t.size as usize];
+        if let Some(init) = init {
+            let lanes = self
+                .consts
+                .get(&init)
+                .ok_or_else(|| LoadError::Unsupported {
+                    what: format!("initializer %{init} of a module variable is not a constant"),
+                    function: None,
+                })?
+                .clone();
+            let mut leaves = vec![];
+            self.leaves(pointee, 0, &mut leaves)?;
+            for (leaf, v) in leaves.iter().zip(lanes.iter()) {
+                let b = v.to_le_bytes();
+                let o = leaf.off as usize;
+                if let Some(dst) = bytes.get_mut(o..o + leaf.size as usize) {
+                    dst.copy_from_slice(&b[..leaf.size as usize]);
+                }
+            }
+        }
+        Ok(bytes)
+    }
+}
