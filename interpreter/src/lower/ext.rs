@@ -31,8 +31,7 @@ pub(super) fn lower_image(fx: &mut Fx, inst: &Instruction) -> R<()> {
         let (elem, nn) = match fx.md.ty_of(id)?.k {
             TyK::Opaque(_) => (Elem::Int(64), 1),
             _ => {
-                let (e, _, nn) =
-                    fx.sc(*fx.md.id_ty.get(&id).ok_or_else(|| malformed("untyped"))?)?;
+                let (e, _, nn) = fx.sc(fx.md.type_id_of(id)?)?;
                 (e, nn)
             }
         };
@@ -63,6 +62,26 @@ pub(super) fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
         _ => fx.sc(rty)?,
     };
     let d = if n > 0 { fx.dst(inst)? } else { 0 };
+    let mut args = ext_args(fx, inst, num)?;
+    let kind = ext_kind(fx, inst, num, n, &mut args)?;
+    if let Some(op) = fast_float_op(&kind, elem, n, d, &args) {
+        fx.emit(op);
+        return Ok(());
+    }
+    let e = fx.md.code.exts.len() as u32;
+    fx.md.code.exts.push(ExtSpec {
+        kind,
+        d,
+        n,
+        elem,
+        args,
+    });
+    fx.emit(Op::ExtInst { e });
+    Ok(())
+}
+
+/// The value operands of an OpenCL.std instruction.
+fn ext_args(fx: &mut Fx, inst: &Instruction, num: u32) -> R<Vec<ExtArg>> {
     use spirv::CLOp as C;
     // rspirv does not know the OpenCL.std grammar and parses trailing literals (vloadn's n,
     // vstore_half_r's rounding mode) as ids: only the leading operands are values.
@@ -84,7 +103,7 @@ pub(super) fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
             continue;
         };
         let slot = fx.val(id)?;
-        let t = *fx.md.id_ty.get(&id).ok_or_else(|| malformed("untyped"))?;
+        let t = fx.md.type_id_of(id)?;
         let (e, nn) = match fx.md.ty(t)?.k {
             TyK::Ptr(..) => (Elem::Int(64), 1),
             _ => {
@@ -98,6 +117,19 @@ pub(super) fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
             elem: e,
         });
     }
+    Ok(args)
+}
+
+/// What the executor does for OpenCL.std instruction `num`: memory builtins (vload/vstore and
+/// the pointer-output math functions, whose pointer leaves `args`), printf, or a pure function.
+fn ext_kind(
+    fx: &mut Fx,
+    inst: &Instruction,
+    num: u32,
+    n: u32,
+    args: &mut Vec<ExtArg>,
+) -> R<ExtKind> {
+    use spirv::CLOp as C;
     let ptr_elem = |fx: &Fx, k: usize| -> R<(u8, Elem)> {
         let id = id_at(inst, k)?;
         match fx.md.ty_of(id)?.k {
@@ -112,7 +144,7 @@ pub(super) fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
         Some(Operand::IdRef(v)) => Some(*v),
         _ => lit_at(inst, k).ok().map(|v| v as u32),
     };
-    let kind = match num {
+    Ok(match num {
         x if x == C::vloadn as u32 => ExtKind::VLoad {
             n,
             elem_bytes: ptr_elem(fx, 3)?.0,
@@ -183,53 +215,42 @@ pub(super) fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
             }
         }
         x => ExtKind::Pure { op: x, ptr: None },
+    })
+}
+
+/// Inline fast paths for the common float builtins (f32/f64, no scalar broadcast).
+fn fast_float_op(kind: &ExtKind, elem: Elem, n: u32, d: u32, args: &[ExtArg]) -> Option<Op> {
+    use spirv::CLOp as C;
+    let (ExtKind::Pure { op, ptr: None }, Elem::Float(w @ (32 | 64))) = (kind, elem) else {
+        return None;
     };
-    // Inline fast paths for the common float builtins (f32/f64, no scalar broadcast).
-    if let (ExtKind::Pure { op, ptr: None }, Elem::Float(w @ (32 | 64))) = (&kind, elem) {
-        let same = args.iter().all(|a| a.n == n && a.elem == elem);
-        let (n8, w) = (n as u8, w);
-        let fast = match (*op, args.as_slice()) {
-            (x, [a, b, c]) if same && (x == C::fma as u32 || x == C::mad as u32) => Some(Op::Fma {
-                fused: x == C::fma as u32,
-                w,
-                n: n8,
-                d,
-                a: a.slot,
-                b: b.slot,
-                c: c.slot,
-            }),
-            (x, [a, b]) if same && (x == C::fmin as u32 || x == C::fmax as u32) => {
-                Some(Op::FMinMax {
-                    max: x == C::fmax as u32,
-                    w,
-                    n: n8,
-                    d,
-                    a: a.slot,
-                    b: b.slot,
-                })
-            }
-            (x, [a]) if same && (x == C::sqrt as u32 || x == C::fabs as u32) => Some(Op::FUn {
-                sqrt: x == C::sqrt as u32,
-                w,
-                n: n8,
-                d,
-                a: a.slot,
-            }),
-            _ => None,
-        };
-        if let Some(op) = fast {
-            fx.emit(op);
-            return Ok(());
-        }
+    let same = args.iter().all(|a| a.n == n && a.elem == elem);
+    let n8 = n as u8;
+    match (*op, args) {
+        (x, [a, b, c]) if same && (x == C::fma as u32 || x == C::mad as u32) => Some(Op::Fma {
+            fused: x == C::fma as u32,
+            w,
+            n: n8,
+            d,
+            a: a.slot,
+            b: b.slot,
+            c: c.slot,
+        }),
+        (x, [a, b]) if same && (x == C::fmin as u32 || x == C::fmax as u32) => Some(Op::FMinMax {
+            max: x == C::fmax as u32,
+            w,
+            n: n8,
+            d,
+            a: a.slot,
+            b: b.slot,
+        }),
+        (x, [a]) if same && (x == C::sqrt as u32 || x == C::fabs as u32) => Some(Op::FUn {
+            sqrt: x == C::sqrt as u32,
+            w,
+            n: n8,
+            d,
+            a: a.slot,
+        }),
+        _ => None,
     }
-    let e = fx.md.code.exts.len() as u32;
-    fx.md.code.exts.push(ExtSpec {
-        kind,
-        d,
-        n,
-        elem,
-        args,
-    });
-    fx.emit(Op::ExtInst { e });
-    Ok(())
 }

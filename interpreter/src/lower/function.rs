@@ -173,50 +173,59 @@ impl<'a, 'm> Fx<'a, 'm> {
     }
 }
 
-pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses> {
-    let def = f
-        .def
-        .as_ref()
-        .ok_or_else(|| malformed("function without OpFunction"))?;
-    let fid = result_id(def)?;
-    let fname = md.names.get(&fid).cloned().unwrap_or(format!("%{fid}"));
-    // Slots: parameters first (callers rely on that), then every result, then phi temps.
-    let mut slots = HashMap::new();
-    let mut next = 0u32;
-    let mut params = vec![];
-    let lanes_of = |md: &Mod, t: Word| -> R<u32> {
+/// Where each SPIR-V id of a function lives in its frame, before any code is emitted.
+struct FrameLayout {
+    slots: HashMap<Word, (u32, u32)>,
+    params: Vec<(u32, u32)>,
+    phis: HashMap<Word, Phis>,
+    block_key: HashMap<Word, u32>,
+    /// Most phi lanes of any one block: the edge-move temporaries.
+    max_phi: u32,
+    /// First free slot.
+    next: u32,
+}
+
+/// Slots: parameters first (callers rely on that), then every result; phis are noted per block.
+fn frame_layout(md: &Mod, f: &rspirv::dr::Function, fname: &str) -> R<FrameLayout> {
+    let lanes_of = |t: Word| -> R<u32> {
         let l = md.ty(t)?.lanes;
         if l > MAX_LANES {
             return Err(LoadError::Unsupported {
                 what: "value with too many lanes".into(),
-                function: Some(fname.clone()),
+                function: Some(fname.to_string()),
             });
         }
         Ok(l as u32)
     };
+    let mut fl = FrameLayout {
+        slots: HashMap::new(),
+        params: vec![],
+        phis: HashMap::new(),
+        block_key: HashMap::new(),
+        max_phi: 0,
+        next: 0,
+    };
     for p in &f.parameters {
         let id = result_id(p)?;
-        let n = lanes_of(md, result_ty(p)?)?;
-        slots.insert(id, (next, n));
-        params.push((next, n));
-        next += n;
+        let n = lanes_of(result_ty(p)?)?;
+        fl.slots.insert(id, (fl.next, n));
+        fl.params.push((fl.next, n));
+        fl.next += n;
     }
-    let mut phis: HashMap<Word, Phis> = HashMap::new();
-    let mut block_key = HashMap::new();
-    let mut max_phi = 0u32;
     for (bi, b) in f.blocks.iter().enumerate() {
         let label = b
             .label
             .as_ref()
             .and_then(|l| l.result_id)
             .ok_or_else(|| malformed("block without label"))?;
-        block_key.insert(label, bi as u32);
+        fl.block_key.insert(label, bi as u32);
         let mut phi_lanes = 0;
         for i in &b.instructions {
             if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
-                let n = lanes_of(md, t)?;
-                slots.insert(id, (next, n));
-                next = next
+                let n = lanes_of(t)?;
+                fl.slots.insert(id, (fl.next, n));
+                fl.next = fl
+                    .next
                     .checked_add(n)
                     .ok_or_else(|| malformed("frame too large"))?;
                 if i.class.opcode == S::Phi {
@@ -225,14 +234,18 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
                     for k in (0..i.operands.len()).step_by(2) {
                         inc.push((id_at(i, k)?, id_at(i, k + 1)?));
                     }
-                    phis.entry(label).or_default().push((id, inc));
+                    fl.phis.entry(label).or_default().push((id, inc));
                 }
             }
         }
-        max_phi = max_phi.max(phi_lanes);
+        fl.max_phi = fl.max_phi.max(phi_lanes);
     }
-    // Uses of each id, and how many of them are access-chain indices: a sign extension
-    // used only as an index is folded into the access chain (the common `a[i]` pattern).
+    Ok(fl)
+}
+
+/// Sign extensions used only as access-chain indices (the common `a[i]` pattern): they are
+/// folded into the access chain instead of run on their own.
+fn index_sign_extensions(md: &Mod, f: &rspirv::dr::Function) -> HashMap<Word, (Word, u8)> {
     let mut use_count: HashMap<Word, u32> = HashMap::new();
     let mut index_uses: HashMap<Word, u32> = HashMap::new();
     let mut sconv: HashMap<Word, (Word, u8)> = HashMap::new();
@@ -269,9 +282,21 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
         }
     }
     sconv.retain(|id, _| use_count.get(id) == index_uses.get(id));
-    // A `ByVal` pointer parameter points at the callee's own copy of the argument (LLVM's
-    // byval): the caller's object must not see the callee's writes. Each gets a fresh slot
-    // that the prologue points at a private copy.
+    sconv
+}
+
+/// A by-value pointer parameter: (param id, caller's slot, slot of the copy, size, align).
+type ByVal = (Word, u32, u32, u32, u32);
+
+/// A `ByVal` pointer parameter points at the callee's own copy of the argument (LLVM's
+/// byval): the caller's object must not see the callee's writes. Each gets a fresh slot
+/// that the prologue points at a private copy.
+fn byval_params(
+    md: &Mod,
+    f: &rspirv::dr::Function,
+    fname: &str,
+    fl: &mut FrameLayout,
+) -> R<Vec<ByVal>> {
     let mut byval = vec![];
     for p in &f.parameters {
         let id = result_id(p)?;
@@ -284,30 +309,44 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
         let t = md.ty(pointee)?;
         let size = u32::try_from(t.size).map_err(|_| LoadError::Unsupported {
             what: "by-value parameter larger than 4 GiB".into(),
-            function: Some(fname.clone()),
+            function: Some(fname.to_string()),
         })?;
         let align = u32::try_from(t.align).unwrap_or(u32::MAX);
-        let orig = slots.get(&id).map(|s| s.0).unwrap_or(0);
-        byval.push((id, orig, next, size, align));
-        next = next
+        let orig = fl.slots.get(&id).map(|s| s.0).unwrap_or(0);
+        byval.push((id, orig, fl.next, size, align));
+        fl.next = fl
+            .next
             .checked_add(1)
             .ok_or_else(|| malformed("frame too large"))?;
     }
-    let temp_base = next;
-    let const_base = next + max_phi + 4;
+    Ok(byval)
+}
+
+pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses> {
+    let def = f
+        .def
+        .as_ref()
+        .ok_or_else(|| malformed("function without OpFunction"))?;
+    let fid = result_id(def)?;
+    let fname = md.names.get(&fid).cloned().unwrap_or(format!("%{fid}"));
+    let mut fl = frame_layout(md, f, &fname)?;
+    let sconv = index_sign_extensions(md, f);
+    let byval = byval_params(md, f, &fname, &mut fl)?;
+    let temp_base = fl.next;
+    let const_base = fl.next + fl.max_phi + 4;
     let start = md.code.ops.len();
     let entry = start as u32;
     let nblocks = f.blocks.len() as u32;
     let mut fx = Fx {
         md,
         fname: fname.clone(),
-        slots,
+        slots: fl.slots,
         const_slots: HashMap::new(),
         consts: vec![],
         const_base,
         temp_base,
-        block_key,
-        phis,
+        block_key: fl.block_key,
+        phis: fl.phis,
         stubs: vec![],
         nblocks,
         start,
@@ -319,10 +358,34 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
         private_bytes: 0,
         sconv,
     };
-    // By-value copies, attributed to the function's first instruction. The entry block is
-    // never a branch target, so this prologue runs exactly once per call.
+    emit_byval_copies(&mut fx, &byval);
+    let key_pc = lower_blocks(&mut fx, f)?;
+    resolve_branch_targets(&mut fx, key_pc);
+    let frame = const_base + fx.consts.len() as u32;
+    let used = std::mem::take(&mut fx.used_vars);
+    let private = fx.private_bytes;
+    let callees = std::mem::take(&mut fx.callees);
+    let consts = std::mem::take(&mut fx.consts);
+    md_push_func(
+        fx.md,
+        Func {
+            name: fname,
+            entry,
+            frame,
+            const_base,
+            consts,
+            params: fl.params,
+            end: 0,
+        },
+    );
+    Ok((used, callees, private))
+}
+
+/// By-value copies, attributed to the function's first instruction. The entry block is
+/// never a branch target, so this prologue runs exactly once per call.
+fn emit_byval_copies(fx: &mut Fx, byval: &[ByVal]) {
     fx.cur_inst = fx.md.inst_counter;
-    for &(id, orig, copy, size, align) in &byval {
+    for &(id, orig, copy, size, align) in byval {
         fx.private_bytes += u64::from(size);
         fx.emit(Op::Alloca {
             size,
@@ -336,7 +399,12 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
         });
         fx.slots.insert(id, (copy, 1));
     }
-    let mut key_pc = vec![0u32; nblocks as usize];
+}
+
+/// Lowers every block in order, tracking OpLine for source locations, then emits the phi
+/// edge stubs. Returns the pc of each block key (blocks first, then stubs).
+fn lower_blocks(fx: &mut Fx, f: &rspirv::dr::Function) -> R<Vec<u32>> {
+    let mut key_pc = vec![0u32; f.blocks.len()];
     for (bi, b) in f.blocks.iter().enumerate() {
         key_pc[bi] = fx.md.code.ops.len() as u32;
         let label = b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
@@ -345,38 +413,44 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
             fx.cur_inst = fx.md.inst_counter;
             fx.md.inst_counter += 1;
             match inst.class.opcode {
-                S::Line => {
-                    let file = id_at(inst, 0)?;
-                    let fname = match fx.md.files.get(&file) {
-                        Some(f) => f.clone(),
-                        None => {
-                            let s: Arc<str> =
-                                fx.md.strings.get(&file).cloned().unwrap_or_default().into();
-                            fx.md.files.insert(file, s.clone());
-                            s
-                        }
-                    };
-                    let line = lit_at(inst, 1)? as u32;
-                    loc = (line != 0).then(|| SourceLoc {
-                        file: fname,
-                        line,
-                        column: lit_at(inst, 2).unwrap_or(0) as u32,
-                    });
-                }
+                S::Line => loc = source_loc(fx, inst)?,
                 S::NoLine => loc = None,
                 _ => {}
             }
             fx.md.locs.push(loc.clone());
-            lower_inst(&mut fx, inst, label)?;
+            lower_inst(fx, inst, label)?;
         }
     }
-    // Phi edge stubs.
     let stubs = std::mem::take(&mut fx.stubs);
     for (mv, k) in stubs {
         key_pc.push(fx.md.code.ops.len() as u32);
         fx.emit_moves(&mv);
         fx.emit(Op::Br { t: k });
     }
+    Ok(key_pc)
+}
+
+/// The location an OpLine names (line 0 means none).
+fn source_loc(fx: &mut Fx, inst: &Instruction) -> R<Option<SourceLoc>> {
+    let file = id_at(inst, 0)?;
+    let fname = match fx.md.files.get(&file) {
+        Some(f) => f.clone(),
+        None => {
+            let s: Arc<str> = fx.md.strings.get(&file).cloned().unwrap_or_default().into();
+            fx.md.files.insert(file, s.clone());
+            s
+        }
+    };
+    let line = lit_at(inst, 1)? as u32;
+    Ok((line != 0).then(|| SourceLoc {
+        file: fname,
+        line,
+        column: lit_at(inst, 2).unwrap_or(0) as u32,
+    }))
+}
+
+/// Branches and switch tables were emitted with block keys; they become pcs here.
+fn resolve_branch_targets(fx: &mut Fx, key_pc: Vec<u32>) {
     let pc_of = |k: u32| key_pc.get(k as usize).copied().unwrap_or(0);
     for op in &mut fx.md.code.ops[fx.start..] {
         match op {
@@ -395,24 +469,6 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
             c.1 = pc_of(c.1);
         }
     }
-    let frame = const_base + fx.consts.len() as u32;
-    let used = std::mem::take(&mut fx.used_vars);
-    let private = fx.private_bytes;
-    let callees = std::mem::take(&mut fx.callees);
-    let consts = std::mem::take(&mut fx.consts);
-    md_push_func(
-        fx.md,
-        Func {
-            name: fname,
-            entry,
-            frame,
-            const_base,
-            consts,
-            params,
-            end: 0,
-        },
-    );
-    Ok((used, callees, private))
 }
 
 pub(super) fn md_push_func(md: &mut Mod, mut f: Func) {

@@ -1,4 +1,5 @@
-//! Loads, stores, address arithmetic and the work-group async copies.
+//! Memory: loads, stores, atomics, private variables, address arithmetic, memory copies and
+//! the work-group async copies.
 
 use super::*;
 
@@ -105,11 +106,7 @@ pub(super) fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
             terms.push(GepTerm { slot, w, scale });
         } else {
             let slot = fx.val(idx_id)?;
-            let (_, w, _) = fx.sc(*fx
-                .md
-                .id_ty
-                .get(&idx_id)
-                .ok_or_else(|| malformed("untyped"))?)?;
+            let (_, w, _) = fx.sc(fx.md.type_id_of(idx_id)?)?;
             terms.push(GepTerm { slot, w, scale });
         }
         Ok(())
@@ -175,10 +172,8 @@ pub(super) fn lower_async(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let sid = id_at(inst, 4)?;
     let stride = fx.val(sid)?;
     let (n_w, stride_w) = (
-        fx.sc(*fx.md.id_ty.get(&nid).ok_or_else(|| malformed("untyped"))?)?
-            .1,
-        fx.sc(*fx.md.id_ty.get(&sid).ok_or_else(|| malformed("untyped"))?)?
-            .1,
+        fx.sc(fx.md.type_id_of(nid)?)?.1,
+        fx.sc(fx.md.type_id_of(sid)?)?.1,
     );
     let (to_local, elem) = match fx.md.ty_of(did)?.k {
         TyK::Ptr(sc, p) => (sc == StorageClass::Workgroup, fx.md.ty(p)?.size as u32),
@@ -212,14 +207,181 @@ pub(super) fn lower_async(fx: &mut Fx, inst: &Instruction) -> R<()> {
 pub(super) fn lower_wait(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let nid = id_at(inst, 1)?;
     let n = fx.val(nid)?;
-    let n_w = fx
-        .sc(*fx.md.id_ty.get(&nid).ok_or_else(|| malformed("untyped"))?)?
-        .1;
+    let n_w = fx.sc(fx.md.type_id_of(nid)?)?.1;
     let list = fx.val(id_at(inst, 2)?)?;
     fx.emit(Op::AsyncWait { n, n_w, list });
     fx.emit(Op::Barrier {
         fences: crate::Fences::default(),
         flags: NO_SLOT,
     });
+    Ok(())
+}
+
+pub(super) fn atomic_of(op: S) -> Option<AtomicOp> {
+    use AtomicOp as A;
+    Some(match op {
+        S::AtomicLoad => A::Load,
+        S::AtomicStore => A::Store,
+        S::AtomicExchange => A::Xchg,
+        S::AtomicCompareExchange | S::AtomicCompareExchangeWeak => A::CmpXchg,
+        S::AtomicIIncrement => A::Inc,
+        S::AtomicIDecrement => A::Dec,
+        S::AtomicIAdd => A::Add,
+        S::AtomicISub => A::Sub,
+        S::AtomicSMin => A::SMin,
+        S::AtomicUMin => A::UMin,
+        S::AtomicSMax => A::SMax,
+        S::AtomicUMax => A::UMax,
+        S::AtomicAnd => A::And,
+        S::AtomicOr => A::Or,
+        S::AtomicXor => A::Xor,
+        _ => return None,
+    })
+}
+
+pub(super) fn lower_atomic(fx: &mut Fx, inst: &Instruction, a: AtomicOp) -> R<()> {
+    let p = fx.val(id_at(inst, 0)?)?;
+    let (v, c, ty) = match a {
+        AtomicOp::Store => (
+            fx.val(id_at(inst, 3)?)?,
+            0,
+            *fx.md
+                .id_ty
+                .get(&id_at(inst, 3)?)
+                .ok_or_else(|| malformed("untyped"))?,
+        ),
+        AtomicOp::CmpXchg => (
+            fx.val(id_at(inst, 4)?)?,
+            fx.val(id_at(inst, 5)?)?,
+            result_ty(inst)?,
+        ),
+        AtomicOp::Load | AtomicOp::Inc | AtomicOp::Dec => (0, 0, result_ty(inst)?),
+        _ => (fx.val(id_at(inst, 3)?)?, 0, result_ty(inst)?),
+    };
+    let (_, w, _) = fx.sc(ty)?;
+    if w != 32 && w != 64 {
+        return Err(fx.unsup(format!("{w}-bit atomic")));
+    }
+    let d = if a == AtomicOp::Store {
+        0
+    } else {
+        fx.dst(inst)?
+    };
+    fx.emit(Op::Atomic {
+        op: a,
+        w,
+        d,
+        p,
+        v,
+        c,
+    });
+    Ok(())
+}
+
+/// OpLoad: builtin variables read their value, everything else is a memory load.
+pub(super) fn lower_load(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let pid = id_at(inst, 0)?;
+    if let Some(b) = fx.md.builtins.get(&pid).copied() {
+        fx.emit(Op::LoadBuiltin {
+            b,
+            comp: u8::MAX,
+            d,
+        });
+        return Ok(());
+    }
+    if let Some((b, c)) = fx.builtin_ptrs.get(&pid).copied() {
+        fx.emit(Op::LoadBuiltin { b, comp: c, d });
+        return Ok(());
+    }
+    let p = fx.val(pid)?;
+    let ty = result_ty(inst)?;
+    emit_load(fx, ty, d, p)?;
+    Ok(())
+}
+
+pub(super) fn lower_store(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let p = fx.val(id_at(inst, 0)?)?;
+    let vid = id_at(inst, 1)?;
+    let v = fx.val(vid)?;
+    let ty = fx.md.type_id_of(vid)?;
+    emit_store(fx, ty, p, v)?;
+    Ok(())
+}
+
+/// OpVariable in a function: a private allocation, optionally initialised.
+pub(super) fn lower_variable(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let ty = result_ty(inst)?;
+    let pointee = match fx.md.ty(ty)?.k {
+        TyK::Ptr(_, p) => p,
+        _ => return Err(malformed("variable of non-pointer type")),
+    };
+    let t = fx.md.ty(pointee)?;
+    let (size, align) = (t.size, t.align);
+    if size > u32::MAX as u64 {
+        return Err(fx.unsup("private variable larger than 4 GiB"));
+    }
+    fx.private_bytes += size;
+    fx.emit(Op::Alloca {
+        size: size as u32,
+        align: align as u32,
+        d,
+    });
+    if let Ok(init) = id_at(inst, 1) {
+        let v = fx.val(init)?;
+        emit_store(fx, pointee, d, v)?;
+    }
+    Ok(())
+}
+
+pub(super) fn lower_ptr_diff(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let aid = id_at(inst, 0)?;
+    let a = fx.val(aid)?;
+    let b = fx.val(id_at(inst, 1)?)?;
+    let elem = match fx.md.ty_of(aid)?.k {
+        TyK::Ptr(_, p) => fx.md.ty(p)?.size.max(1) as u32,
+        _ => 1,
+    };
+    fx.emit(Op::PtrDiff { elem, d, a, b });
+    Ok(())
+}
+
+/// OpCopyMemory / OpCopyMemorySized: a constant size when it is one.
+pub(super) fn lower_copy_memory(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let op = inst.class.opcode;
+    let dp = fx.val(id_at(inst, 0)?)?;
+    let sp = fx.val(id_at(inst, 1)?)?;
+    if op == S::CopyMemory {
+        let size = match fx.md.ty_of(id_at(inst, 0)?)?.k {
+            TyK::Ptr(_, p) => fx.md.ty(p)?.size,
+            _ => 0,
+        };
+        fx.emit(Op::CopyMem {
+            d: dp,
+            s: sp,
+            size: size as u32,
+        });
+    } else {
+        let sid = id_at(inst, 2)?;
+        match fx.const_val(sid) {
+            Some(size) if (0..=u32::MAX as i64).contains(&size) => fx.emit(Op::CopyMem {
+                d: dp,
+                s: sp,
+                size: size as u32,
+            }),
+            _ => {
+                let size = fx.val(sid)?;
+                let (_, w, _) = fx.sc(fx.md.type_id_of(sid)?)?;
+                fx.emit(Op::CopyMemDyn {
+                    d: dp,
+                    s: sp,
+                    size,
+                    w,
+                });
+            }
+        }
+    }
     Ok(())
 }

@@ -32,12 +32,15 @@ impl<'m> Mod<'m> {
             .get(&id)
             .ok_or_else(|| malformed(format!("%{id} is not a type")))
     }
-    pub(super) fn ty_of(&self, id: Word) -> R<&Ty> {
-        let t = self
-            .id_ty
+    /// The type id of value `id`.
+    pub(super) fn type_id_of(&self, id: Word) -> R<Word> {
+        self.id_ty
             .get(&id)
-            .ok_or_else(|| malformed(format!("%{id} has no type")))?;
-        self.ty(*t)
+            .copied()
+            .ok_or_else(|| malformed(format!("%{id} has no type")))
+    }
+    pub(super) fn ty_of(&self, id: Word) -> R<&Ty> {
+        self.ty(self.type_id_of(id)?)
     }
     pub(super) fn has_deco(&self, id: Word, d: Decoration) -> bool {
         self.decos

@@ -1,0 +1,160 @@
+//! Vectors and composites: select, reductions, extract/insert, construct, shuffle.
+
+use super::*;
+
+pub(super) fn lower_select(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let cid = id_at(inst, 0)?;
+    let c = fx.val(cid)?;
+    let a = fx.val(id_at(inst, 1)?)?;
+    let b = fx.val(id_at(inst, 2)?)?;
+    let n = fx.md.ty(result_ty(inst)?)?.lanes as u32;
+    let cn = fx.lanes_of_val(cid)?;
+    fx.emit(Op::Select {
+        cvec: cn > 1,
+        n,
+        d,
+        c,
+        a,
+        b,
+    });
+    Ok(())
+}
+
+pub(super) fn lower_any_all(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let op = inst.class.opcode;
+    let d = fx.dst(inst)?;
+    let aid = id_at(inst, 0)?;
+    let a = fx.val(aid)?;
+    let n = fx.lanes_of_val(aid)?;
+    fx.emit(Op::Reduce {
+        all: op == S::All,
+        n: n as u8,
+        d,
+        a,
+    });
+    Ok(())
+}
+
+pub(super) fn lower_dot(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let aid = id_at(inst, 0)?;
+    let a = fx.val(aid)?;
+    let b = fx.val(id_at(inst, 1)?)?;
+    let aty = fx.md.type_id_of(aid)?;
+    let (_, w, n) = fx.sc(aty)?;
+    fx.emit(Op::Dot {
+        w,
+        n: n as u8,
+        d,
+        a,
+        b,
+    });
+    Ok(())
+}
+
+pub(super) fn lower_composite_extract(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let cid = id_at(inst, 0)?;
+    let s = fx.val(cid)?;
+    let cty = fx.md.type_id_of(cid)?;
+    let off = lane_offset(fx, cty, inst, 1)?;
+    let n = fx.md.ty(result_ty(inst)?)?.lanes as u32;
+    fx.mov(d, s + off, n);
+    Ok(())
+}
+
+pub(super) fn lower_composite_insert(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let oid = id_at(inst, 0)?;
+    let o = fx.val(oid)?;
+    let cid = id_at(inst, 1)?;
+    let c = fx.val(cid)?;
+    let cty = fx.md.type_id_of(cid)?;
+    let off = lane_offset(fx, cty, inst, 2)?;
+    let n = fx.lanes_of_val(cid)?;
+    let on = fx.lanes_of_val(oid)?;
+    fx.mov(d, c, n);
+    fx.mov(d + off, o, on);
+    Ok(())
+}
+
+pub(super) fn lower_composite_construct(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let mut off = 0;
+    for i in 0..inst.operands.len() {
+        let id = id_at(inst, i)?;
+        let s = fx.val(id)?;
+        let n = fx.lanes_of_val(id)?;
+        fx.mov(d + off, s, n);
+        off += n;
+    }
+    Ok(())
+}
+
+/// Each lane is a move; an undefined lane (0xFFFFFFFF) reads zero.
+pub(super) fn lower_vector_shuffle(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let aid = id_at(inst, 0)?;
+    let a = fx.val(aid)?;
+    let b = fx.val(id_at(inst, 1)?)?;
+    let na = fx.lanes_of_val(aid)?;
+    for k in 2..inst.operands.len() {
+        let c = lit_at(inst, k)? as u32;
+        let s = if c == u32::MAX {
+            fx.zero_slot()
+        } else if c < na {
+            a + c
+        } else {
+            b + (c - na)
+        };
+        fx.emit(Op::Mov {
+            d: d + (k as u32 - 2),
+            s,
+        });
+    }
+    Ok(())
+}
+
+pub(super) fn lower_extract_dynamic(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let vid = id_at(inst, 0)?;
+    let v = fx.val(vid)?;
+    let idx = fx.val(id_at(inst, 1)?)?;
+    let n = fx.lanes_of_val(vid)?;
+    fx.emit(Op::ExtractDyn {
+        n,
+        stride: 1,
+        d,
+        v,
+        idx,
+    });
+    Ok(())
+}
+
+pub(super) fn lower_insert_dynamic(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let vid = id_at(inst, 0)?;
+    let v = fx.val(vid)?;
+    let x = fx.val(id_at(inst, 1)?)?;
+    let idx = fx.val(id_at(inst, 2)?)?;
+    let n = fx.lanes_of_val(vid)?;
+    fx.emit(Op::InsertDyn {
+        n,
+        stride: 1,
+        d,
+        v,
+        x,
+        idx,
+    });
+    Ok(())
+}
+
+/// OpExpectKHR passes its value through.
+pub(super) fn lower_expect(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let s = fx.val(id_at(inst, 0)?)?;
+    let n = fx.lanes_of_val(id_at(inst, 0)?)?;
+    fx.mov(d, s, n);
+    Ok(())
+}

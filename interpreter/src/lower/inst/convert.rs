@@ -1,0 +1,120 @@
+//! Casts, bitcasts and numeric conversions.
+
+use super::*;
+
+/// Pointer casts and copies move the value; a builtin pointer stays one.
+pub(super) fn lower_copy_value(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let sid = id_at(inst, 0)?;
+    if let Some(bp) = fx.builtin_ptrs.get(&sid).copied() {
+        fx.builtin_ptrs.insert(result_id(inst)?, bp);
+        return Ok(());
+    }
+    let s = fx.val(sid)?;
+    let n = fx.lanes_of_val(sid)?;
+    fx.mov(d, s, n);
+    Ok(())
+}
+
+pub(super) fn lower_ptr_to_int(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let s = fx.val(id_at(inst, 0)?)?;
+    let (_, w, _) = fx.sc(result_ty(inst)?)?;
+    if w >= 64 {
+        fx.mov(d, s, 1);
+    } else {
+        fx.emit(Op::Mask { w, d, s });
+    }
+    Ok(())
+}
+
+pub(super) fn lower_bitcast(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let sid = id_at(inst, 0)?;
+    let s = fx.val(sid)?;
+    let sty = fx.md.type_id_of(sid)?;
+    let (_, fw, fnl) = fx.sc(sty)?;
+    let (_, tw, tn) = fx.sc(result_ty(inst)?)?;
+    if fw == tw && fnl == tn {
+        fx.mov(d, s, tn);
+    } else {
+        fx.emit(Op::Bitcast {
+            fw,
+            fnl: fnl as u8,
+            tw,
+            tn: tn as u8,
+            d,
+            s,
+        });
+    }
+    Ok(())
+}
+
+/// Numeric conversions, with their saturation and rounding decorations.
+pub(super) fn lower_convert(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let op = inst.class.opcode;
+    let rid = result_id(inst)?;
+    let d = fx.dst(inst)?;
+    let sid = id_at(inst, 0)?;
+    let s = fx.val(sid)?;
+    let sty = fx.md.type_id_of(sid)?;
+    let (from, fw, n) = fx.sc(sty)?;
+    let (to, tw, _) = fx.sc(result_ty(inst)?)?;
+    let sat = fx.md.has_deco(rid, Decoration::SaturatedConversion)
+        || matches!(op, S::SatConvertSToU | S::SatConvertUToS);
+    let rounding = match fx.md.deco_ops(rid, Decoration::FPRoundingMode) {
+        Some([Operand::FPRoundingMode(m), ..]) => match m {
+            spirv::FPRoundingMode::RTE => Rounding::Rte,
+            spirv::FPRoundingMode::RTZ => Rounding::Rtz,
+            spirv::FPRoundingMode::RTP => Rounding::Rtp,
+            spirv::FPRoundingMode::RTN => Rounding::Rtn,
+        },
+        _ => {
+            if matches!(op, S::ConvertFToU | S::ConvertFToS) {
+                Rounding::Rtz
+            } else {
+                Rounding::Rte
+            }
+        }
+    };
+    let (from_signed, to_signed) = match op {
+        S::SConvert => (true, true),
+        S::UConvert => (false, false),
+        S::ConvertFToS => (true, true),
+        S::ConvertFToU => (true, false),
+        S::ConvertSToF => (true, true),
+        S::ConvertUToF => (false, false),
+        S::SatConvertSToU => (true, false),
+        S::SatConvertUToS => (false, true),
+        _ => (true, true),
+    };
+    if fx.sconv.contains_key(&rid) {
+        // Folded into the access chains that use it.
+    } else if matches!(op, S::SConvert | S::UConvert) && !sat {
+        fx.emit(Op::IConv {
+            signed: op == S::SConvert,
+            from: fw,
+            to: tw,
+            n: n as u8,
+            d,
+            s,
+        });
+    } else {
+        let cv = fx.md.code.convs.len() as u32;
+        fx.md.code.convs.push(ConvSpec {
+            from,
+            from_signed,
+            to,
+            to_signed,
+            sat,
+            rounding,
+        });
+        fx.emit(Op::Conv {
+            cv,
+            n: n as u8,
+            d,
+            s,
+        });
+    }
+    Ok(())
+}
