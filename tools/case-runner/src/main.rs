@@ -75,6 +75,10 @@ enum Cmd {
         /// Build option sets, each run separately (default: "-cl-opt-disable" and "").
         #[arg(long = "options", allow_hyphen_values = true)]
         options: Vec<String>,
+        /// Schedules the candidate (ShadowCL) runs under, comma separated, or `all`; the
+        /// reference runs once per option set and every schedule must match it.
+        #[arg(long, default_value = "run-to-barrier")]
+        schedules: String,
         #[arg(long, default_value_t = 120)]
         timeout: u64,
         #[arg(long)]
@@ -141,6 +145,7 @@ fn main() -> ExitCode {
             reference,
             candidate,
             options,
+            schedules,
             timeout,
             filter,
             verbose,
@@ -150,15 +155,22 @@ fn main() -> ExitCode {
             } else {
                 options
             };
-            cmd_diff(
-                &dir,
-                &reference,
-                &candidate,
-                &options,
+            let schedules = match parse_schedules(&schedules) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("case-runner: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let run = DiffRun {
+                reference: &reference,
+                candidate: &candidate,
+                options: &options,
+                schedules: &schedules,
                 timeout,
-                filter.as_deref(),
                 verbose,
-            )
+            };
+            cmd_diff(&dir, &run, filter.as_deref())
         }
         Cmd::List { dir } => cmd_list(&dir),
         Cmd::Lint { dir } => cmd_lint(&dir),
@@ -980,15 +992,17 @@ fn load_outputs(p: &Path) -> Result<Vec<(String, String, Vec<u8>)>, String> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn cmd_diff(
-    dir: &Path,
-    reference: &str,
-    candidate: &str,
-    option_sets: &[String],
+/// A differential run: `reference` once per option set, `candidate` under each schedule.
+struct DiffRun<'a> {
+    reference: &'a str,
+    candidate: &'a str,
+    options: &'a [String],
+    schedules: &'a [Schedule],
     timeout: u64,
-    filter: Option<&str>,
     verbose: bool,
-) -> ExitCode {
+}
+
+fn cmd_diff(dir: &Path, run: &DiffRun<'_>, filter: Option<&str>) -> ExitCode {
     let cases = collect_cases(dir, filter);
     if cases.is_empty() {
         eprintln!("case-runner: no .cl cases under {}", dir.display());
@@ -998,119 +1012,95 @@ fn cmd_diff(
     let scratch = scratch_dir();
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     let started = Instant::now();
-    let unset = [
+    let mut unset = vec![
         "SHADOWCL_REPORT",
         "OCLGRIND_DATA_RACES",
         "OCLGRIND_UNINITIALIZED",
     ];
+    unset.extend(SCHEDULE_VARS);
+    let runs_per_case = run.options.len() * run.schedules.len();
     for path in &cases {
         let name = case_name(dir, path);
         let case = match Case::load(path) {
             Ok(c) => c,
             Err(e) => {
                 println!("FAIL {name}: {e}");
-                failed += option_sets.len();
+                failed += runs_per_case;
                 continue;
             }
         };
         if case.compares.is_empty() {
             println!("FAIL {name}: declares no `// compare:` line");
-            failed += option_sets.len();
+            failed += runs_per_case;
             continue;
         }
-        for opts in option_sets {
+        for opts in run.options {
             let label = if opts.is_empty() {
                 "default".to_string()
             } else {
                 opts.clone()
             };
             let ra = scratch.join("ref.json");
-            let rb = scratch.join("cand.json");
             let _ = std::fs::remove_file(&ra);
-            let _ = std::fs::remove_file(&rb);
-            let run =
-                |plat: &str, out: &Path| run_child(path, plat, opts, out, &[], &unset, timeout);
-            let (a, b) = match (run(reference, &ra), run(candidate, &rb)) {
-                (Ok(a), Ok(b)) => (a, b),
-                (Err(e), _) | (_, Err(e)) => {
+            let a = match run_child(path, run.reference, opts, &ra, &[], &unset, run.timeout) {
+                Ok(a) => a,
+                Err(e) => {
                     println!("FAIL {name} [{label}]: {e}");
-                    failed += 1;
+                    failed += run.schedules.len();
                     continue;
                 }
             };
-            if a.code == Some(EXIT_SKIP) || b.code == Some(EXIT_SKIP) {
-                println!(
-                    "SKIP {name} [{label}]: {}{}",
-                    a.stderr.trim(),
-                    b.stderr.trim()
-                );
-                skipped += 1;
-                continue;
-            }
-            let mut errs = Vec::new();
-            if let Some(p) = child_problem(&a) {
-                errs.push(format!("reference: {p}\n{}", explain(&a.stderr, 6)));
-            }
-            if let Some(p) = child_problem(&b) {
-                errs.push(format!("candidate: {p}\n{}", explain(&b.stderr, 6)));
-            }
-            if errs.is_empty() {
-                match (load_outputs(&ra), load_outputs(&rb)) {
-                    (Ok(oa), Ok(ob)) => {
-                        for c in &case.compares {
-                            for t in &c.targets {
-                                if t == "stdout" {
-                                    if a.stdout != b.stdout {
-                                        errs.push(format!(
-                                            "stdout differs:\n  reference: {:?}\n  candidate: {:?}",
-                                            a.stdout, b.stdout
-                                        ));
-                                    }
-                                    continue;
-                                }
-                                let find = |o: &[(String, String, Vec<u8>)]| {
-                                    o.iter().find(|x| &x.0 == t).cloned()
-                                };
-                                match (find(&oa), find(&ob)) {
-                                    (Some(x), Some(y)) => {
-                                        let mode = match c.mode {
-                                            CompareMode::Exact => 0,
-                                            CompareMode::Ulp(n) => n,
-                                        };
-                                        if let Err(e) = compare::buffers(&x.1, &x.2, &y.2, mode) {
-                                            errs.push(format!("buffer {t}: {e}"));
-                                        }
-                                    }
-                                    _ => errs.push(format!("buffer {t} missing from outputs")),
-                                }
-                            }
-                        }
+            for (schedule, vars) in run.schedules {
+                let label = if run.schedules.len() > 1 {
+                    format!("{label}, {schedule}")
+                } else {
+                    label.clone()
+                };
+                let rb = scratch.join("cand.json");
+                let _ = std::fs::remove_file(&rb);
+                let env: Vec<(&str, String)> =
+                    vars.iter().map(|(k, v)| (*k, v.to_string())).collect();
+                let b = match run_child(path, run.candidate, opts, &rb, &env, &unset, run.timeout) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        println!("FAIL {name} [{label}]: {e}");
+                        failed += 1;
+                        continue;
                     }
-                    (Err(e), _) => errs.push(format!("reference: {e}")),
-                    (_, Err(e)) => errs.push(format!("candidate: {e}")),
+                };
+                if a.code == Some(EXIT_SKIP) || b.code == Some(EXIT_SKIP) {
+                    println!(
+                        "SKIP {name} [{label}]: {}{}",
+                        a.stderr.trim(),
+                        b.stderr.trim()
+                    );
+                    skipped += 1;
+                    continue;
                 }
-            }
-            if errs.is_empty() {
-                passed += 1;
-                println!(
-                    "PASS {name} [{label}] ({} + {} ms)",
-                    a.elapsed.as_millis(),
-                    b.elapsed.as_millis()
-                );
-            } else {
-                failed += 1;
-                println!("FAIL {name} [{label}]: {}", errs.join("; "));
-                if verbose {
-                    println!("{}\n{}", tail(&a.stderr, 20), tail(&b.stderr, 20));
+                let errs = diff_outputs(&case, (&a, &ra), (&b, &rb));
+                if errs.is_empty() {
+                    passed += 1;
+                    println!(
+                        "PASS {name} [{label}] ({} + {} ms)",
+                        a.elapsed.as_millis(),
+                        b.elapsed.as_millis()
+                    );
+                } else {
+                    failed += 1;
+                    println!("FAIL {name} [{label}]: {}", errs.join("; "));
+                    if run.verbose {
+                        println!("{}\n{}", tail(&a.stderr, 20), tail(&b.stderr, 20));
+                    }
                 }
             }
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
     println!(
-        "({} cases x {} option sets in {:.1?})",
+        "({} cases x {} option sets x {} schedules in {:.1?})",
         cases.len(),
-        option_sets.len(),
+        run.options.len(),
+        run.schedules.len(),
         started.elapsed()
     );
     summary(passed, failed, skipped);
@@ -1119,6 +1109,54 @@ fn cmd_diff(
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// What differs between the reference's run `a` and the candidate's `b` in the outputs the
+/// case declares (`compare:`), or why they cannot be compared.
+fn diff_outputs(case: &Case, a: (&Child, &Path), b: (&Child, &Path)) -> Vec<String> {
+    let ((a, ra), (b, rb)) = (a, b);
+    let mut errs = Vec::new();
+    if let Some(p) = child_problem(a) {
+        errs.push(format!("reference: {p}\n{}", explain(&a.stderr, 6)));
+    }
+    if let Some(p) = child_problem(b) {
+        errs.push(format!("candidate: {p}\n{}", explain(&b.stderr, 6)));
+    }
+    if !errs.is_empty() {
+        return errs;
+    }
+    let (oa, ob) = match (load_outputs(ra), load_outputs(rb)) {
+        (Ok(oa), Ok(ob)) => (oa, ob),
+        (Err(e), _) => return vec![format!("reference: {e}")],
+        (_, Err(e)) => return vec![format!("candidate: {e}")],
+    };
+    for c in &case.compares {
+        for t in &c.targets {
+            if t == "stdout" {
+                if a.stdout != b.stdout {
+                    errs.push(format!(
+                        "stdout differs:\n  reference: {:?}\n  candidate: {:?}",
+                        a.stdout, b.stdout
+                    ));
+                }
+                continue;
+            }
+            let find = |o: &[(String, String, Vec<u8>)]| o.iter().find(|x| &x.0 == t).cloned();
+            match (find(&oa), find(&ob)) {
+                (Some(x), Some(y)) => {
+                    let mode = match c.mode {
+                        CompareMode::Exact => 0,
+                        CompareMode::Ulp(n) => n,
+                    };
+                    if let Err(e) = compare::buffers(&x.1, &x.2, &y.2, mode) {
+                        errs.push(format!("buffer {t}: {e}"));
+                    }
+                }
+                _ => errs.push(format!("buffer {t} missing from outputs")),
+            }
+        }
+    }
+    errs
 }
 
 fn cmd_list(dir: &Path) -> ExitCode {
