@@ -24,7 +24,12 @@ pub struct Device {
     threads: usize,
     limit: Option<u64>,
     count_all: bool,
+    local_memory_limit: u64,
 }
+
+/// Local memory a work-group may have unless the platform says otherwise: far above any
+/// real device's (tens of KiB), low enough that a malformed module cannot exhaust the host.
+pub const DEFAULT_LOCAL_MEMORY_LIMIT: u64 = 16 << 20;
 
 /// A global/constant allocation bound for one launch (a buffer view).
 struct GAlloc {
@@ -82,6 +87,8 @@ struct Gx<O: Observer> {
     group: [u64; 3],
     /// Actual size of this group (smaller at the edge of a non-uniform NDRange).
     size: [u64; 3],
+    /// Memory faults so far: a copy stops at its first (one report, not one per byte).
+    faults: u64,
 }
 
 /// Private memory of a work-item: allocations in one arena.
@@ -152,7 +159,16 @@ impl Device {
             threads,
             limit: None,
             count_all: false,
+            local_memory_limit: DEFAULT_LOCAL_MEMORY_LIMIT,
         }
+    }
+
+    /// Refuses (with [`ExecError::InvalidLaunch`]) a launch whose local memory, module-scope
+    /// variables and `__local` arguments together, exceeds `bytes` per work-group (default
+    /// [`DEFAULT_LOCAL_MEMORY_LIMIT`]; a platform passes its `CL_DEVICE_LOCAL_MEM_SIZE`).
+    pub fn with_local_memory_limit(mut self, bytes: u64) -> Device {
+        self.local_memory_limit = bytes;
+        self
     }
 
     /// Counts executed instructions in [`LaunchStats::instructions`] under every schedule.
@@ -433,6 +449,17 @@ impl Device {
                 }
             }
         }
+        let local_total = local_sizes
+            .iter()
+            .try_fold(0u64, |a, s| a.checked_add(*s))
+            .unwrap_or(u64::MAX);
+        if local_total > self.local_memory_limit {
+            return Err(ExecError::InvalidLaunch(format!(
+                "kernel `{}` needs {local_total} bytes of local memory per work-group; the \
+                 limit is {}",
+                launch.kernel, self.local_memory_limit
+            )));
+        }
         let entry = entry_of(code, kc, &param_init, schedule.quantum, &byval);
         let lx = Lx {
             code,
@@ -637,6 +664,7 @@ fn run_group<O: Observer>(lx: &Lx<O>, linear: u64, scratch: &mut Scratch) -> Res
         by_group: false,
         group,
         size,
+        faults: 0,
     };
     if pool.len() < n {
         pool.resize_with(n, Item::default);
@@ -906,6 +934,7 @@ struct Mx<'l, 'g, 'p, 'a, O: Observer> {
 impl<O: Observer> Mx<'_, '_, '_, '_, O> {
     #[cold]
     fn fault(&mut self, f: Fault<'_>) {
+        self.gx.faults += 1;
         if O::ENABLED {
             self.lx.obs.fault(&mut self.gx.obs, &f);
         } else if !self.lx.warned.swap(true, Ordering::Relaxed) {
@@ -1281,7 +1310,11 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
         bytes[..end].to_vec()
     }
 
-    fn copy(&mut self, d: u64, s: u64, size: u64, pc: usize) {
+    /// Copies `size` bytes; returns false, having stopped, at the first faulting byte: a
+    /// copy past the end of memory is one error, and its size (an application's or a
+    /// fuzzer's) must not decide how long reporting it takes.
+    fn copy(&mut self, d: u64, s: u64, size: u64, pc: usize) -> bool {
+        let faults = self.gx.faults;
         let mut i = 0u64;
         // Widest chunk that divides the size and keeps both sides equally aligned.
         let step = [8usize, 4, 2, 1]
@@ -1290,9 +1323,15 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
             .unwrap_or(1);
         while i < size {
             let v = self.load(s.wrapping_add(i), step, pc);
-            self.store(d.wrapping_add(i), step, v, pc);
+            if self.gx.faults == faults {
+                self.store(d.wrapping_add(i), step, v, pc);
+            }
+            if self.gx.faults != faults {
+                return false;
+            }
             i += step as u64;
         }
+        true
     }
 }
 
@@ -2276,7 +2315,9 @@ fn async_copy<O: Observer>(
         } else {
             (dst.wrapping_add(i * stride * e), src.wrapping_add(i * e))
         };
-        mx.copy(d, sv, e, pc);
+        if !mx.copy(d, sv, e, pc) {
+            break;
+        }
     }
     mx.gx.by_group = false;
 }

@@ -164,4 +164,4 @@ mod program;
 pub use program::Program;
 
 mod exec;
-pub use exec::Device;
+pub use exec::{Device, DEFAULT_LOCAL_MEMORY_LIMIT};

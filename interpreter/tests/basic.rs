@@ -1,6 +1,8 @@
 mod common;
 use common::*;
-use shadowcl_interpreter::{Device, ExecError, NoObserver, Schedule};
+use shadowcl_interpreter::{
+    ArgValue, Buffer, Device, ExecError, NoObserver, Schedule, DEFAULT_LOCAL_MEMORY_LIMIT,
+};
 
 const VADD: &str = r#"
 __kernel void vadd(__global const float *a, __global const float *b, __global float *c, int n) {
@@ -58,4 +60,78 @@ fn launches_too_large_to_count_are_refused() {
         refused([4, 1, 1], [4, 1, 1], [u64::MAX - 1, 0, 0]),
         "global id wraps"
     );
+}
+
+/// Local memory past the device's limit is refused before anything is allocated: found by
+/// the fuzz smoke test, where a module-scope `__local` array of 73 GB aborted the process.
+#[test]
+fn local_memory_past_the_limit_is_refused() {
+    let src = r#"
+        __kernel void tile(__local int *scratch, __global int *out) {
+            __local int fixed[1024];
+            fixed[get_local_id(0)] = 1;
+            scratch[get_local_id(0)] = 2;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[get_global_id(0)] = fixed[0] + scratch[0];
+        }"#;
+    let p = program(src, "-O0");
+    let out = Buffer::new(16).unwrap();
+    let run = |device: Device, scratch: u64| {
+        let l = launch(
+            "tile",
+            1,
+            [4, 1, 1],
+            [4, 1, 1],
+            vec![ArgValue::Local(scratch), arg(&out)],
+        );
+        device.run(&p, &l, &Schedule::default(), &NoObserver)
+    };
+    // 4 KiB of static local memory plus the argument.
+    assert!(run(Device::new(1), 1 << 20).is_ok());
+    match run(Device::new(1), DEFAULT_LOCAL_MEMORY_LIMIT) {
+        Err(ExecError::InvalidLaunch(m)) => assert!(m.contains("local memory"), "{m}"),
+        other => panic!("expected a refused launch, got {other:?}"),
+    }
+    let small = || Device::new(1).with_local_memory_limit(8 << 10);
+    assert!(run(small(), 4 << 10).is_ok());
+    assert!(matches!(
+        run(small(), (4 << 10) + 1),
+        Err(ExecError::InvalidLaunch(_))
+    ));
+    // A size whose sum with the static memory wraps is refused, not allocated.
+    assert!(matches!(
+        run(Device::new(1), u64::MAX - 100),
+        Err(ExecError::InvalidLaunch(_))
+    ));
+}
+
+/// A copy past the end of memory is one fault and stops there, whatever its length: found by
+/// the fuzz smoke test, where an async copy of 2^32 elements ran for minutes, one fault each.
+#[test]
+fn copies_stop_at_their_first_fault() {
+    let src = r#"
+        __kernel void stage(__global const int *src, __global int *dst, int n) {
+            __local int tile[16];
+            event_t e = async_work_group_copy(tile, src, (size_t)n, 0);
+            wait_group_events(1, &e);
+            dst[get_local_id(0)] = tile[get_local_id(0)];
+        }"#;
+    let p = program(src, "-O0");
+    let (s, d) = (Buffer::new(64).unwrap(), Buffer::new(64).unwrap());
+    let l = launch(
+        "stage",
+        1,
+        [16, 1, 1],
+        [16, 1, 1],
+        vec![arg(&s), arg(&d), val(i32::MAX)],
+    );
+    let rec = Recorder::default();
+    let r = Device::new(1).run(&p, &l, &Schedule::default(), &rec);
+    assert!(r.is_ok(), "{r:?}");
+    let faults = rec
+        .take()
+        .into_iter()
+        .filter(|e| matches!(e, Ev::Fault(_)))
+        .count();
+    assert_eq!(faults, 1, "one fault for the whole copy");
 }

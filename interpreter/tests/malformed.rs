@@ -126,3 +126,66 @@ fn unsupported_constructs_are_named() {
         other => panic!("expected unsupported capability, got {other:?}"),
     }
 }
+
+/// Edits the module as rspirv data: `f` may change its types and values.
+fn edited(spv: &[u8], f: impl FnOnce(&mut rspirv::dr::Module)) -> Vec<u8> {
+    use rspirv::binary::Assemble;
+    let mut m = rspirv::dr::load_bytes(spv).expect("a valid module");
+    f(&mut m);
+    m.assemble().iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Found by the fuzz smoke test: a pointer type that points at itself made the argument
+/// type name recurse until the stack overflowed.
+#[test]
+fn pointer_type_that_points_at_itself_is_not_followed_forever() {
+    let spv = compile_plain("__kernel void k(__global int *a) { a[0] = 1; }", "-O0");
+    let bytes = edited(&spv, |m| {
+        for t in &mut m.types_global_values {
+            if t.class.opcode == spirv::Op::TypePointer {
+                let own = t.result_id.expect("pointer type has an id");
+                t.operands[1] = rspirv::dr::Operand::IdRef(own);
+            }
+        }
+    });
+    // Loading may fail or succeed (the pointee is never dereferenced): it must return.
+    if let Ok(p) = Program::load(&bytes) {
+        assert!(p.kernels()[0].args[0].type_name.ends_with('*'));
+    }
+}
+
+/// Types nested deeper than any OpenCL C program nests them are refused, so no walk over a
+/// type can exhaust the stack.
+#[test]
+fn deeply_nested_types_are_refused() {
+    let spv = compile_plain("__kernel void k(__global int *a) { a[0] = 1; }", "-O0");
+    let bytes = edited(&spv, |m| {
+        use rspirv::dr::{Instruction, Operand};
+        let int = m
+            .types_global_values
+            .iter()
+            .find(|t| t.class.opcode == spirv::Op::TypeInt)
+            .and_then(|t| t.result_id)
+            .expect("an int type");
+        let mut next = m.header.as_ref().map(|h| h.bound).unwrap_or(1000);
+        let mut inner = int;
+        for _ in 0..10_000 {
+            let id = next;
+            next += 1;
+            m.types_global_values.push(Instruction::new(
+                spirv::Op::TypeStruct,
+                None,
+                Some(id),
+                vec![Operand::IdRef(inner)],
+            ));
+            inner = id;
+        }
+        if let Some(h) = m.header.as_mut() {
+            h.bound = next;
+        }
+    });
+    match Program::load(&bytes) {
+        Err(LoadError::Unsupported { what, .. }) => assert!(what.contains("nested"), "{what}"),
+        other => panic!("expected nesting refused, got {:?}", other.map(|_| ())),
+    }
+}

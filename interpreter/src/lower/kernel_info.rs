@@ -4,6 +4,16 @@ use super::*;
 
 /// Type name as OpenCL C spells it, from the SPIR-V type (signedness is lost in SPIR-V).
 pub(super) fn cl_type_name(md: &Mod, ty: Word) -> String {
+    type_name_within(md, ty, MAX_TYPE_DEPTH)
+}
+
+/// `cl_type_name` that follows at most `depth` levels: pointers may point at types defined
+/// later (forward pointers), so a malformed module can make a pointer its own pointee.
+fn type_name_within(md: &Mod, ty: Word, depth: u32) -> String {
+    let Some(depth) = depth.checked_sub(1) else {
+        return "?".into();
+    };
+    let cl_type_name = |md: &Mod, ty: Word| type_name_within(md, ty, depth);
     let Ok(t) = md.ty(ty) else {
         return String::new();
     };

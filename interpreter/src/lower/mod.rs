@@ -63,7 +63,13 @@ struct Ty {
     align: u64,
     lanes: u64,
     offsets: Vec<u64>,
+    /// Nesting of vectors, arrays and structs (1 for a scalar; a pointer does not count its
+    /// pointee): bounded by [`MAX_TYPE_DEPTH`] so walks over a type cannot exhaust the stack.
+    depth: u32,
 }
+
+/// Deepest type nesting accepted (OpenCL C programs stay far below it).
+const MAX_TYPE_DEPTH: u32 = 64;
 
 pub(crate) struct Loaded {
     pub code: Code,

@@ -85,12 +85,34 @@ impl<'m> Mod<'m> {
     }
 
     pub(super) fn make_type(&self, inst: &Instruction) -> R<Ty> {
+        let mut t = self.make_type_shallow(inst)?;
+        let inner: &[Word] = match &t.k {
+            TyK::Vector(e, _) | TyK::Array(e, _) => std::slice::from_ref(e),
+            TyK::Struct(ms) => ms,
+            _ => &[],
+        };
+        let mut depth = 0;
+        for m in inner {
+            depth = depth.max(self.ty(*m)?.depth);
+        }
+        t.depth = depth + 1;
+        if t.depth > MAX_TYPE_DEPTH {
+            return Err(LoadError::Unsupported {
+                what: format!("types nested more than {MAX_TYPE_DEPTH} deep"),
+                function: None,
+            });
+        }
+        Ok(t)
+    }
+
+    fn make_type_shallow(&self, inst: &Instruction) -> R<Ty> {
         let simple = |k, size: u64| Ty {
             k,
             size,
             align: size.max(1),
             lanes: 1,
             offsets: vec![],
+            depth: 1,
         };
         Ok(match inst.class.opcode {
             S::TypeVoid => Ty {
@@ -99,6 +121,7 @@ impl<'m> Mod<'m> {
                 align: 1,
                 lanes: 0,
                 offsets: vec![],
+                depth: 1,
             },
             S::TypeBool => simple(TyK::Bool, 1),
             S::TypeInt => {
@@ -136,6 +159,7 @@ impl<'m> Mod<'m> {
                     align: size.max(1),
                     lanes: n,
                     offsets: vec![],
+                    depth: 1,
                 }
             }
             S::TypeArray => {
@@ -158,6 +182,7 @@ impl<'m> Mod<'m> {
                     align: et.align,
                     lanes: et.lanes.saturating_mul(len),
                     offsets: vec![],
+                    depth: 1,
                 }
             }
             S::TypeRuntimeArray => {
@@ -169,6 +194,7 @@ impl<'m> Mod<'m> {
                     align: et.align,
                     lanes: 0,
                     offsets: vec![],
+                    depth: 1,
                 }
             }
             S::TypeStruct => {
@@ -194,6 +220,7 @@ impl<'m> Mod<'m> {
                     align,
                     lanes,
                     offsets,
+                    depth: 1,
                 }
             }
             S::TypePointer => {
@@ -217,6 +244,7 @@ impl<'m> Mod<'m> {
                     align: 1,
                     lanes: 0,
                     offsets: vec![],
+                    depth: 1,
                 }
             }
             S::TypeEvent => simple(TyK::Opaque("event_t"), 8),

@@ -15,6 +15,12 @@ pub fn compile(src: &str, opt: &str) -> Vec<u8> {
     })
 }
 
+/// Like [`compile`] without debug info (tools such as rspirv's reader reject its
+/// module-level OpenCL.DebugInfo instructions).
+pub fn compile_plain(src: &str, opt: &str) -> Vec<u8> {
+    compile_with(src, opt, false).unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn compile_with(src: &str, opt: &str, debug: bool) -> Result<Vec<u8>, String> {
     let dir = tempfile::tempdir().expect("temp dir");
     let cl = dir.path().join("k.cl");
