@@ -6,13 +6,14 @@
 
 #![allow(non_snake_case)] // entry points carry their OpenCL names
 
+/// The numeric `CL_*` constants (generated: [`gen::consts`]).
+pub use gen::consts;
 /// The compile driver lives in its own crate, shared with replay.
 pub use shadowcl_compiler as compiler;
-pub mod consts;
 pub mod context;
-pub mod dispatch_gen;
 pub mod entry;
 pub mod forward;
+pub mod gen;
 pub mod image;
 pub mod info;
 pub mod kernel;

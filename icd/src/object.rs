@@ -4,7 +4,7 @@
 //! references, so an object whose last reference is being dropped (an application's double
 //! release racing with a query on another thread) is never handed out again.
 
-use crate::dispatch_gen::{IcdDispatch, DISPATCH};
+use crate::gen::dispatch::{IcdDispatch, DISPATCH};
 use parking_lot::Mutex;
 use std::any::Any;
 use std::collections::HashMap;
@@ -202,7 +202,7 @@ pub fn static_handle<T: ClObject, H>(s: &'static Obj<T>) -> *mut H {
 mod tests {
     use super::*;
     use crate::consts::*;
-    use crate::dispatch_gen::DISPATCH;
+    use crate::gen::dispatch::DISPATCH;
 
     #[test]
     fn dispatch_table_matches_the_header_layout() {

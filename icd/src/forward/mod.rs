@@ -1,13 +1,12 @@
 //! Forwarding mode (`SHADOWCL_FORWARD`): ShadowCL loads a vendor ICD, exposes the vendor's
 //! platforms (names prefixed `ShadowCL capture: `) instead of its own, forwards every call to
-//! the vendor with handles translated ([`handles`], the generated [`table_gen`]) and records
-//! launches ([`record`]).
+//! the vendor with handles translated ([`handles`], the generated [`crate::gen::forward`]) and
+//! records launches ([`record`]).
 
 pub mod handles;
 pub mod info;
 pub mod record;
 pub mod special;
-pub mod table_gen;
 pub mod tramp;
 pub mod vendor;
 

@@ -132,7 +132,7 @@ fn extension(name: Option<String>) -> *mut c_void {
         Some("clIcdGetPlatformIDsKHR") => crate::platform::clIcdGetPlatformIDsKHR as *mut c_void,
         Some("clGetPlatformInfo") => crate::platform::clGetPlatformInfo as *mut c_void,
         Some("clCreateProgramWithILKHR") => {
-            super::table_gen::FORWARD.clCreateProgramWithIL as *mut c_void
+            crate::gen::forward::FORWARD.clCreateProgramWithIL as *mut c_void
         }
         // Other extension functions would reach the vendor with our handles: not offered.
         _ => std::ptr::null_mut(),
@@ -562,8 +562,8 @@ pub unsafe extern "C" fn clGetProgramBuildInfo(
 
 #[cfg(test)]
 mod tests {
-    use super::super::table_gen::FORWARD;
     use super::*;
+    use crate::gen::forward::FORWARD;
 
     /// Garbage and wrong-type handles are refused by the generated and the hand-written slots
     /// before anything reaches a vendor (none is loaded here).

@@ -159,7 +159,7 @@ fn try_library(path: &Path, name: Option<&str>) -> Result<Option<Vendor>, String
 }
 
 fn platform_name(table: usize, p: cl_platform_id) -> Option<String> {
-    let off = std::mem::offset_of!(crate::dispatch_gen::IcdDispatch, clGetPlatformInfo);
+    let off = std::mem::offset_of!(crate::gen::dispatch::IcdDispatch, clGetPlatformInfo);
     // SAFETY: table is the vendor's dispatch table (cl_icd.h layout).
     let w = unsafe { ((table + off) as *const usize).read() };
     if w == 0 {

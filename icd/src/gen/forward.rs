@@ -2,21 +2,21 @@
 //! Forwarding mode's dispatch table: every slot translates handles and calls the vendor.
 #![allow(non_snake_case, unused_mut, clippy::all)]
 
-use super::handles::*;
-use super::info::fix_info;
-use super::tramp;
 use crate::consts::*;
-use crate::dispatch_gen::IcdDispatch;
+use crate::forward::handles::*;
+use crate::forward::info::fix_info;
+use crate::forward::tramp;
+use crate::gen::dispatch::IcdDispatch;
 use crate::info::out;
 use crate::types::*;
 use std::ffi::{c_char, c_int, c_void};
 
 /// The table every forwarding wrapper points to.
 pub static FORWARD: IcdDispatch = IcdDispatch {
-    clGetPlatformIDs: super::special::clGetPlatformIDs,
-    clGetPlatformInfo: super::special::clGetPlatformInfo,
+    clGetPlatformIDs: crate::forward::special::clGetPlatformIDs,
+    clGetPlatformInfo: crate::forward::special::clGetPlatformInfo,
     clGetDeviceIDs: clGetDeviceIDs,
-    clGetDeviceInfo: super::special::clGetDeviceInfo,
+    clGetDeviceInfo: crate::forward::special::clGetDeviceInfo,
     clCreateContext: clCreateContext,
     clCreateContextFromType: clCreateContextFromType,
     clRetainContext: clRetainContext,
@@ -43,15 +43,15 @@ pub static FORWARD: IcdDispatch = IcdDispatch {
     clCreateProgramWithBinary: clCreateProgramWithBinary,
     clRetainProgram: clRetainProgram,
     clReleaseProgram: clReleaseProgram,
-    clBuildProgram: super::special::clBuildProgram,
+    clBuildProgram: crate::forward::special::clBuildProgram,
     clUnloadCompiler: clUnloadCompiler,
     clGetProgramInfo: clGetProgramInfo,
-    clGetProgramBuildInfo: super::special::clGetProgramBuildInfo,
+    clGetProgramBuildInfo: crate::forward::special::clGetProgramBuildInfo,
     clCreateKernel: clCreateKernel,
     clCreateKernelsInProgram: clCreateKernelsInProgram,
     clRetainKernel: clRetainKernel,
     clReleaseKernel: clReleaseKernel,
-    clSetKernelArg: super::special::clSetKernelArg,
+    clSetKernelArg: crate::forward::special::clSetKernelArg,
     clGetKernelInfo: clGetKernelInfo,
     clGetKernelWorkGroupInfo: clGetKernelWorkGroupInfo,
     clWaitForEvents: clWaitForEvents,
@@ -72,13 +72,13 @@ pub static FORWARD: IcdDispatch = IcdDispatch {
     clEnqueueMapBuffer: clEnqueueMapBuffer,
     clEnqueueMapImage: clEnqueueMapImage,
     clEnqueueUnmapMemObject: clEnqueueUnmapMemObject,
-    clEnqueueNDRangeKernel: super::special::clEnqueueNDRangeKernel,
-    clEnqueueTask: super::special::clEnqueueTask,
+    clEnqueueNDRangeKernel: crate::forward::special::clEnqueueNDRangeKernel,
+    clEnqueueTask: crate::forward::special::clEnqueueTask,
     clEnqueueNativeKernel: clEnqueueNativeKernel,
     clEnqueueMarker: clEnqueueMarker,
     clEnqueueWaitForEvents: clEnqueueWaitForEvents,
     clEnqueueBarrier: clEnqueueBarrier,
-    clGetExtensionFunctionAddress: super::special::clGetExtensionFunctionAddress,
+    clGetExtensionFunctionAddress: crate::forward::special::clGetExtensionFunctionAddress,
     clCreateFromGLBuffer: clCreateFromGLBuffer,
     clCreateFromGLTexture2D: clCreateFromGLTexture2D,
     clCreateFromGLTexture3D: clCreateFromGLTexture3D,
@@ -111,7 +111,7 @@ pub static FORWARD: IcdDispatch = IcdDispatch {
     clReleaseDevice: clReleaseDevice,
     clCreateImage: clCreateImage,
     clCreateProgramWithBuiltInKernels: clCreateProgramWithBuiltInKernels,
-    clCompileProgram: super::special::clCompileProgram,
+    clCompileProgram: crate::forward::special::clCompileProgram,
     clLinkProgram: clLinkProgram,
     clUnloadPlatformCompiler: clUnloadPlatformCompiler,
     clGetKernelArgInfo: clGetKernelArgInfo,
@@ -121,7 +121,7 @@ pub static FORWARD: IcdDispatch = IcdDispatch {
     clEnqueueMarkerWithWaitList: clEnqueueMarkerWithWaitList,
     clEnqueueBarrierWithWaitList: clEnqueueBarrierWithWaitList,
     clGetExtensionFunctionAddressForPlatform:
-        super::special::clGetExtensionFunctionAddressForPlatform,
+        crate::forward::special::clGetExtensionFunctionAddressForPlatform,
     clCreateFromGLTexture: clCreateFromGLTexture,
     clGetDeviceIDsFromD3D11KHR: clGetDeviceIDsFromD3D11KHR,
     clCreateFromD3D11BufferKHR: clCreateFromD3D11BufferKHR,
@@ -151,7 +151,7 @@ pub static FORWARD: IcdDispatch = IcdDispatch {
     clSetKernelArgSVMPointer: clSetKernelArgSVMPointer,
     clSetKernelExecInfo: clSetKernelExecInfo,
     clGetKernelSubGroupInfoKHR: clGetKernelSubGroupInfoKHR,
-    clCloneKernel: super::special::clCloneKernel,
+    clCloneKernel: crate::forward::special::clCloneKernel,
     clCreateProgramWithIL: clCreateProgramWithIL,
     clEnqueueSVMMigrateMem: clEnqueueSVMMigrateMem,
     clGetDeviceAndHostTimer: clGetDeviceAndHostTimer,
@@ -786,7 +786,7 @@ unsafe extern "C" fn clCreateProgramWithBinary(
             });
         }
         let h = wrap_new(Kind::Program, r, true);
-        super::record::from_binaries(h, num_devices, lengths, binaries);
+        crate::forward::record::from_binaries(h, num_devices, lengths, binaries);
         Ok(h)
     })
 }
@@ -850,7 +850,7 @@ unsafe extern "C" fn clGetProgramInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-            super::record::binaries_given(
+            crate::forward::record::binaries_given(
                 program as usize,
                 param_name,
                 param_value,
@@ -1491,7 +1491,7 @@ unsafe extern "C" fn clEnqueueMapBuffer(
     errcode_ret: *mut cl_int,
 ) -> *mut c_void {
     crate::entry::call_ptr("clEnqueueMapBuffer", errcode_ret, || {
-        super::special::check_map_flags(map_flags)?;
+        crate::forward::special::check_map_flags(map_flags)?;
         let command_queue = un(Kind::Queue, command_queue)?;
         let buffer = un_buffer(buffer)?;
         let event_wait_list_v = un_list(
@@ -2647,7 +2647,7 @@ unsafe extern "C" fn clLinkProgram(
             });
         }
         let h = wrap_new(Kind::Program, r, true);
-        super::record::linked(h, num_input_programs, input_programs, options);
+        crate::forward::record::linked(h, num_input_programs, input_programs, options);
         Ok(h)
     })
 }
