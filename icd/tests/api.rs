@@ -1,9 +1,10 @@
 //! End to end through the entry points (without the loader): build from source and from
 //! SPIR-V, set arguments, launch, read back, and check the errors applications rely on.
 
+use shadowcl::api::{buffer, context, event, kernel, mem, program, queue};
 use shadowcl::consts::*;
+use shadowcl::core::platform;
 use shadowcl::types::*;
-use shadowcl::{context, kernel, mem, platform, program, queue};
 use std::ffi::{c_void, CString};
 use std::ptr::{null, null_mut};
 
@@ -49,7 +50,7 @@ fn run_axpy(e: &Env, prog: cl_program, non_uniform: bool) {
         let name = CString::new("axpy").unwrap_or_default();
         let k = kernel::clCreateKernel(prog, name.as_ptr(), &mut err);
         assert_eq!(err, CL_SUCCESS, "clCreateKernel");
-        let bx = mem::clCreateBuffer(
+        let bx = buffer::clCreateBuffer(
             e.ctx,
             CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY,
             4 * n,
@@ -57,7 +58,7 @@ fn run_axpy(e: &Env, prog: cl_program, non_uniform: bool) {
             &mut err,
         );
         assert_eq!(err, CL_SUCCESS);
-        let by = mem::clCreateBuffer(
+        let by = buffer::clCreateBuffer(
             e.ctx,
             CL_MEM_COPY_HOST_PTR,
             4 * n,
@@ -118,9 +119,9 @@ fn run_axpy(e: &Env, prog: cl_program, non_uniform: bool) {
             ),
             CL_SUCCESS
         );
-        assert_eq!(queue::clWaitForEvents(1, &ev), CL_SUCCESS);
+        assert_eq!(event::clWaitForEvents(1, &ev), CL_SUCCESS);
         assert_eq!(
-            mem::clEnqueueReadBuffer(
+            buffer::clEnqueueReadBuffer(
                 e.q,
                 by,
                 CL_TRUE,
@@ -161,7 +162,7 @@ fn run_axpy(e: &Env, prog: cl_program, non_uniform: bool) {
         for h in [bx, by] {
             assert_eq!(mem::clReleaseMemObject(h), CL_SUCCESS);
         }
-        assert_eq!(queue::clReleaseEvent(ev), CL_SUCCESS);
+        assert_eq!(event::clReleaseEvent(ev), CL_SUCCESS);
         assert_eq!(kernel::clReleaseKernel(k), CL_SUCCESS);
     }
 }
@@ -402,7 +403,7 @@ fn released_kernels_do_not_block_a_rebuild() {
         assert_eq!(kernel::clReleaseKernel(held), CL_SUCCESS);
 
         // The command waits on a user event, so it keeps its kernel past clReleaseKernel.
-        let gate = queue::clCreateUserEvent(e.ctx, &mut err);
+        let gate = event::clCreateUserEvent(e.ctx, &mut err);
         assert_eq!(err, CL_SUCCESS);
         let k = kernel::clCreateKernel(prog, name.as_ptr(), &mut err);
         assert_eq!(err, CL_SUCCESS);
@@ -418,13 +419,13 @@ fn released_kernels_do_not_block_a_rebuild() {
             CL_SUCCESS
         );
         assert_eq!(
-            queue::clSetUserEventStatus(gate, CL_COMPLETE as cl_int),
+            event::clSetUserEventStatus(gate, CL_COMPLETE as cl_int),
             CL_SUCCESS
         );
-        assert_eq!(queue::clWaitForEvents(1, &done), CL_SUCCESS);
+        assert_eq!(event::clWaitForEvents(1, &done), CL_SUCCESS);
         let mut status: cl_int = 1;
         assert_eq!(
-            queue::clGetEventInfo(
+            event::clGetEventInfo(
                 done,
                 CL_EVENT_COMMAND_EXECUTION_STATUS,
                 4,
@@ -435,7 +436,7 @@ fn released_kernels_do_not_block_a_rebuild() {
         );
         assert_eq!(status, CL_COMPLETE as cl_int);
         for ev in [gate, done] {
-            assert_eq!(queue::clReleaseEvent(ev), CL_SUCCESS);
+            assert_eq!(event::clReleaseEvent(ev), CL_SUCCESS);
         }
         assert_eq!(program::clReleaseProgram(prog), CL_SUCCESS);
         assert_eq!(queue::clReleaseCommandQueue(e.q), CL_SUCCESS);

@@ -152,15 +152,15 @@ def main(check=False):
         args = ", ".join(f"_{n}: {t}" for t, n in ps)
         e = err_for(field)
         if rret == "cl_int":
-            body = f"    crate::entry::unsupported(\"{field}\", {e})"
+            body = f"    crate::api::entry::unsupported(\"{field}\", {e})"
         elif rret == "c_void":
-            body = f"    crate::entry::unsupported(\"{field}\", {e});"
+            body = f"    crate::api::entry::unsupported(\"{field}\", {e});"
         else:
             errp = [n for t, n in ps if n == "errcode_ret" or t == "*mut cl_int"]
             if errp:
-                body = f"    crate::entry::unsupported_ptr(\"{field}\", _{errp[-1]}, {e})"
+                body = f"    crate::api::entry::unsupported_ptr(\"{field}\", _{errp[-1]}, {e})"
             else:
-                body = f"    crate::entry::unsupported(\"{field}\", {e});\n    std::ptr::null_mut()"
+                body = f"    crate::api::entry::unsupported(\"{field}\", {e});\n    std::ptr::null_mut()"
         stubs.append(f"/// Unsupported by ShadowCL: returns `{e}`.\n"
                      f"unsafe extern \"C\" fn {field}({args}){rsuffix} {{\n{body}\n}}\n")
         table.append(f"    {field}: {field},")

@@ -197,7 +197,7 @@ def gen(check=False):
            "use crate::consts::*;", "use crate::forward::handles::*;",
            "use crate::forward::info::fix_info;", "use crate::forward::tramp;",
            "use crate::gen::dispatch::IcdDispatch;",
-           "use crate::info::out;", "use crate::types::*;",
+           "use crate::api::info::out;", "use crate::types::*;",
            "use std::ffi::{c_char, c_int, c_void};", "", ""]
     table, fns, untranslated = [], [], []
     for tyname, field in g.fields:
@@ -216,13 +216,13 @@ def gen(check=False):
             untranslated.append((field, str(e)))
             errp = [n for t, n in ps if n == "errcode_ret" or t == "*mut cl_int"]
             if rret == "cl_int":
-                body = f'    crate::entry::unsupported("{field}", CL_INVALID_OPERATION)'
+                body = f'    crate::api::entry::unsupported("{field}", CL_INVALID_OPERATION)'
             elif errp:
-                body = f'    crate::entry::unsupported_ptr("{field}", {errp[-1]}, CL_INVALID_OPERATION)'
+                body = f'    crate::api::entry::unsupported_ptr("{field}", {errp[-1]}, CL_INVALID_OPERATION)'
             elif rret == "c_void":
-                body = f'    crate::entry::unsupported("{field}", CL_INVALID_OPERATION);'
+                body = f'    crate::api::entry::unsupported("{field}", CL_INVALID_OPERATION);'
             else:
-                body = f'    crate::entry::unsupported("{field}", CL_INVALID_OPERATION);\n    std::ptr::null_mut()'
+                body = f'    crate::api::entry::unsupported("{field}", CL_INVALID_OPERATION);\n    std::ptr::null_mut()'
             fns.append(f"/// Not forwarded ({e}): CL_INVALID_OPERATION.\n"
                        f"unsafe extern \"C\" fn {field}({sig}){rsuffix} {{\n{body}\n}}\n")
             continue
@@ -255,7 +255,7 @@ def gen(check=False):
             errp = [n for t, n in ps if t in ("*mut cl_int", "*mut c_int")][-1]
             args = [("&mut e" if a == errp else a) for a in args]
             call = f"(f)({', '.join(args)})"
-            body = (f"    crate::entry::call_ptr(\"{field}\", {errp}, || {{\n{pre_s}        let f = {slot}?;\n"
+            body = (f"    crate::api::entry::call_ptr(\"{field}\", {errp}, || {{\n{pre_s}        let f = {slot}?;\n"
                     f"        let mut e: cl_int = CL_SUCCESS;\n"
                     f"        // SAFETY: the vendor's slot of this very signature; handles translated above.\n"
                     f"        let r = unsafe {{ {call} }};\n"
@@ -270,7 +270,7 @@ def gen(check=False):
                 errp = errp[-1]
                 args = [("&mut e" if a == errp else a) for a in args]
                 call = f"(f)({', '.join(args)})"
-                body = (f"    crate::entry::call_ptr(\"{field}\", {errp}, || {{\n{pre_s}        let f = {slot}?;\n"
+                body = (f"    crate::api::entry::call_ptr(\"{field}\", {errp}, || {{\n{pre_s}        let f = {slot}?;\n"
                         f"        let mut e: cl_int = CL_SUCCESS;\n"
                         f"        // SAFETY: the vendor's slot of this very signature; handles translated above.\n"
                         f"        let r = unsafe {{ {call} }};\n"

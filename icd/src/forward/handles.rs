@@ -439,7 +439,7 @@ pub unsafe fn cast_slot<F: Copy>(_field: fn(&IcdDispatch) -> F, w: usize) -> F {
 /// Runs a forwarding entry point: our errors and the vendor's status both come back as the
 /// status code; panics stop here.
 pub(crate) fn forward(name: &'static str, f: impl FnOnce() -> Result<cl_int, cl_int>) -> cl_int {
-    crate::entry::call(name, || match f()? {
+    crate::api::entry::call(name, || match f()? {
         CL_SUCCESS => Ok(()),
         e => Err(e),
     })
@@ -450,7 +450,7 @@ pub(crate) fn context_props(
     p: *const cl_context_properties,
 ) -> Result<Vec<cl_context_properties>, cl_int> {
     let mut out = Vec::new();
-    for (name, value) in crate::info::properties(p)? {
+    for (name, value) in crate::api::info::properties(p)? {
         let value = if name == CL_CONTEXT_PLATFORM as cl_context_properties {
             un(Kind::Platform, value as *mut c_void)? as cl_context_properties
         } else {

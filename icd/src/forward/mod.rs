@@ -10,8 +10,8 @@ pub mod special;
 pub mod tramp;
 pub mod vendor;
 
+use crate::api::info::out;
 use crate::consts::*;
-use crate::info::out;
 use crate::types::*;
 use std::sync::OnceLock;
 

@@ -117,7 +117,7 @@ fn try_library(path: &Path, name: Option<&str>) -> Result<Option<Vendor>, String
             }
         }
     };
-    let ours: IcdGetPlatformIds = crate::platform::clIcdGetPlatformIDsKHR;
+    let ours: IcdGetPlatformIds = crate::api::platform::clIcdGetPlatformIDsKHR;
     if get_ids as usize == ours as usize {
         return Ok(None); // ourselves
     }

@@ -265,8 +265,9 @@ mod tests {
 
     #[test]
     fn garbage_and_wrong_type_handles_are_rejected_without_dereferencing() {
-        use crate::context::Context;
-        use crate::queue::{Event, Queue};
+        use crate::core::context::Context;
+        use crate::core::event::Event;
+        use crate::core::queue::Queue;
         let bogus = [0usize, 8, 0xdead_beef, usize::MAX & !7];
         for b in bogus {
             let h = b as *mut u8;
@@ -275,11 +276,7 @@ mod tests {
             assert_eq!(get::<Event, _>(h).err(), Some(CL_INVALID_EVENT));
             assert_eq!(release::<Event, _>(h), Err(CL_INVALID_EVENT));
         }
-        let c = create(Context {
-            properties: Vec::new(),
-            notify: None,
-            destructors: parking_lot::Mutex::new(Vec::new()),
-        });
+        let c = Context::new(Vec::new(), None);
         let h: cl_context = handle(&c);
         assert_eq!(tag_of(h), Some(Context::TAG));
         assert!(get::<Context, _>(h).is_ok());
