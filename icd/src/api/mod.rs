@@ -8,15 +8,15 @@
 //! run). `icd/tools/gen_dispatch.py` puts every such function it finds under `src/` into the
 //! dispatch table. One file per object family; [`mem`] holds what buffers and images share.
 
-pub mod buffer;
-pub mod context;
-pub mod entry;
-pub mod event;
-pub mod image;
-pub mod info;
-pub mod kernel;
-pub mod mem;
-pub mod platform;
-pub mod program;
-pub mod queue;
-pub mod sampler;
+pub(crate) mod buffer;
+pub(crate) mod context;
+pub(crate) mod entry;
+pub(crate) mod event;
+pub(crate) mod image;
+pub(crate) mod info;
+pub(crate) mod kernel;
+pub(crate) mod mem;
+pub(crate) mod platform;
+pub(crate) mod program;
+pub(crate) mod queue;
+pub(crate) mod sampler;

@@ -9,19 +9,19 @@
 //!   queue that runs them; [`order`]: happens-before between commands, for the race checker;
 //! - [`launch`]: the one place a kernel launch meets the interpreter, the checkers and capture.
 
-pub mod context;
-pub mod event;
-pub mod executor;
-pub mod image;
-pub mod kernel;
-pub mod launch;
-pub mod mem;
-pub mod object;
-pub mod order;
-pub mod platform;
-pub mod program;
-pub mod queue;
-pub mod sampler;
+pub(crate) mod context;
+pub(crate) mod event;
+pub(crate) mod executor;
+pub(crate) mod image;
+pub(crate) mod kernel;
+pub(crate) mod launch;
+pub(crate) mod mem;
+pub(crate) mod object;
+pub(crate) mod order;
+pub(crate) mod platform;
+pub(crate) mod program;
+pub(crate) mod queue;
+pub(crate) mod sampler;
 
 use std::ffi::c_void;
 

@@ -149,6 +149,7 @@ pub fn get<T: ClObject, H>(h: *mut H) -> Result<Ref<T>, i32> {
 }
 
 /// Type tag of a live handle, if it is one of ours.
+#[cfg(test)]
 pub fn tag_of<H>(h: *mut H) -> Option<u32> {
     LIVE.lock().get(&(h as usize)).map(|(tag, _)| *tag)
 }

@@ -3,12 +3,12 @@
 //! the vendor with handles translated ([`handles`], the generated [`crate::gen::forward`]) and
 //! records launches ([`record`]).
 
-pub mod handles;
-pub mod info;
-pub mod record;
-pub mod special;
-pub mod tramp;
-pub mod vendor;
+pub(crate) mod handles;
+pub(crate) mod info;
+pub(crate) mod record;
+pub(crate) mod special;
+pub(crate) mod tramp;
+pub(crate) mod vendor;
 
 use crate::api::info::out;
 use crate::consts::*;

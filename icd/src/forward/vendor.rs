@@ -19,7 +19,6 @@ type GetPlatformInfo =
 /// A loaded vendor and the wrapped platforms it exposes through us.
 pub struct Vendor {
     _lib: libloading::Library,
-    pub path: PathBuf,
     /// Our wrappers of the vendor's (matching) platforms.
     pub platforms: Vec<usize>,
 }
@@ -153,7 +152,6 @@ fn try_library(path: &Path, name: Option<&str>) -> Result<Option<Vendor>, String
     }
     Ok(Some(Vendor {
         _lib: lib,
-        path: path.to_path_buf(),
         platforms: keep,
     }))
 }
