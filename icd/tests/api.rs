@@ -2,8 +2,8 @@
 //! SPIR-V, set arguments, launch, read back, and check the errors applications rely on.
 
 use shadowcl::consts::*;
+use shadowcl::test_support::*;
 use shadowcl::types::*;
-use shadowcl::{context, kernel, mem, platform, program, queue};
 use std::ffi::{c_void, CString};
 use std::ptr::{null, null_mut};
 
@@ -25,13 +25,13 @@ struct Env {
 }
 
 fn env() -> Env {
-    let d = platform::device_id();
+    let d = device_id();
     let mut err = 0;
     // SAFETY: valid arguments; handles checked below.
     unsafe {
-        let ctx = context::clCreateContext(null(), 1, &d, None, null_mut(), &mut err);
+        let ctx = clCreateContext(null(), 1, &d, None, null_mut(), &mut err);
         assert_eq!(err, CL_SUCCESS);
-        let q = queue::clCreateCommandQueue(ctx, d, 0, &mut err);
+        let q = clCreateCommandQueue(ctx, d, 0, &mut err);
         assert_eq!(err, CL_SUCCESS);
         Env { ctx, q }
     }
@@ -47,9 +47,9 @@ fn run_axpy(e: &Env, prog: cl_program, non_uniform: bool) {
     // SAFETY: buffers sized n floats; handles live for the block.
     unsafe {
         let name = CString::new("axpy").unwrap_or_default();
-        let k = kernel::clCreateKernel(prog, name.as_ptr(), &mut err);
+        let k = clCreateKernel(prog, name.as_ptr(), &mut err);
         assert_eq!(err, CL_SUCCESS, "clCreateKernel");
-        let bx = mem::clCreateBuffer(
+        let bx = clCreateBuffer(
             e.ctx,
             CL_MEM_COPY_HOST_PTR | CL_MEM_READ_ONLY,
             4 * n,
@@ -57,7 +57,7 @@ fn run_axpy(e: &Env, prog: cl_program, non_uniform: bool) {
             &mut err,
         );
         assert_eq!(err, CL_SUCCESS);
-        let by = mem::clCreateBuffer(
+        let by = clCreateBuffer(
             e.ctx,
             CL_MEM_COPY_HOST_PTR,
             4 * n,
@@ -68,59 +68,39 @@ fn run_axpy(e: &Env, prog: cl_program, non_uniform: bool) {
         let g = [n];
         // Not all arguments set yet.
         assert_eq!(
-            kernel::clEnqueueNDRangeKernel(
-                e.q,
-                k,
-                1,
-                null(),
-                g.as_ptr(),
-                null(),
-                0,
-                null(),
-                null_mut()
-            ),
+            clEnqueueNDRangeKernel(e.q, k, 1, null(), g.as_ptr(), null(), 0, null(), null_mut()),
             CL_INVALID_KERNEL_ARGS
         );
         assert_eq!(
-            kernel::clSetKernelArg(k, 0, 8, (&bx as *const cl_mem).cast()),
+            clSetKernelArg(k, 0, 8, (&bx as *const cl_mem).cast()),
             CL_SUCCESS
         );
         assert_eq!(
-            kernel::clSetKernelArg(k, 1, 8, (&by as *const cl_mem).cast()),
+            clSetKernelArg(k, 1, 8, (&by as *const cl_mem).cast()),
             CL_SUCCESS
         );
         let a = 2.0f32;
         assert_eq!(
-            kernel::clSetKernelArg(k, 2, 8, (&a as *const f32).cast()),
+            clSetKernelArg(k, 2, 8, (&a as *const f32).cast()),
             CL_INVALID_ARG_SIZE
         );
         assert_eq!(
-            kernel::clSetKernelArg(k, 2, 4, (&a as *const f32).cast()),
+            clSetKernelArg(k, 2, 4, (&a as *const f32).cast()),
             CL_SUCCESS
         );
         assert_eq!(
-            kernel::clSetKernelArg(k, 3, 4, (&a as *const f32).cast()),
+            clSetKernelArg(k, 3, 4, (&a as *const f32).cast()),
             CL_INVALID_ARG_INDEX
         );
         let mut ev: cl_event = null_mut();
         // The application's buffer references may go before the command runs.
         assert_eq!(
-            kernel::clEnqueueNDRangeKernel(
-                e.q,
-                k,
-                1,
-                null(),
-                g.as_ptr(),
-                null(),
-                0,
-                null(),
-                &mut ev
-            ),
+            clEnqueueNDRangeKernel(e.q, k, 1, null(), g.as_ptr(), null(), 0, null(), &mut ev),
             CL_SUCCESS
         );
-        assert_eq!(queue::clWaitForEvents(1, &ev), CL_SUCCESS);
+        assert_eq!(clWaitForEvents(1, &ev), CL_SUCCESS);
         assert_eq!(
-            mem::clEnqueueReadBuffer(
+            clEnqueueReadBuffer(
                 e.q,
                 by,
                 CL_TRUE,
@@ -144,7 +124,7 @@ fn run_axpy(e: &Env, prog: cl_program, non_uniform: bool) {
             CL_INVALID_WORK_GROUP_SIZE
         };
         assert_eq!(
-            kernel::clEnqueueNDRangeKernel(
+            clEnqueueNDRangeKernel(
                 e.q,
                 k,
                 1,
@@ -157,12 +137,12 @@ fn run_axpy(e: &Env, prog: cl_program, non_uniform: bool) {
             ),
             want
         );
-        assert_eq!(queue::clFinish(e.q), CL_SUCCESS);
+        assert_eq!(clFinish(e.q), CL_SUCCESS);
         for h in [bx, by] {
-            assert_eq!(mem::clReleaseMemObject(h), CL_SUCCESS);
+            assert_eq!(clReleaseMemObject(h), CL_SUCCESS);
         }
-        assert_eq!(queue::clReleaseEvent(ev), CL_SUCCESS);
-        assert_eq!(kernel::clReleaseKernel(k), CL_SUCCESS);
+        assert_eq!(clReleaseEvent(ev), CL_SUCCESS);
+        assert_eq!(clReleaseKernel(k), CL_SUCCESS);
     }
 }
 
@@ -178,18 +158,18 @@ fn source_program_builds_runs_and_reports_errors() {
     let p = src.as_ptr();
     // SAFETY: valid arguments.
     unsafe {
-        let prog = program::clCreateProgramWithSource(e.ctx, 1, &mut { p }, null(), &mut err);
+        let prog = clCreateProgramWithSource(e.ctx, 1, &mut { p }, null(), &mut err);
         assert_eq!(err, CL_SUCCESS);
         // Kernels need a built program.
         let name = CString::new("axpy").unwrap_or_default();
-        assert!(kernel::clCreateKernel(prog, name.as_ptr(), &mut err).is_null());
+        assert!(clCreateKernel(prog, name.as_ptr(), &mut err).is_null());
         assert_eq!(err, CL_INVALID_PROGRAM_EXECUTABLE);
         let opts = CString::new("-cl-kernel-arg-info").unwrap_or_default();
-        let r = program::clBuildProgram(prog, 0, null(), opts.as_ptr(), None, null_mut());
+        let r = clBuildProgram(prog, 0, null(), opts.as_ptr(), None, null_mut());
         let mut log = vec![0u8; 1 << 16];
-        program::clGetProgramBuildInfo(
+        clGetProgramBuildInfo(
             prog,
-            platform::device_id(),
+            device_id(),
             CL_PROGRAM_BUILD_LOG,
             log.len(),
             log.as_mut_ptr().cast(),
@@ -198,7 +178,7 @@ fn source_program_builds_runs_and_reports_errors() {
         assert_eq!(r, CL_SUCCESS, "{}", String::from_utf8_lossy(&log));
         let mut names = [0u8; 64];
         assert_eq!(
-            program::clGetProgramInfo(
+            clGetProgramInfo(
                 prog,
                 CL_PROGRAM_KERNEL_NAMES,
                 64,
@@ -211,11 +191,11 @@ fn source_program_builds_runs_and_reports_errors() {
         run_axpy(&e, prog, false);
         // Argument information as written in the source (-cl-kernel-arg-info).
         let name = CString::new("axpy").unwrap_or_default();
-        let k = kernel::clCreateKernel(prog, name.as_ptr(), &mut err);
+        let k = clCreateKernel(prog, name.as_ptr(), &mut err);
         assert_eq!(err, CL_SUCCESS);
         let mut q: cl_kernel_arg_type_qualifier = 99;
         assert_eq!(
-            kernel::clGetKernelArgInfo(
+            clGetKernelArgInfo(
                 k,
                 0,
                 CL_KERNEL_ARG_TYPE_QUALIFIER,
@@ -229,7 +209,7 @@ fn source_program_builds_runs_and_reports_errors() {
         let mut tn = [0u8; 32];
         let mut len = 0usize;
         assert_eq!(
-            kernel::clGetKernelArgInfo(
+            clGetKernelArgInfo(
                 k,
                 0,
                 CL_KERNEL_ARG_TYPE_NAME,
@@ -242,7 +222,7 @@ fn source_program_builds_runs_and_reports_errors() {
         assert_eq!(&tn[..len], b"float*\0");
         let mut an = [0u8; 8];
         assert_eq!(
-            kernel::clGetKernelArgInfo(
+            clGetKernelArgInfo(
                 k,
                 2,
                 CL_KERNEL_ARG_NAME,
@@ -255,7 +235,7 @@ fn source_program_builds_runs_and_reports_errors() {
         assert_eq!(&an[..len], b"a\0");
         let mut aq: cl_kernel_arg_address_qualifier = 0;
         assert_eq!(
-            kernel::clGetKernelArgInfo(
+            clGetKernelArgInfo(
                 k,
                 1,
                 CL_KERNEL_ARG_ADDRESS_QUALIFIER,
@@ -266,19 +246,19 @@ fn source_program_builds_runs_and_reports_errors() {
             CL_SUCCESS
         );
         assert_eq!(aq, CL_KERNEL_ARG_ADDRESS_GLOBAL);
-        assert_eq!(kernel::clReleaseKernel(k), CL_SUCCESS);
+        assert_eq!(clReleaseKernel(k), CL_SUCCESS);
         // A broken source fails with a log.
         let bad = CString::new("__kernel void f( {").unwrap_or_default();
         let bp = bad.as_ptr();
-        let prog2 = program::clCreateProgramWithSource(e.ctx, 1, &mut { bp }, null(), &mut err);
+        let prog2 = clCreateProgramWithSource(e.ctx, 1, &mut { bp }, null(), &mut err);
         assert_eq!(
-            program::clBuildProgram(prog2, 0, null(), null(), None, null_mut()),
+            clBuildProgram(prog2, 0, null(), null(), None, null_mut()),
             CL_BUILD_PROGRAM_FAILURE
         );
         let mut status: cl_build_status = 0;
-        program::clGetProgramBuildInfo(
+        clGetProgramBuildInfo(
             prog2,
-            platform::device_id(),
+            device_id(),
             CL_PROGRAM_BUILD_STATUS,
             4,
             (&mut status as *mut cl_build_status).cast(),
@@ -286,10 +266,10 @@ fn source_program_builds_runs_and_reports_errors() {
         );
         assert_eq!(status, CL_BUILD_ERROR);
         for p in [prog, prog2] {
-            assert_eq!(program::clReleaseProgram(p), CL_SUCCESS);
+            assert_eq!(clReleaseProgram(p), CL_SUCCESS);
         }
-        assert_eq!(queue::clReleaseCommandQueue(e.q), CL_SUCCESS);
-        assert_eq!(context::clReleaseContext(e.ctx), CL_SUCCESS);
+        assert_eq!(clReleaseCommandQueue(e.q), CL_SUCCESS);
+        assert_eq!(clReleaseContext(e.ctx), CL_SUCCESS);
     }
 }
 
@@ -312,7 +292,7 @@ fn spirv_program_and_its_binary_run() {
     let mut err = 0;
     // SAFETY: valid arguments.
     unsafe {
-        assert!(program::clCreateProgramWithIL(
+        assert!(clCreateProgramWithIL(
             e.ctx,
             b"not spir-v at all!!!".as_ptr().cast(),
             20,
@@ -320,18 +300,17 @@ fn spirv_program_and_its_binary_run() {
         )
         .is_null());
         assert_eq!(err, CL_INVALID_VALUE);
-        let prog =
-            program::clCreateProgramWithIL(e.ctx, spirv.as_ptr().cast(), spirv.len(), &mut err);
+        let prog = clCreateProgramWithIL(e.ctx, spirv.as_ptr().cast(), spirv.len(), &mut err);
         assert_eq!(err, CL_SUCCESS);
         assert_eq!(
-            program::clBuildProgram(prog, 0, null(), null(), None, null_mut()),
+            clBuildProgram(prog, 0, null(), null(), None, null_mut()),
             CL_SUCCESS
         );
         run_axpy(&e, prog, true);
         // CL_PROGRAM_BINARIES round-trips through clCreateProgramWithBinary.
         let mut size = 0usize;
         assert_eq!(
-            program::clGetProgramInfo(
+            clGetProgramInfo(
                 prog,
                 CL_PROGRAM_BINARY_SIZES,
                 8,
@@ -343,7 +322,7 @@ fn spirv_program_and_its_binary_run() {
         let mut bin = vec![0u8; size];
         let mut bp = bin.as_mut_ptr();
         assert_eq!(
-            program::clGetProgramInfo(
+            clGetProgramInfo(
                 prog,
                 CL_PROGRAM_BINARIES,
                 8,
@@ -352,22 +331,21 @@ fn spirv_program_and_its_binary_run() {
             ),
             CL_SUCCESS
         );
-        let d = platform::device_id();
+        let d = device_id();
         let mut status = 1;
         let mut cp = bin.as_ptr();
-        let prog2 =
-            program::clCreateProgramWithBinary(e.ctx, 1, &d, &size, &mut cp, &mut status, &mut err);
+        let prog2 = clCreateProgramWithBinary(e.ctx, 1, &d, &size, &mut cp, &mut status, &mut err);
         assert_eq!((err, status), (CL_SUCCESS, CL_SUCCESS));
         assert_eq!(
-            program::clBuildProgram(prog2, 1, &d, null(), None, null_mut()),
+            clBuildProgram(prog2, 1, &d, null(), None, null_mut()),
             CL_SUCCESS
         );
         run_axpy(&e, prog2, true);
         for p in [prog, prog2] {
-            assert_eq!(program::clReleaseProgram(p), CL_SUCCESS);
+            assert_eq!(clReleaseProgram(p), CL_SUCCESS);
         }
-        assert_eq!(queue::clReleaseCommandQueue(e.q), CL_SUCCESS);
-        assert_eq!(context::clReleaseContext(e.ctx), CL_SUCCESS);
+        assert_eq!(clReleaseCommandQueue(e.q), CL_SUCCESS);
+        assert_eq!(clReleaseContext(e.ctx), CL_SUCCESS);
     }
 }
 
@@ -387,44 +365,44 @@ fn released_kernels_do_not_block_a_rebuild() {
     // SAFETY: valid arguments; every handle is live where it is used.
     unsafe {
         let mut sp = src.as_ptr();
-        let prog = program::clCreateProgramWithSource(e.ctx, 1, &mut sp, null(), &mut err);
+        let prog = clCreateProgramWithSource(e.ctx, 1, &mut sp, null(), &mut err);
         assert_eq!(err, CL_SUCCESS);
         assert_eq!(
-            program::clBuildProgram(prog, 0, null(), null(), None, null_mut()),
+            clBuildProgram(prog, 0, null(), null(), None, null_mut()),
             CL_SUCCESS
         );
-        let held = kernel::clCreateKernel(prog, name.as_ptr(), &mut err);
+        let held = clCreateKernel(prog, name.as_ptr(), &mut err);
         assert_eq!(err, CL_SUCCESS);
         assert_eq!(
-            program::clBuildProgram(prog, 0, null(), null(), None, null_mut()),
+            clBuildProgram(prog, 0, null(), null(), None, null_mut()),
             CL_INVALID_OPERATION
         );
-        assert_eq!(kernel::clReleaseKernel(held), CL_SUCCESS);
+        assert_eq!(clReleaseKernel(held), CL_SUCCESS);
 
         // The command waits on a user event, so it keeps its kernel past clReleaseKernel.
-        let gate = queue::clCreateUserEvent(e.ctx, &mut err);
+        let gate = clCreateUserEvent(e.ctx, &mut err);
         assert_eq!(err, CL_SUCCESS);
-        let k = kernel::clCreateKernel(prog, name.as_ptr(), &mut err);
+        let k = clCreateKernel(prog, name.as_ptr(), &mut err);
         assert_eq!(err, CL_SUCCESS);
         let global = 1usize;
         let mut done: cl_event = null_mut();
         assert_eq!(
-            kernel::clEnqueueNDRangeKernel(e.q, k, 1, null(), &global, null(), 1, &gate, &mut done),
+            clEnqueueNDRangeKernel(e.q, k, 1, null(), &global, null(), 1, &gate, &mut done),
             CL_SUCCESS
         );
-        assert_eq!(kernel::clReleaseKernel(k), CL_SUCCESS);
+        assert_eq!(clReleaseKernel(k), CL_SUCCESS);
         assert_eq!(
-            program::clBuildProgram(prog, 0, null(), null(), None, null_mut()),
+            clBuildProgram(prog, 0, null(), null(), None, null_mut()),
             CL_SUCCESS
         );
         assert_eq!(
-            queue::clSetUserEventStatus(gate, CL_COMPLETE as cl_int),
+            clSetUserEventStatus(gate, CL_COMPLETE as cl_int),
             CL_SUCCESS
         );
-        assert_eq!(queue::clWaitForEvents(1, &done), CL_SUCCESS);
+        assert_eq!(clWaitForEvents(1, &done), CL_SUCCESS);
         let mut status: cl_int = 1;
         assert_eq!(
-            queue::clGetEventInfo(
+            clGetEventInfo(
                 done,
                 CL_EVENT_COMMAND_EXECUTION_STATUS,
                 4,
@@ -435,10 +413,10 @@ fn released_kernels_do_not_block_a_rebuild() {
         );
         assert_eq!(status, CL_COMPLETE as cl_int);
         for ev in [gate, done] {
-            assert_eq!(queue::clReleaseEvent(ev), CL_SUCCESS);
+            assert_eq!(clReleaseEvent(ev), CL_SUCCESS);
         }
-        assert_eq!(program::clReleaseProgram(prog), CL_SUCCESS);
-        assert_eq!(queue::clReleaseCommandQueue(e.q), CL_SUCCESS);
-        assert_eq!(context::clReleaseContext(e.ctx), CL_SUCCESS);
+        assert_eq!(clReleaseProgram(prog), CL_SUCCESS);
+        assert_eq!(clReleaseCommandQueue(e.q), CL_SUCCESS);
+        assert_eq!(clReleaseContext(e.ctx), CL_SUCCESS);
     }
 }

@@ -4,9 +4,9 @@
 //! what the application passes: garbage is never dereferenced) and vendor handles (so one
 //! vendor object always has one wrapper).
 
-use super::table_gen::FORWARD;
 use crate::consts::*;
-use crate::dispatch_gen::IcdDispatch;
+use crate::gen::dispatch::IcdDispatch;
+use crate::gen::forward::FORWARD;
 use crate::types::*;
 use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
@@ -410,14 +410,17 @@ pub(crate) fn slot_word(off: usize) -> Result<usize, cl_int> {
 macro_rules! vendor_slot {
     ($f:ident) => {
         $crate::forward::handles::slot_word(std::mem::offset_of!(
-            $crate::dispatch_gen::IcdDispatch,
+            $crate::gen::dispatch::IcdDispatch,
             $f
         ))
         .map(|w| {
             // SAFETY: a non-NULL word of the vendor's table at this slot's offset is a function
             // of this slot's type (cl_icd.h).
             unsafe {
-                $crate::forward::handles::cast_slot(|d: &$crate::dispatch_gen::IcdDispatch| d.$f, w)
+                $crate::forward::handles::cast_slot(
+                    |d: &$crate::gen::dispatch::IcdDispatch| d.$f,
+                    w,
+                )
             }
         })
     };
@@ -436,7 +439,7 @@ pub unsafe fn cast_slot<F: Copy>(_field: fn(&IcdDispatch) -> F, w: usize) -> F {
 /// Runs a forwarding entry point: our errors and the vendor's status both come back as the
 /// status code; panics stop here.
 pub(crate) fn forward(name: &'static str, f: impl FnOnce() -> Result<cl_int, cl_int>) -> cl_int {
-    crate::entry::call(name, || match f()? {
+    crate::api::entry::call(name, || match f()? {
         CL_SUCCESS => Ok(()),
         e => Err(e),
     })
@@ -447,7 +450,7 @@ pub(crate) fn context_props(
     p: *const cl_context_properties,
 ) -> Result<Vec<cl_context_properties>, cl_int> {
     let mut out = Vec::new();
-    for (name, value) in crate::info::properties(p)? {
+    for (name, value) in crate::api::info::properties(p)? {
         let value = if name == CL_CONTEXT_PLATFORM as cl_context_properties {
             un(Kind::Platform, value as *mut c_void)? as cl_context_properties
         } else {
@@ -559,33 +562,5 @@ mod tests {
         );
         let bad = [CL_CONTEXT_PLATFORM as cl_context_properties, 0x99, 0];
         assert_eq!(context_props(bad.as_ptr()), Err(CL_INVALID_PLATFORM));
-    }
-}
-
-#[cfg(test)]
-mod generated {
-    /// table_gen.rs is what icd/tools/gen_forward.py writes from this machine's cl_icd.h (the
-    /// script also checks its translation rules on real signatures).
-    #[test]
-    fn forwarding_table_is_up_to_date() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let have = |p: &str, a: &str| std::process::Command::new(p).arg(a).output().is_ok();
-        if !std::path::Path::new("/usr/include/CL/cl_icd.h").is_file()
-            || !have("python3", "--version")
-            || !have("rustfmt", "--version")
-        {
-            eprintln!("SKIP: forwarding_table_is_up_to_date: needs cl_icd.h, python3, rustfmt");
-            return;
-        }
-        let o = std::process::Command::new("python3")
-            .arg(dir.join("tools/gen_forward.py"))
-            .arg("--check")
-            .output()
-            .expect("python3 runs");
-        assert!(
-            o.status.success(),
-            "table_gen.rs is stale: run python3 icd/tools/gen_forward.py && cargo fmt\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
     }
 }

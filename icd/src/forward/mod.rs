@@ -1,18 +1,17 @@
 //! Forwarding mode (`SHADOWCL_FORWARD`): ShadowCL loads a vendor ICD, exposes the vendor's
 //! platforms (names prefixed `ShadowCL capture: `) instead of its own, forwards every call to
-//! the vendor with handles translated ([`handles`], the generated [`table_gen`]) and records
-//! launches ([`record`]).
+//! the vendor with handles translated ([`handles`], the generated [`crate::gen::forward`]) and
+//! records launches ([`record`]).
 
-pub mod handles;
-pub mod info;
-pub mod record;
-pub mod special;
-pub mod table_gen;
-pub mod tramp;
-pub mod vendor;
+pub(crate) mod handles;
+pub(crate) mod info;
+pub(crate) mod record;
+pub(crate) mod special;
+pub(crate) mod tramp;
+pub(crate) mod vendor;
 
+use crate::api::info::out;
 use crate::consts::*;
-use crate::info::out;
 use crate::types::*;
 use std::sync::OnceLock;
 

@@ -17,7 +17,7 @@ use std::ffi::c_void;
 use std::sync::{Arc, LazyLock};
 
 pub(crate) fn recorder() -> Option<&'static Recorder> {
-    crate::launch::recorder()
+    crate::core::launch::recorder()
 }
 
 fn text(b: Vec<u8>) -> String {
@@ -227,7 +227,7 @@ pub(crate) fn linked(
         tracing::info!("capture: a linked program's inputs were not all compiled while recording");
         return;
     };
-    let options = crate::info::cstr(options).unwrap_or_default();
+    let options = crate::api::info::cstr(options).unwrap_or_default();
     match crate::compiler::link(&bitcodes, &options) {
         Ok(c) => keep(
             &w,
@@ -488,9 +488,9 @@ fn mem_value(w: &Wrapper) -> Option<Value> {
             bytes: None,
         });
     }
-    let dim = crate::image::dim_of(kind)?;
+    let dim = crate::core::image::dim_of(kind)?;
     let format = image_info::<cl_image_format>(v, CL_IMAGE_FORMAT)?;
-    let format = crate::image::check_format(&format).ok()?;
+    let format = crate::core::image::check_format(&format).ok()?;
     let [w, h, d, n] = [
         CL_IMAGE_WIDTH,
         CL_IMAGE_HEIGHT,
@@ -534,7 +534,7 @@ fn sampler_bits(v: usize) -> Option<u32> {
     let addressing =
         vendor_info::<cl_addressing_mode>(Kind::Sampler, v, CL_SAMPLER_ADDRESSING_MODE).ok()?;
     let filter = vendor_info::<cl_filter_mode>(Kind::Sampler, v, CL_SAMPLER_FILTER_MODE).ok()?;
-    Some(crate::image::sampler_bits(
+    Some(crate::core::sampler::sampler_bits(
         normalized != 0,
         addressing,
         filter,

@@ -6,8 +6,8 @@
 use super::handles::*;
 use super::info::fix_info;
 use super::record::{self, ArgRole};
+use crate::api::info::{out, write_info};
 use crate::consts::*;
-use crate::info::{out, write_info};
 use crate::types::*;
 use std::ffi::{c_char, c_void};
 
@@ -19,7 +19,7 @@ pub unsafe extern "C" fn clGetPlatformIDs(
     platforms: *mut cl_platform_id,
     num_platforms: *mut cl_uint,
 ) -> cl_int {
-    crate::entry::call("clGetPlatformIDs", || {
+    crate::api::entry::call("clGetPlatformIDs", || {
         super::platform_ids(num_entries, platforms, num_platforms)
             .unwrap_or(Err(CL_PLATFORM_NOT_FOUND_KHR))
     })
@@ -51,7 +51,7 @@ pub unsafe extern "C" fn clGetPlatformInfo(
     param_value: *mut c_void,
     param_value_size_ret: *mut usize,
 ) -> cl_int {
-    crate::entry::call("clGetPlatformInfo", || {
+    crate::api::entry::call("clGetPlatformInfo", || {
         let p = get(Kind::Platform, platform)?;
         if param_name == CL_PLATFORM_NAME {
             return prefixed(
@@ -89,7 +89,7 @@ pub unsafe extern "C" fn clGetDeviceInfo(
     param_value: *mut c_void,
     param_value_size_ret: *mut usize,
 ) -> cl_int {
-    crate::entry::call("clGetDeviceInfo", || {
+    crate::api::entry::call("clGetDeviceInfo", || {
         let d = get(Kind::Device, device)?;
         if param_name == CL_DEVICE_NAME {
             return prefixed(
@@ -129,10 +129,12 @@ pub unsafe extern "C" fn clGetDeviceInfo(
 
 fn extension(name: Option<String>) -> *mut c_void {
     match name.as_deref() {
-        Some("clIcdGetPlatformIDsKHR") => crate::platform::clIcdGetPlatformIDsKHR as *mut c_void,
-        Some("clGetPlatformInfo") => crate::platform::clGetPlatformInfo as *mut c_void,
+        Some("clIcdGetPlatformIDsKHR") => {
+            crate::api::platform::clIcdGetPlatformIDsKHR as *mut c_void
+        }
+        Some("clGetPlatformInfo") => crate::api::platform::clGetPlatformInfo as *mut c_void,
         Some("clCreateProgramWithILKHR") => {
-            super::table_gen::FORWARD.clCreateProgramWithIL as *mut c_void
+            crate::gen::forward::FORWARD.clCreateProgramWithIL as *mut c_void
         }
         // Other extension functions would reach the vendor with our handles: not offered.
         _ => std::ptr::null_mut(),
@@ -141,8 +143,8 @@ fn extension(name: Option<String>) -> *mut c_void {
 
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char) -> *mut c_void {
     let mut p = std::ptr::null_mut();
-    crate::entry::call("clGetExtensionFunctionAddress", || {
-        p = extension(crate::info::cstr(func_name));
+    crate::api::entry::call("clGetExtensionFunctionAddress", || {
+        p = extension(crate::api::info::cstr(func_name));
         Ok(())
     });
     p
@@ -153,9 +155,9 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     func_name: *const c_char,
 ) -> *mut c_void {
     let mut p = std::ptr::null_mut();
-    crate::entry::call("clGetExtensionFunctionAddressForPlatform", || {
+    crate::api::entry::call("clGetExtensionFunctionAddressForPlatform", || {
         get(Kind::Platform, platform)?;
-        p = extension(crate::info::cstr(func_name));
+        p = extension(crate::api::info::cstr(func_name));
         Ok(())
     });
     p
@@ -235,7 +237,7 @@ pub unsafe extern "C" fn clCloneKernel(
     source_kernel: cl_kernel,
     errcode_ret: *mut cl_int,
 ) -> cl_kernel {
-    crate::entry::call_ptr("clCloneKernel", errcode_ret, || {
+    crate::api::entry::call_ptr("clCloneKernel", errcode_ret, || {
         let k = get(Kind::Kernel, source_kernel)?;
         let f = vendor_slot!(clCloneKernel)?;
         let mut e = CL_SUCCESS;
@@ -405,7 +407,7 @@ pub(crate) fn check_map_flags(flags: cl_map_flags) -> Result<(), cl_int> {
 pub const ARG_INFO_OPTION: &str = " -cl-kernel-arg-info";
 
 fn with_arg_info(options: *const c_char) -> std::ffi::CString {
-    let mut o = crate::info::cstr(options).unwrap_or_default();
+    let mut o = crate::api::info::cstr(options).unwrap_or_default();
     if !o.contains("-cl-kernel-arg-info") {
         o.push_str(ARG_INFO_OPTION);
     }
@@ -493,11 +495,11 @@ pub unsafe extern "C" fn clCompileProgram(
                 // SAFETY: the application's array of num_input_headers include names, which
                 // the vendor just accepted.
                 let name = unsafe { header_include_names.add(i).read() };
-                crate::info::cstr(name).unwrap_or_default()
+                crate::api::info::cstr(name).unwrap_or_default()
             });
             let headers: Vec<(String, usize)> =
                 names.zip(headers.iter().map(|&h| h as usize)).collect();
-            let options = crate::info::cstr(options).unwrap_or_default();
+            let options = crate::api::info::cstr(options).unwrap_or_default();
             record::compiled(&w, &options, &headers);
         }
         Ok(r)
@@ -562,8 +564,8 @@ pub unsafe extern "C" fn clGetProgramBuildInfo(
 
 #[cfg(test)]
 mod tests {
-    use super::super::table_gen::FORWARD;
     use super::*;
+    use crate::gen::forward::FORWARD;
 
     /// Garbage and wrong-type handles are refused by the generated and the hand-written slots
     /// before anything reaches a vendor (none is loaded here).

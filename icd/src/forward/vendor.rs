@@ -19,7 +19,6 @@ type GetPlatformInfo =
 /// A loaded vendor and the wrapped platforms it exposes through us.
 pub struct Vendor {
     _lib: libloading::Library,
-    pub path: PathBuf,
     /// Our wrappers of the vendor's (matching) platforms.
     pub platforms: Vec<usize>,
 }
@@ -117,7 +116,7 @@ fn try_library(path: &Path, name: Option<&str>) -> Result<Option<Vendor>, String
             }
         }
     };
-    let ours: IcdGetPlatformIds = crate::platform::clIcdGetPlatformIDsKHR;
+    let ours: IcdGetPlatformIds = crate::api::platform::clIcdGetPlatformIDsKHR;
     if get_ids as usize == ours as usize {
         return Ok(None); // ourselves
     }
@@ -153,13 +152,12 @@ fn try_library(path: &Path, name: Option<&str>) -> Result<Option<Vendor>, String
     }
     Ok(Some(Vendor {
         _lib: lib,
-        path: path.to_path_buf(),
         platforms: keep,
     }))
 }
 
 fn platform_name(table: usize, p: cl_platform_id) -> Option<String> {
-    let off = std::mem::offset_of!(crate::dispatch_gen::IcdDispatch, clGetPlatformInfo);
+    let off = std::mem::offset_of!(crate::gen::dispatch::IcdDispatch, clGetPlatformInfo);
     // SAFETY: table is the vendor's dispatch table (cl_icd.h layout).
     let w = unsafe { ((table + off) as *const usize).read() };
     if w == 0 {

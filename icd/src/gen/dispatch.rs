@@ -830,72 +830,72 @@ pub struct IcdDispatch {
 
 /// The table every ShadowCL handle points to.
 pub static DISPATCH: IcdDispatch = IcdDispatch {
-    clGetPlatformIDs: crate::platform::clGetPlatformIDs,
-    clGetPlatformInfo: crate::platform::clGetPlatformInfo,
-    clGetDeviceIDs: crate::platform::clGetDeviceIDs,
-    clGetDeviceInfo: crate::platform::clGetDeviceInfo,
-    clCreateContext: crate::context::clCreateContext,
-    clCreateContextFromType: crate::context::clCreateContextFromType,
-    clRetainContext: crate::context::clRetainContext,
-    clReleaseContext: crate::context::clReleaseContext,
-    clGetContextInfo: crate::context::clGetContextInfo,
-    clCreateCommandQueue: crate::queue::clCreateCommandQueue,
-    clRetainCommandQueue: crate::queue::clRetainCommandQueue,
-    clReleaseCommandQueue: crate::queue::clReleaseCommandQueue,
-    clGetCommandQueueInfo: crate::queue::clGetCommandQueueInfo,
-    clSetCommandQueueProperty: crate::queue::clSetCommandQueueProperty,
-    clCreateBuffer: crate::mem::clCreateBuffer,
-    clCreateImage2D: crate::image::clCreateImage2D,
-    clCreateImage3D: crate::image::clCreateImage3D,
-    clRetainMemObject: crate::mem::clRetainMemObject,
-    clReleaseMemObject: crate::mem::clReleaseMemObject,
-    clGetSupportedImageFormats: crate::image::clGetSupportedImageFormats,
-    clGetMemObjectInfo: crate::mem::clGetMemObjectInfo,
-    clGetImageInfo: crate::image::clGetImageInfo,
-    clCreateSampler: crate::image::clCreateSampler,
-    clRetainSampler: crate::image::clRetainSampler,
-    clReleaseSampler: crate::image::clReleaseSampler,
-    clGetSamplerInfo: crate::image::clGetSamplerInfo,
-    clCreateProgramWithSource: crate::program::clCreateProgramWithSource,
-    clCreateProgramWithBinary: crate::program::clCreateProgramWithBinary,
-    clRetainProgram: crate::program::clRetainProgram,
-    clReleaseProgram: crate::program::clReleaseProgram,
-    clBuildProgram: crate::program::clBuildProgram,
-    clUnloadCompiler: crate::platform::clUnloadCompiler,
-    clGetProgramInfo: crate::program::clGetProgramInfo,
-    clGetProgramBuildInfo: crate::program::clGetProgramBuildInfo,
-    clCreateKernel: crate::kernel::clCreateKernel,
-    clCreateKernelsInProgram: crate::kernel::clCreateKernelsInProgram,
-    clRetainKernel: crate::kernel::clRetainKernel,
-    clReleaseKernel: crate::kernel::clReleaseKernel,
-    clSetKernelArg: crate::kernel::clSetKernelArg,
-    clGetKernelInfo: crate::kernel::clGetKernelInfo,
-    clGetKernelWorkGroupInfo: crate::kernel::clGetKernelWorkGroupInfo,
-    clWaitForEvents: crate::queue::clWaitForEvents,
-    clGetEventInfo: crate::queue::clGetEventInfo,
-    clRetainEvent: crate::queue::clRetainEvent,
-    clReleaseEvent: crate::queue::clReleaseEvent,
-    clGetEventProfilingInfo: crate::queue::clGetEventProfilingInfo,
-    clFlush: crate::queue::clFlush,
-    clFinish: crate::queue::clFinish,
-    clEnqueueReadBuffer: crate::mem::clEnqueueReadBuffer,
-    clEnqueueWriteBuffer: crate::mem::clEnqueueWriteBuffer,
-    clEnqueueCopyBuffer: crate::mem::clEnqueueCopyBuffer,
-    clEnqueueReadImage: crate::image::clEnqueueReadImage,
-    clEnqueueWriteImage: crate::image::clEnqueueWriteImage,
-    clEnqueueCopyImage: crate::image::clEnqueueCopyImage,
-    clEnqueueCopyImageToBuffer: crate::image::clEnqueueCopyImageToBuffer,
-    clEnqueueCopyBufferToImage: crate::image::clEnqueueCopyBufferToImage,
-    clEnqueueMapBuffer: crate::mem::clEnqueueMapBuffer,
-    clEnqueueMapImage: crate::image::clEnqueueMapImage,
-    clEnqueueUnmapMemObject: crate::mem::clEnqueueUnmapMemObject,
-    clEnqueueNDRangeKernel: crate::kernel::clEnqueueNDRangeKernel,
-    clEnqueueTask: crate::kernel::clEnqueueTask,
+    clGetPlatformIDs: crate::api::platform::clGetPlatformIDs,
+    clGetPlatformInfo: crate::api::platform::clGetPlatformInfo,
+    clGetDeviceIDs: crate::api::platform::clGetDeviceIDs,
+    clGetDeviceInfo: crate::api::platform::clGetDeviceInfo,
+    clCreateContext: crate::api::context::clCreateContext,
+    clCreateContextFromType: crate::api::context::clCreateContextFromType,
+    clRetainContext: crate::api::context::clRetainContext,
+    clReleaseContext: crate::api::context::clReleaseContext,
+    clGetContextInfo: crate::api::context::clGetContextInfo,
+    clCreateCommandQueue: crate::api::queue::clCreateCommandQueue,
+    clRetainCommandQueue: crate::api::queue::clRetainCommandQueue,
+    clReleaseCommandQueue: crate::api::queue::clReleaseCommandQueue,
+    clGetCommandQueueInfo: crate::api::queue::clGetCommandQueueInfo,
+    clSetCommandQueueProperty: crate::api::queue::clSetCommandQueueProperty,
+    clCreateBuffer: crate::api::buffer::clCreateBuffer,
+    clCreateImage2D: crate::api::image::clCreateImage2D,
+    clCreateImage3D: crate::api::image::clCreateImage3D,
+    clRetainMemObject: crate::api::mem::clRetainMemObject,
+    clReleaseMemObject: crate::api::mem::clReleaseMemObject,
+    clGetSupportedImageFormats: crate::api::image::clGetSupportedImageFormats,
+    clGetMemObjectInfo: crate::api::mem::clGetMemObjectInfo,
+    clGetImageInfo: crate::api::image::clGetImageInfo,
+    clCreateSampler: crate::api::sampler::clCreateSampler,
+    clRetainSampler: crate::api::sampler::clRetainSampler,
+    clReleaseSampler: crate::api::sampler::clReleaseSampler,
+    clGetSamplerInfo: crate::api::sampler::clGetSamplerInfo,
+    clCreateProgramWithSource: crate::api::program::clCreateProgramWithSource,
+    clCreateProgramWithBinary: crate::api::program::clCreateProgramWithBinary,
+    clRetainProgram: crate::api::program::clRetainProgram,
+    clReleaseProgram: crate::api::program::clReleaseProgram,
+    clBuildProgram: crate::api::program::clBuildProgram,
+    clUnloadCompiler: crate::api::platform::clUnloadCompiler,
+    clGetProgramInfo: crate::api::program::clGetProgramInfo,
+    clGetProgramBuildInfo: crate::api::program::clGetProgramBuildInfo,
+    clCreateKernel: crate::api::kernel::clCreateKernel,
+    clCreateKernelsInProgram: crate::api::kernel::clCreateKernelsInProgram,
+    clRetainKernel: crate::api::kernel::clRetainKernel,
+    clReleaseKernel: crate::api::kernel::clReleaseKernel,
+    clSetKernelArg: crate::api::kernel::clSetKernelArg,
+    clGetKernelInfo: crate::api::kernel::clGetKernelInfo,
+    clGetKernelWorkGroupInfo: crate::api::kernel::clGetKernelWorkGroupInfo,
+    clWaitForEvents: crate::api::event::clWaitForEvents,
+    clGetEventInfo: crate::api::event::clGetEventInfo,
+    clRetainEvent: crate::api::event::clRetainEvent,
+    clReleaseEvent: crate::api::event::clReleaseEvent,
+    clGetEventProfilingInfo: crate::api::event::clGetEventProfilingInfo,
+    clFlush: crate::api::queue::clFlush,
+    clFinish: crate::api::queue::clFinish,
+    clEnqueueReadBuffer: crate::api::buffer::clEnqueueReadBuffer,
+    clEnqueueWriteBuffer: crate::api::buffer::clEnqueueWriteBuffer,
+    clEnqueueCopyBuffer: crate::api::buffer::clEnqueueCopyBuffer,
+    clEnqueueReadImage: crate::api::image::clEnqueueReadImage,
+    clEnqueueWriteImage: crate::api::image::clEnqueueWriteImage,
+    clEnqueueCopyImage: crate::api::image::clEnqueueCopyImage,
+    clEnqueueCopyImageToBuffer: crate::api::image::clEnqueueCopyImageToBuffer,
+    clEnqueueCopyBufferToImage: crate::api::image::clEnqueueCopyBufferToImage,
+    clEnqueueMapBuffer: crate::api::buffer::clEnqueueMapBuffer,
+    clEnqueueMapImage: crate::api::image::clEnqueueMapImage,
+    clEnqueueUnmapMemObject: crate::api::mem::clEnqueueUnmapMemObject,
+    clEnqueueNDRangeKernel: crate::api::kernel::clEnqueueNDRangeKernel,
+    clEnqueueTask: crate::api::kernel::clEnqueueTask,
     clEnqueueNativeKernel: clEnqueueNativeKernel,
-    clEnqueueMarker: crate::queue::clEnqueueMarker,
-    clEnqueueWaitForEvents: crate::queue::clEnqueueWaitForEvents,
-    clEnqueueBarrier: crate::queue::clEnqueueBarrier,
-    clGetExtensionFunctionAddress: crate::platform::clGetExtensionFunctionAddress,
+    clEnqueueMarker: crate::api::queue::clEnqueueMarker,
+    clEnqueueWaitForEvents: crate::api::queue::clEnqueueWaitForEvents,
+    clEnqueueBarrier: crate::api::queue::clEnqueueBarrier,
+    clGetExtensionFunctionAddress: crate::api::platform::clGetExtensionFunctionAddress,
     clCreateFromGLBuffer: clCreateFromGLBuffer,
     clCreateFromGLTexture2D: clCreateFromGLTexture2D,
     clCreateFromGLTexture3D: clCreateFromGLTexture3D,
@@ -911,34 +911,34 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clCreateFromD3D10Texture3DKHR: clCreateFromD3D10Texture3DKHR,
     clEnqueueAcquireD3D10ObjectsKHR: clEnqueueAcquireD3D10ObjectsKHR,
     clEnqueueReleaseD3D10ObjectsKHR: clEnqueueReleaseD3D10ObjectsKHR,
-    clSetEventCallback: crate::queue::clSetEventCallback,
-    clCreateSubBuffer: crate::mem::clCreateSubBuffer,
-    clSetMemObjectDestructorCallback: crate::mem::clSetMemObjectDestructorCallback,
-    clCreateUserEvent: crate::queue::clCreateUserEvent,
-    clSetUserEventStatus: crate::queue::clSetUserEventStatus,
-    clEnqueueReadBufferRect: crate::mem::clEnqueueReadBufferRect,
-    clEnqueueWriteBufferRect: crate::mem::clEnqueueWriteBufferRect,
-    clEnqueueCopyBufferRect: crate::mem::clEnqueueCopyBufferRect,
+    clSetEventCallback: crate::api::event::clSetEventCallback,
+    clCreateSubBuffer: crate::api::buffer::clCreateSubBuffer,
+    clSetMemObjectDestructorCallback: crate::api::mem::clSetMemObjectDestructorCallback,
+    clCreateUserEvent: crate::api::event::clCreateUserEvent,
+    clSetUserEventStatus: crate::api::event::clSetUserEventStatus,
+    clEnqueueReadBufferRect: crate::api::buffer::clEnqueueReadBufferRect,
+    clEnqueueWriteBufferRect: crate::api::buffer::clEnqueueWriteBufferRect,
+    clEnqueueCopyBufferRect: crate::api::buffer::clEnqueueCopyBufferRect,
     clCreateSubDevicesEXT: clCreateSubDevicesEXT,
     clRetainDeviceEXT: clRetainDeviceEXT,
     clReleaseDeviceEXT: clReleaseDeviceEXT,
     clCreateEventFromGLsyncKHR: clCreateEventFromGLsyncKHR,
     clCreateSubDevices: clCreateSubDevices,
-    clRetainDevice: crate::platform::clRetainDevice,
-    clReleaseDevice: crate::platform::clReleaseDevice,
-    clCreateImage: crate::image::clCreateImage,
+    clRetainDevice: crate::api::platform::clRetainDevice,
+    clReleaseDevice: crate::api::platform::clReleaseDevice,
+    clCreateImage: crate::api::image::clCreateImage,
     clCreateProgramWithBuiltInKernels: clCreateProgramWithBuiltInKernels,
-    clCompileProgram: crate::program::clCompileProgram,
-    clLinkProgram: crate::program::clLinkProgram,
-    clUnloadPlatformCompiler: crate::platform::clUnloadPlatformCompiler,
-    clGetKernelArgInfo: crate::kernel::clGetKernelArgInfo,
-    clEnqueueFillBuffer: crate::mem::clEnqueueFillBuffer,
-    clEnqueueFillImage: crate::image::clEnqueueFillImage,
-    clEnqueueMigrateMemObjects: crate::mem::clEnqueueMigrateMemObjects,
-    clEnqueueMarkerWithWaitList: crate::queue::clEnqueueMarkerWithWaitList,
-    clEnqueueBarrierWithWaitList: crate::queue::clEnqueueBarrierWithWaitList,
+    clCompileProgram: crate::api::program::clCompileProgram,
+    clLinkProgram: crate::api::program::clLinkProgram,
+    clUnloadPlatformCompiler: crate::api::platform::clUnloadPlatformCompiler,
+    clGetKernelArgInfo: crate::api::kernel::clGetKernelArgInfo,
+    clEnqueueFillBuffer: crate::api::buffer::clEnqueueFillBuffer,
+    clEnqueueFillImage: crate::api::image::clEnqueueFillImage,
+    clEnqueueMigrateMemObjects: crate::api::mem::clEnqueueMigrateMemObjects,
+    clEnqueueMarkerWithWaitList: crate::api::queue::clEnqueueMarkerWithWaitList,
+    clEnqueueBarrierWithWaitList: crate::api::queue::clEnqueueBarrierWithWaitList,
     clGetExtensionFunctionAddressForPlatform:
-        crate::platform::clGetExtensionFunctionAddressForPlatform,
+        crate::api::platform::clGetExtensionFunctionAddressForPlatform,
     clCreateFromGLTexture: clCreateFromGLTexture,
     clGetDeviceIDsFromD3D11KHR: clGetDeviceIDsFromD3D11KHR,
     clCreateFromD3D11BufferKHR: clCreateFromD3D11BufferKHR,
@@ -954,7 +954,7 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clEnqueueAcquireEGLObjectsKHR: clEnqueueAcquireEGLObjectsKHR,
     clEnqueueReleaseEGLObjectsKHR: clEnqueueReleaseEGLObjectsKHR,
     clCreateEventFromEGLSyncKHR: clCreateEventFromEGLSyncKHR,
-    clCreateCommandQueueWithProperties: crate::queue::clCreateCommandQueueWithProperties,
+    clCreateCommandQueueWithProperties: crate::api::queue::clCreateCommandQueueWithProperties,
     clCreatePipe: clCreatePipe,
     clGetPipeInfo: clGetPipeInfo,
     clSVMAlloc: clSVMAlloc,
@@ -964,22 +964,22 @@ pub static DISPATCH: IcdDispatch = IcdDispatch {
     clEnqueueSVMMemFill: clEnqueueSVMMemFill,
     clEnqueueSVMMap: clEnqueueSVMMap,
     clEnqueueSVMUnmap: clEnqueueSVMUnmap,
-    clCreateSamplerWithProperties: crate::image::clCreateSamplerWithProperties,
+    clCreateSamplerWithProperties: crate::api::sampler::clCreateSamplerWithProperties,
     clSetKernelArgSVMPointer: clSetKernelArgSVMPointer,
     clSetKernelExecInfo: clSetKernelExecInfo,
     clGetKernelSubGroupInfoKHR: clGetKernelSubGroupInfoKHR,
-    clCloneKernel: crate::kernel::clCloneKernel,
-    clCreateProgramWithIL: crate::program::clCreateProgramWithIL,
+    clCloneKernel: crate::api::kernel::clCloneKernel,
+    clCreateProgramWithIL: crate::api::program::clCreateProgramWithIL,
     clEnqueueSVMMigrateMem: clEnqueueSVMMigrateMem,
-    clGetDeviceAndHostTimer: crate::platform::clGetDeviceAndHostTimer,
-    clGetHostTimer: crate::platform::clGetHostTimer,
+    clGetDeviceAndHostTimer: crate::api::platform::clGetDeviceAndHostTimer,
+    clGetHostTimer: crate::api::platform::clGetHostTimer,
     clGetKernelSubGroupInfo: clGetKernelSubGroupInfo,
     clSetDefaultDeviceCommandQueue: clSetDefaultDeviceCommandQueue,
     clSetProgramReleaseCallback: clSetProgramReleaseCallback,
     clSetProgramSpecializationConstant: clSetProgramSpecializationConstant,
-    clCreateBufferWithProperties: crate::mem::clCreateBufferWithProperties,
-    clCreateImageWithProperties: crate::image::clCreateImageWithProperties,
-    clSetContextDestructorCallback: crate::context::clSetContextDestructorCallback,
+    clCreateBufferWithProperties: crate::api::buffer::clCreateBufferWithProperties,
+    clCreateImageWithProperties: crate::api::image::clCreateImageWithProperties,
+    clSetContextDestructorCallback: crate::api::context::clSetContextDestructorCallback,
 };
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -995,7 +995,7 @@ unsafe extern "C" fn clEnqueueNativeKernel(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueNativeKernel", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueNativeKernel", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -1005,7 +1005,7 @@ unsafe extern "C" fn clCreateFromGLBuffer(
     _bufobj: cl_GLuint,
     _errcode_ret: *mut c_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr("clCreateFromGLBuffer", _errcode_ret, CL_INVALID_CONTEXT)
+    crate::api::entry::unsupported_ptr("clCreateFromGLBuffer", _errcode_ret, CL_INVALID_CONTEXT)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -1017,7 +1017,7 @@ unsafe extern "C" fn clCreateFromGLTexture2D(
     _texture: cl_GLuint,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr("clCreateFromGLTexture2D", _errcode_ret, CL_INVALID_CONTEXT)
+    crate::api::entry::unsupported_ptr("clCreateFromGLTexture2D", _errcode_ret, CL_INVALID_CONTEXT)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -1029,7 +1029,7 @@ unsafe extern "C" fn clCreateFromGLTexture3D(
     _texture: cl_GLuint,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr("clCreateFromGLTexture3D", _errcode_ret, CL_INVALID_CONTEXT)
+    crate::api::entry::unsupported_ptr("clCreateFromGLTexture3D", _errcode_ret, CL_INVALID_CONTEXT)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -1039,7 +1039,7 @@ unsafe extern "C" fn clCreateFromGLRenderbuffer(
     _renderbuffer: cl_GLuint,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr(
+    crate::api::entry::unsupported_ptr(
         "clCreateFromGLRenderbuffer",
         _errcode_ret,
         CL_INVALID_CONTEXT,
@@ -1052,7 +1052,7 @@ unsafe extern "C" fn clGetGLObjectInfo(
     _gl_object_type: *mut cl_gl_object_type,
     _gl_object_name: *mut cl_GLuint,
 ) -> cl_int {
-    crate::entry::unsupported("clGetGLObjectInfo", CL_INVALID_GL_OBJECT)
+    crate::api::entry::unsupported("clGetGLObjectInfo", CL_INVALID_GL_OBJECT)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_GL_OBJECT`.
@@ -1063,7 +1063,7 @@ unsafe extern "C" fn clGetGLTextureInfo(
     _param_value: *mut c_void,
     _param_value_size_ret: *mut usize,
 ) -> cl_int {
-    crate::entry::unsupported("clGetGLTextureInfo", CL_INVALID_GL_OBJECT)
+    crate::api::entry::unsupported("clGetGLTextureInfo", CL_INVALID_GL_OBJECT)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -1075,7 +1075,7 @@ unsafe extern "C" fn clEnqueueAcquireGLObjects(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueAcquireGLObjects", CL_INVALID_CONTEXT)
+    crate::api::entry::unsupported("clEnqueueAcquireGLObjects", CL_INVALID_CONTEXT)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -1087,7 +1087,7 @@ unsafe extern "C" fn clEnqueueReleaseGLObjects(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueReleaseGLObjects", CL_INVALID_CONTEXT)
+    crate::api::entry::unsupported("clEnqueueReleaseGLObjects", CL_INVALID_CONTEXT)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1098,7 +1098,7 @@ unsafe extern "C" fn clGetGLContextInfoKHR(
     _param_value: *mut c_void,
     _param_value_size_ret: *mut usize,
 ) -> cl_int {
-    crate::entry::unsupported("clGetGLContextInfoKHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clGetGLContextInfoKHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1111,7 +1111,7 @@ unsafe extern "C" fn clGetDeviceIDsFromD3D10KHR(
     _devices: *mut cl_device_id,
     _num_devices: *mut cl_uint,
 ) -> cl_int {
-    crate::entry::unsupported("clGetDeviceIDsFromD3D10KHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clGetDeviceIDsFromD3D10KHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1121,7 +1121,7 @@ unsafe extern "C" fn clCreateFromD3D10BufferKHR(
     _resource: *mut c_void,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr(
+    crate::api::entry::unsupported_ptr(
         "clCreateFromD3D10BufferKHR",
         _errcode_ret,
         CL_INVALID_OPERATION,
@@ -1136,7 +1136,7 @@ unsafe extern "C" fn clCreateFromD3D10Texture2DKHR(
     _subresource: u32,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr(
+    crate::api::entry::unsupported_ptr(
         "clCreateFromD3D10Texture2DKHR",
         _errcode_ret,
         CL_INVALID_OPERATION,
@@ -1151,7 +1151,7 @@ unsafe extern "C" fn clCreateFromD3D10Texture3DKHR(
     _subresource: u32,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr(
+    crate::api::entry::unsupported_ptr(
         "clCreateFromD3D10Texture3DKHR",
         _errcode_ret,
         CL_INVALID_OPERATION,
@@ -1167,7 +1167,7 @@ unsafe extern "C" fn clEnqueueAcquireD3D10ObjectsKHR(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueAcquireD3D10ObjectsKHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueAcquireD3D10ObjectsKHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1179,7 +1179,7 @@ unsafe extern "C" fn clEnqueueReleaseD3D10ObjectsKHR(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueReleaseD3D10ObjectsKHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueReleaseD3D10ObjectsKHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_VALUE`.
@@ -1190,17 +1190,17 @@ unsafe extern "C" fn clCreateSubDevicesEXT(
     _out_devices: *mut cl_device_id,
     _num_devices: *mut cl_uint,
 ) -> cl_int {
-    crate::entry::unsupported("clCreateSubDevicesEXT", CL_INVALID_VALUE)
+    crate::api::entry::unsupported("clCreateSubDevicesEXT", CL_INVALID_VALUE)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
 unsafe extern "C" fn clRetainDeviceEXT(_device: cl_device_id) -> cl_int {
-    crate::entry::unsupported("clRetainDeviceEXT", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clRetainDeviceEXT", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
 unsafe extern "C" fn clReleaseDeviceEXT(_device: cl_device_id) -> cl_int {
-    crate::entry::unsupported("clReleaseDeviceEXT", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clReleaseDeviceEXT", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -1209,7 +1209,7 @@ unsafe extern "C" fn clCreateEventFromGLsyncKHR(
     _sync: cl_GLsync,
     _errcode_ret: *mut cl_int,
 ) -> cl_event {
-    crate::entry::unsupported_ptr(
+    crate::api::entry::unsupported_ptr(
         "clCreateEventFromGLsyncKHR",
         _errcode_ret,
         CL_INVALID_CONTEXT,
@@ -1224,7 +1224,7 @@ unsafe extern "C" fn clCreateSubDevices(
     _out_devices: *mut cl_device_id,
     _num_devices: *mut cl_uint,
 ) -> cl_int {
-    crate::entry::unsupported("clCreateSubDevices", CL_INVALID_VALUE)
+    crate::api::entry::unsupported("clCreateSubDevices", CL_INVALID_VALUE)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_VALUE`.
@@ -1235,7 +1235,7 @@ unsafe extern "C" fn clCreateProgramWithBuiltInKernels(
     _kernel_names: *const c_char,
     _errcode_ret: *mut cl_int,
 ) -> cl_program {
-    crate::entry::unsupported_ptr(
+    crate::api::entry::unsupported_ptr(
         "clCreateProgramWithBuiltInKernels",
         _errcode_ret,
         CL_INVALID_VALUE,
@@ -1251,7 +1251,7 @@ unsafe extern "C" fn clCreateFromGLTexture(
     _texture: cl_GLuint,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr("clCreateFromGLTexture", _errcode_ret, CL_INVALID_CONTEXT)
+    crate::api::entry::unsupported_ptr("clCreateFromGLTexture", _errcode_ret, CL_INVALID_CONTEXT)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1264,7 +1264,7 @@ unsafe extern "C" fn clGetDeviceIDsFromD3D11KHR(
     _devices: *mut cl_device_id,
     _num_devices: *mut cl_uint,
 ) -> cl_int {
-    crate::entry::unsupported("clGetDeviceIDsFromD3D11KHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clGetDeviceIDsFromD3D11KHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1274,7 +1274,7 @@ unsafe extern "C" fn clCreateFromD3D11BufferKHR(
     _resource: *mut c_void,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr(
+    crate::api::entry::unsupported_ptr(
         "clCreateFromD3D11BufferKHR",
         _errcode_ret,
         CL_INVALID_OPERATION,
@@ -1289,7 +1289,7 @@ unsafe extern "C" fn clCreateFromD3D11Texture2DKHR(
     _subresource: u32,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr(
+    crate::api::entry::unsupported_ptr(
         "clCreateFromD3D11Texture2DKHR",
         _errcode_ret,
         CL_INVALID_OPERATION,
@@ -1304,7 +1304,7 @@ unsafe extern "C" fn clCreateFromD3D11Texture3DKHR(
     _subresource: u32,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr(
+    crate::api::entry::unsupported_ptr(
         "clCreateFromD3D11Texture3DKHR",
         _errcode_ret,
         CL_INVALID_OPERATION,
@@ -1320,7 +1320,7 @@ unsafe extern "C" fn clCreateFromDX9MediaSurfaceKHR(
     _plane: cl_uint,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr(
+    crate::api::entry::unsupported_ptr(
         "clCreateFromDX9MediaSurfaceKHR",
         _errcode_ret,
         CL_INVALID_OPERATION,
@@ -1336,7 +1336,7 @@ unsafe extern "C" fn clEnqueueAcquireD3D11ObjectsKHR(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueAcquireD3D11ObjectsKHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueAcquireD3D11ObjectsKHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1348,7 +1348,7 @@ unsafe extern "C" fn clEnqueueReleaseD3D11ObjectsKHR(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueReleaseD3D11ObjectsKHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueReleaseD3D11ObjectsKHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1362,7 +1362,7 @@ unsafe extern "C" fn clGetDeviceIDsFromDX9MediaAdapterKHR(
     _devices: *mut cl_device_id,
     _num_devices: *mut cl_uint,
 ) -> cl_int {
-    crate::entry::unsupported("clGetDeviceIDsFromDX9MediaAdapterKHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clGetDeviceIDsFromDX9MediaAdapterKHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1374,7 +1374,7 @@ unsafe extern "C" fn clEnqueueAcquireDX9MediaSurfacesKHR(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueAcquireDX9MediaSurfacesKHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueAcquireDX9MediaSurfacesKHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1386,7 +1386,7 @@ unsafe extern "C" fn clEnqueueReleaseDX9MediaSurfacesKHR(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueReleaseDX9MediaSurfacesKHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueReleaseDX9MediaSurfacesKHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -1398,7 +1398,7 @@ unsafe extern "C" fn clCreateFromEGLImageKHR(
     _properties: *const cl_egl_image_properties_khr,
     _errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr("clCreateFromEGLImageKHR", _errcode_ret, CL_INVALID_CONTEXT)
+    crate::api::entry::unsupported_ptr("clCreateFromEGLImageKHR", _errcode_ret, CL_INVALID_CONTEXT)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1410,7 +1410,7 @@ unsafe extern "C" fn clEnqueueAcquireEGLObjectsKHR(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueAcquireEGLObjectsKHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueAcquireEGLObjectsKHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1422,7 +1422,7 @@ unsafe extern "C" fn clEnqueueReleaseEGLObjectsKHR(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueReleaseEGLObjectsKHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueReleaseEGLObjectsKHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_CONTEXT`.
@@ -1432,7 +1432,7 @@ unsafe extern "C" fn clCreateEventFromEGLSyncKHR(
     _display: CLeglDisplayKHR,
     _errcode_ret: *mut cl_int,
 ) -> cl_event {
-    crate::entry::unsupported_ptr(
+    crate::api::entry::unsupported_ptr(
         "clCreateEventFromEGLSyncKHR",
         _errcode_ret,
         CL_INVALID_CONTEXT,
@@ -1448,7 +1448,7 @@ unsafe extern "C" fn clCreatePipe(
     _a4: *const cl_pipe_properties,
     _a5: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::unsupported_ptr("clCreatePipe", _a5, CL_INVALID_OPERATION)
+    crate::api::entry::unsupported_ptr("clCreatePipe", _a5, CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_MEM_OBJECT`.
@@ -1459,7 +1459,7 @@ unsafe extern "C" fn clGetPipeInfo(
     _a3: *mut c_void,
     _a4: *mut usize,
 ) -> cl_int {
-    crate::entry::unsupported("clGetPipeInfo", CL_INVALID_MEM_OBJECT)
+    crate::api::entry::unsupported("clGetPipeInfo", CL_INVALID_MEM_OBJECT)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1469,13 +1469,13 @@ unsafe extern "C" fn clSVMAlloc(
     _a2: usize,
     _a3: u32,
 ) -> *mut c_void {
-    crate::entry::unsupported("clSVMAlloc", CL_INVALID_OPERATION);
+    crate::api::entry::unsupported("clSVMAlloc", CL_INVALID_OPERATION);
     std::ptr::null_mut()
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
 unsafe extern "C" fn clSVMFree(_a0: cl_context, _a1: *mut c_void) {
-    crate::entry::unsupported("clSVMFree", CL_INVALID_OPERATION);
+    crate::api::entry::unsupported("clSVMFree", CL_INVALID_OPERATION);
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1491,7 +1491,7 @@ unsafe extern "C" fn clEnqueueSVMFree(
     _a6: *const cl_event,
     _a7: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueSVMFree", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueSVMFree", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1505,7 +1505,7 @@ unsafe extern "C" fn clEnqueueSVMMemcpy(
     _a6: *const cl_event,
     _a7: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueSVMMemcpy", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueSVMMemcpy", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1519,7 +1519,7 @@ unsafe extern "C" fn clEnqueueSVMMemFill(
     _a6: *const cl_event,
     _a7: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueSVMMemFill", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueSVMMemFill", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1533,7 +1533,7 @@ unsafe extern "C" fn clEnqueueSVMMap(
     _a6: *const cl_event,
     _a7: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueSVMMap", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueSVMMap", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1544,7 +1544,7 @@ unsafe extern "C" fn clEnqueueSVMUnmap(
     _a3: *const cl_event,
     _a4: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueSVMUnmap", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueSVMUnmap", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1553,7 +1553,7 @@ unsafe extern "C" fn clSetKernelArgSVMPointer(
     _a1: cl_uint,
     _a2: *const c_void,
 ) -> cl_int {
-    crate::entry::unsupported("clSetKernelArgSVMPointer", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clSetKernelArgSVMPointer", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1563,7 +1563,7 @@ unsafe extern "C" fn clSetKernelExecInfo(
     _a2: usize,
     _a3: *const c_void,
 ) -> cl_int {
-    crate::entry::unsupported("clSetKernelExecInfo", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clSetKernelExecInfo", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1577,7 +1577,7 @@ unsafe extern "C" fn clGetKernelSubGroupInfoKHR(
     _a6: *mut c_void,
     _a7: *mut usize,
 ) -> cl_int {
-    crate::entry::unsupported("clGetKernelSubGroupInfoKHR", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clGetKernelSubGroupInfoKHR", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1591,7 +1591,7 @@ unsafe extern "C" fn clEnqueueSVMMigrateMem(
     _event_wait_list: *const cl_event,
     _event: *mut cl_event,
 ) -> cl_int {
-    crate::entry::unsupported("clEnqueueSVMMigrateMem", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clEnqueueSVMMigrateMem", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1605,7 +1605,7 @@ unsafe extern "C" fn clGetKernelSubGroupInfo(
     _param_value: *mut c_void,
     _param_value_size_ret: *mut usize,
 ) -> cl_int {
-    crate::entry::unsupported("clGetKernelSubGroupInfo", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clGetKernelSubGroupInfo", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1614,7 +1614,7 @@ unsafe extern "C" fn clSetDefaultDeviceCommandQueue(
     _device: cl_device_id,
     _command_queue: cl_command_queue,
 ) -> cl_int {
-    crate::entry::unsupported("clSetDefaultDeviceCommandQueue", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clSetDefaultDeviceCommandQueue", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1623,7 +1623,7 @@ unsafe extern "C" fn clSetProgramReleaseCallback(
     _pfn_notify: Option<unsafe extern "C" fn(cl_program, *mut c_void)>,
     _user_data: *mut c_void,
 ) -> cl_int {
-    crate::entry::unsupported("clSetProgramReleaseCallback", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clSetProgramReleaseCallback", CL_INVALID_OPERATION)
 }
 
 /// Unsupported by ShadowCL: returns `CL_INVALID_OPERATION`.
@@ -1633,5 +1633,5 @@ unsafe extern "C" fn clSetProgramSpecializationConstant(
     _spec_size: usize,
     _spec_value: *const c_void,
 ) -> cl_int {
-    crate::entry::unsupported("clSetProgramSpecializationConstant", CL_INVALID_OPERATION)
+    crate::api::entry::unsupported("clSetProgramSpecializationConstant", CL_INVALID_OPERATION)
 }

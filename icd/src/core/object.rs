@@ -4,7 +4,7 @@
 //! references, so an object whose last reference is being dropped (an application's double
 //! release racing with a query on another thread) is never handed out again.
 
-use crate::dispatch_gen::{IcdDispatch, DISPATCH};
+use crate::gen::dispatch::{IcdDispatch, DISPATCH};
 use parking_lot::Mutex;
 use std::any::Any;
 use std::collections::HashMap;
@@ -149,6 +149,7 @@ pub fn get<T: ClObject, H>(h: *mut H) -> Result<Ref<T>, i32> {
 }
 
 /// Type tag of a live handle, if it is one of ours.
+#[cfg(test)]
 pub fn tag_of<H>(h: *mut H) -> Option<u32> {
     LIVE.lock().get(&(h as usize)).map(|(tag, _)| *tag)
 }
@@ -202,7 +203,7 @@ pub fn static_handle<T: ClObject, H>(s: &'static Obj<T>) -> *mut H {
 mod tests {
     use super::*;
     use crate::consts::*;
-    use crate::dispatch_gen::DISPATCH;
+    use crate::gen::dispatch::DISPATCH;
 
     #[test]
     fn dispatch_table_matches_the_header_layout() {
@@ -265,8 +266,9 @@ mod tests {
 
     #[test]
     fn garbage_and_wrong_type_handles_are_rejected_without_dereferencing() {
-        use crate::context::Context;
-        use crate::queue::{Event, Queue};
+        use crate::core::context::Context;
+        use crate::core::event::Event;
+        use crate::core::queue::Queue;
         let bogus = [0usize, 8, 0xdead_beef, usize::MAX & !7];
         for b in bogus {
             let h = b as *mut u8;
@@ -275,11 +277,7 @@ mod tests {
             assert_eq!(get::<Event, _>(h).err(), Some(CL_INVALID_EVENT));
             assert_eq!(release::<Event, _>(h), Err(CL_INVALID_EVENT));
         }
-        let c = create(Context {
-            properties: Vec::new(),
-            notify: None,
-            destructors: parking_lot::Mutex::new(Vec::new()),
-        });
+        let c = Context::new(Vec::new(), None);
         let h: cl_context = handle(&c);
         assert_eq!(tag_of(h), Some(Context::TAG));
         assert!(get::<Context, _>(h).is_ok());

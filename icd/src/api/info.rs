@@ -189,15 +189,6 @@ pub(crate) fn properties_as_passed<T: Copy + Default>(ptr: *const T, pairs: &[(T
     list
 }
 
-/// A `Send + Sync` raw pointer that the application owns (callback user data, host pointers).
-#[derive(Clone, Copy, Debug)]
-pub struct UserPtr(pub *mut c_void);
-// SAFETY: we only hand it back to the application (callbacks) or use it under the rules the
-// OpenCL specification gives for that pointer.
-unsafe impl Send for UserPtr {}
-// SAFETY: as above.
-unsafe impl Sync for UserPtr {}
-
 #[cfg(test)]
 mod tests {
     use super::*;

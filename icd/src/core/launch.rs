@@ -5,7 +5,7 @@
 //! environment once (DESIGN.md, "Contracts"). Memory commands call the `buffer_*` hooks here so
 //! the uninitialised-read check knows which bytes the host wrote.
 
-use crate::order::{self, Clock, Point};
+use crate::core::order::{self, Clock, Point};
 use shadowcl_capture::{ProgramInput, Recorder};
 use shadowcl_interpreter::{
     AllocId, Buffer, Device, ExecError, KernelInfo, Launch, LaunchStats, NoObserver, Program,

@@ -1,37 +1,14 @@
-//! The platform and its one CPU device: discovery and queries.
+//! The platform and device entry points: discovery, queries, timers and extension functions.
 #![allow(clippy::missing_safety_doc)] // entry points: the OpenCL specification is the contract
 
+use crate::api::entry::call;
+use crate::api::info::{cstr, name_version, out, v, write_info};
 use crate::consts::*;
-use crate::entry::call;
-use crate::image;
-use crate::info::{name_version, out, v, write_info};
-use crate::object::{is_static, static_handle, ClObject, Obj};
+use crate::core::image;
+use crate::core::object::is_static;
+use crate::core::platform::*;
 use crate::types::*;
 use std::ffi::{c_char, c_void};
-
-pub struct Platform;
-pub struct Device;
-
-impl ClObject for Platform {
-    const TAG: u32 = 0x5C1_0001;
-    const INVALID: i32 = CL_INVALID_PLATFORM;
-    type Handle = cl_platform_id;
-}
-impl ClObject for Device {
-    const TAG: u32 = 0x5C1_0002;
-    const INVALID: i32 = CL_INVALID_DEVICE;
-    type Handle = cl_device_id;
-}
-
-pub static PLATFORM: Obj<Platform> = Obj::new_static(Platform::TAG, Platform);
-pub static DEVICE: Obj<Device> = Obj::new_static(Device::TAG, Device);
-
-pub fn platform_id() -> cl_platform_id {
-    static_handle(&PLATFORM)
-}
-pub fn device_id() -> cl_device_id {
-    static_handle(&DEVICE)
-}
 
 /// Validates a platform handle (NULL selects ShadowCL's platform, as the spec allows).
 pub fn check_platform(p: cl_platform_id) -> Result<(), cl_int> {
@@ -62,25 +39,6 @@ pub fn check_device_type(device_type: cl_device_type) -> Result<(), cl_int> {
         return Err(CL_INVALID_DEVICE_TYPE);
     }
     Ok(())
-}
-
-pub const PLATFORM_NAME: &str = "ShadowCL";
-pub const PLATFORM_EXTENSIONS: &str = "cl_khr_icd cl_khr_il_program";
-/// What the device compiles for: the compile driver defines exactly these extension and
-/// feature macros, so they live with it.
-pub use shadowcl_compiler::{DEVICE_EXTENSIONS, OPENCL_C_FEATURES};
-pub const MAX_WORK_GROUP_SIZE: usize = 1024;
-pub const GLOBAL_MEM_SIZE: u64 = 4 << 30;
-pub const MAX_ALLOC: u64 = 1 << 30;
-pub const LOCAL_MEM_SIZE: u64 = 64 << 10;
-pub const MAX_PARAMETER_SIZE: usize = 1024;
-pub const MAX_CONSTANT_BUFFER: u64 = 1 << 20;
-pub const MEM_BASE_ADDR_ALIGN_BITS: u32 = 1024;
-
-pub fn compute_units() -> u32 {
-    std::thread::available_parallelism()
-        .map(|n| n.get() as u32)
-        .unwrap_or(1)
 }
 
 fn platform_info(param: cl_platform_info) -> Result<Vec<u8>, cl_int> {
@@ -375,13 +333,6 @@ pub unsafe extern "C" fn clUnloadPlatformCompiler(platform: cl_platform_id) -> c
     call("clUnloadPlatformCompiler", || check_platform(platform))
 }
 
-/// Nanoseconds since the first use of ShadowCL's clock (host and device share it).
-pub fn now_ns() -> u64 {
-    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    let e = EPOCH.get_or_init(std::time::Instant::now);
-    e.elapsed().as_nanos() as u64 + 1
-}
-
 pub unsafe extern "C" fn clGetHostTimer(
     device: cl_device_id,
     host_timestamp: *mut cl_ulong,
@@ -418,7 +369,9 @@ fn extension_address(name: Option<String>) -> *mut c_void {
         Some("clIcdGetPlatformIDsKHR") => clIcdGetPlatformIDsKHR as *mut c_void,
         Some("clGetPlatformInfo") => clGetPlatformInfo as *mut c_void,
         // cl_khr_il_program's entry point is the core clCreateProgramWithIL.
-        Some("clCreateProgramWithILKHR") => crate::program::clCreateProgramWithIL as *mut c_void,
+        Some("clCreateProgramWithILKHR") => {
+            crate::api::program::clCreateProgramWithIL as *mut c_void
+        }
         _ => std::ptr::null_mut(),
     }
 }
@@ -432,7 +385,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char)
     }
     let mut p = std::ptr::null_mut();
     call("clGetExtensionFunctionAddress", || {
-        p = extension_address(crate::info::cstr(func_name));
+        p = extension_address(cstr(func_name));
         Ok(())
     });
     p
@@ -456,7 +409,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
             return Err(CL_INVALID_PLATFORM);
         }
         check_platform(platform)?;
-        p = extension_address(crate::info::cstr(func_name));
+        p = extension_address(cstr(func_name));
         Ok(())
     });
     p

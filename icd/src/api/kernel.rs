@@ -1,79 +1,27 @@
-//! Kernels: creation, arguments, queries and `clEnqueueNDRangeKernel`.
+//! The kernel entry points: creation, arguments, queries and launches.
 #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)] // entry points: see the spec
 
+use crate::api::entry::{call, call_ptr};
+use crate::api::event::wait_list;
+use crate::api::info::{cstr, out, slice, v, write_info};
+use crate::api::platform::check_device;
+use crate::api::queue::enqueue;
 use crate::consts::*;
-use crate::context::Context;
-use crate::entry::{call, call_ptr};
-use crate::info::{out, slice, v, write_info};
-use crate::mem::{get_mem, Mem};
-use crate::object::{self, ClObject, Ref};
-use crate::platform::{check_device, LOCAL_MEM_SIZE, MAX_PARAMETER_SIZE, MAX_WORK_GROUP_SIZE};
-use crate::program::{get_program, Program};
-use crate::queue::{enqueue, get_queue, wait_list};
-use crate::types::*;
-use parking_lot::Mutex;
-use shadowcl_interpreter::{
-    ArgAccess, ArgAddress, ArgValue, KernelInfo, Launch, Program as Loaded,
+use crate::core::context::Context;
+use crate::core::event::Event;
+use crate::core::kernel::{
+    get_kernel, launch_work, local_args_size, make_kernel, max_wg_size, ArgSet, Kernel, Range,
 };
+use crate::core::mem::{get_mem, Mem};
+use crate::core::object::{self, Ref};
+use crate::core::platform::{MAX_PARAMETER_SIZE, MAX_WORK_GROUP_SIZE};
+use crate::core::program::{apply_arg_meta, get_program, Program};
+use crate::core::queue::{get_queue, Queue};
+use crate::core::sampler::get_sampler;
+use crate::types::*;
+use shadowcl_interpreter::{ArgAccess, ArgAddress, KernelInfo};
 use std::ffi::{c_char, c_void};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-/// A value given to `clSetKernelArg`.
-#[derive(Clone)]
-pub enum ArgSet {
-    Mem(Option<Ref<Mem>>),
-    Local(u64),
-    Bytes(Vec<u8>),
-    /// `sampler_t` bits of a sampler object.
-    Sampler(u32),
-}
-
-pub struct Kernel {
-    pub program: Ref<Program>,
-    pub info: KernelInfo,
-    pub loaded: Arc<Loaded>,
-    pub non_uniform: bool,
-    /// `clGetKernelArgInfo` answers CL_KERNEL_ARG_INFO_NOT_AVAILABLE for names and types.
-    pub no_arg_info: bool,
-    pub args: Mutex<Vec<Option<ArgSet>>>,
-}
-
-impl ClObject for Kernel {
-    const TAG: u32 = 0x5C1_0007;
-    const INVALID: i32 = CL_INVALID_KERNEL;
-    type Handle = cl_kernel;
-    /// A kernel is "attached" to its program (which then refuses to be rebuilt) while the
-    /// application holds it, not while queued commands still do.
-    fn app_held(&self, held: bool) {
-        if held {
-            self.program.kernels_live.fetch_add(1, Ordering::SeqCst);
-        } else {
-            self.program.kernels_live.fetch_sub(1, Ordering::SeqCst);
-        }
-    }
-}
-
-pub fn get_kernel(k: cl_kernel) -> Result<Ref<Kernel>, cl_int> {
-    object::get::<Kernel, _>(k)
-}
-
-fn make_kernel(
-    p: &Ref<Program>,
-    info: KernelInfo,
-    loaded: Arc<Loaded>,
-    (non_uniform, no_arg_info): (bool, bool),
-) -> cl_kernel {
-    let n = info.args.len();
-    object::into_handle(object::create(Kernel {
-        program: p.clone(),
-        info,
-        loaded,
-        non_uniform,
-        no_arg_info,
-        args: Mutex::new(vec![None; n]),
-    }))
-}
 
 pub unsafe extern "C" fn clCreateKernel(
     program: cl_program,
@@ -83,12 +31,12 @@ pub unsafe extern "C" fn clCreateKernel(
     call_ptr("clCreateKernel", errcode_ret, || {
         let p = get_program(program)?;
         let (loaded, nu, na, meta) = p.executable()?;
-        let name = crate::info::cstr(kernel_name).ok_or(CL_INVALID_VALUE)?;
+        let name = cstr(kernel_name).ok_or(CL_INVALID_VALUE)?;
         let mut info = loaded
             .kernel(&name)
             .cloned()
             .ok_or(CL_INVALID_KERNEL_NAME)?;
-        crate::program::apply_arg_meta(&mut info, meta.as_deref());
+        apply_arg_meta(&mut info, meta.as_deref());
         Ok(make_kernel(&p, info, loaded, (nu, na)))
     })
 }
@@ -104,7 +52,7 @@ pub unsafe extern "C" fn clCreateKernelsInProgram(
         let (loaded, nu, na, meta) = p.executable()?;
         let mut infos = loaded.kernels().to_vec();
         for info in &mut infos {
-            crate::program::apply_arg_meta(info, meta.as_deref());
+            apply_arg_meta(info, meta.as_deref());
         }
         if !kernels.is_null() && (num_kernels as usize) < infos.len() {
             return Err(CL_INVALID_VALUE);
@@ -165,7 +113,7 @@ pub fn check_arg(
         }
         // SAFETY: value points to arg_size == sizeof(cl_sampler) bytes (checked).
         let h = unsafe { value.cast::<cl_sampler>().read_unaligned() };
-        return Ok(ArgSet::Sampler(crate::image::get_sampler(h)?.bits()));
+        return Ok(ArgSet::Sampler(get_sampler(h)?.bits()));
     }
     let is_image = arg.access != ArgAccess::None;
     match arg.address {
@@ -185,7 +133,7 @@ pub fn check_arg(
             };
             let m = get_mem(h).map_err(|_| CL_INVALID_MEM_OBJECT)?;
             if is_image {
-                crate::image::image_arg(&m, arg.access)?;
+                image_arg(&m, arg.access)?;
             } else if m.image.is_some() {
                 return Err(CL_INVALID_MEM_OBJECT);
             }
@@ -211,6 +159,20 @@ pub fn check_arg(
                 slice(value.cast::<u8>(), size, CL_INVALID_ARG_VALUE)?.to_vec(),
             ))
         }
+    }
+}
+
+/// Checks a memory object given for an image argument against the kernel's access qualifier.
+fn image_arg(m: &Ref<Mem>, access: ArgAccess) -> Result<(), cl_int> {
+    // A buffer where an image is declared: not a memory object of the right kind.
+    if m.image.is_none() {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    let a = m.flags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY);
+    match access {
+        ArgAccess::ReadOnly if a == CL_MEM_WRITE_ONLY => Err(CL_INVALID_ARG_VALUE),
+        ArgAccess::WriteOnly if a == CL_MEM_READ_ONLY => Err(CL_INVALID_ARG_VALUE),
+        _ => Ok(()),
     }
 }
 
@@ -298,27 +260,6 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
     })
 }
 
-fn local_args_size(k: &Kernel) -> u64 {
-    k.args
-        .lock()
-        .iter()
-        .map(|a| match a {
-            Some(ArgSet::Local(n)) => *n,
-            _ => 0,
-        })
-        .sum()
-}
-
-/// The largest work-group size this kernel can run with.
-fn max_wg_size(k: &Kernel) -> usize {
-    let r = k.info.reqd_work_group_size;
-    if r.iter().any(|&x| x != 0) {
-        r.iter().map(|&x| x.max(1) as usize).product()
-    } else {
-        MAX_WORK_GROUP_SIZE
-    }
-}
-
 pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
     kernel: cl_kernel,
     device: cl_device_id,
@@ -344,14 +285,6 @@ pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
         };
         write_info(answer, param_value_size, param_value, param_value_size_ret)
     })
-}
-
-/// The NDRange of a launch after validation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Range {
-    pub offset: [u64; 3],
-    pub global: [u64; 3],
-    pub local: [u64; 3],
 }
 
 /// Largest divisor of `n` that is at most `limit`.
@@ -429,7 +362,7 @@ pub fn check_range(
 fn queue_and_kernel(
     q: cl_command_queue,
     kernel: cl_kernel,
-) -> Result<(Ref<crate::queue::Queue>, Ref<Kernel>), cl_int> {
+) -> Result<(Ref<Queue>, Ref<Kernel>), cl_int> {
     let q = get_queue(q)?;
     let k = get_kernel(kernel)?;
     if !Arc::ptr_eq(&q.context, &k.program.context) {
@@ -501,112 +434,33 @@ pub unsafe extern "C" fn clEnqueueTask(
 }
 
 fn enqueue_kernel(
-    q: &Ref<crate::queue::Queue>,
+    q: &Ref<Queue>,
     k: &Ref<Kernel>,
     work_dim: cl_uint,
     range: Range,
     local_size_given: Option<[u64; 3]>,
-    waits: Vec<Ref<crate::queue::Event>>,
+    waits: Vec<Ref<Event>>,
     event: *mut cl_event,
 ) -> Result<(), cl_int> {
-    let set = k.args.lock().clone();
-    let mut args = Vec::with_capacity(set.len());
-    let mut mem_flags = Vec::with_capacity(set.len());
-    let mut keep = Vec::new();
-    for (index, a) in set.into_iter().enumerate() {
-        let a = a.ok_or(CL_INVALID_KERNEL_ARGS)?;
-        if let ArgSet::Mem(Some(m)) = &a {
-            if object::ref_count(m) == 0 {
-                // The application released this buffer after clSetKernelArg. We still hold
-                // it, so the launch runs safely; the bug is reported, not turned into a crash.
-                let name = k.info.args.get(index).map_or("?", |a| a.name.as_str());
-                crate::launch::use_after_release(&k.info.name, name);
-            }
-        }
-        mem_flags.push(match &a {
-            ArgSet::Mem(Some(m)) => m.flags,
-            _ => 0,
-        });
-        args.push(match a {
-            ArgSet::Mem(None) => ArgValue::Null,
-            ArgSet::Mem(Some(m)) => {
-                if !Arc::ptr_eq(&m.context, &q.context) {
-                    return Err(CL_INVALID_CONTEXT);
-                }
-                let v = crate::image::launch_value(&m).unwrap_or_else(|| ArgValue::Buffer {
-                    buffer: m.storage.clone(),
-                    offset: m.offset as u64,
-                    size: m.size as u64,
-                });
-                keep.push(m);
-                v
-            }
-            ArgSet::Local(n) => ArgValue::Local(n),
-            ArgSet::Bytes(b) => ArgValue::Bytes(b),
-            ArgSet::Sampler(bits) => ArgValue::Sampler(bits),
-        });
-    }
-    if k.info.local_mem_size + local_args_size(k) > LOCAL_MEM_SIZE {
-        return Err(CL_OUT_OF_RESOURCES);
-    }
-    let launch = Launch {
-        kernel: k.info.name.clone(),
-        work_dim,
-        global_offset: range.offset,
-        global_size: range.global,
-        local_size: range.local,
-        args,
-    };
-    let empty = range.global.contains(&0);
-    let kernel = k.clone();
-    let context = q.context.clone();
-    // Until it has started (joined the race checker's window), the launch holds back
-    // forgetting what it may overlap.
-    let pending = crate::order::PendingLaunch::register();
-    enqueue(
-        q,
-        CL_COMMAND_NDRANGE_KERNEL,
-        waits,
-        event,
-        false,
-        Box::new(move || {
-            // The kernel and every buffer argument stay alive until the command completes.
-            let _keep = keep;
-            // Dropped only after the run: released before it, a host wait between here and
-            // the checker's launch start would settle (and forget) launches this one was
-            // enqueued alongside, and their races with it would go unseen.
-            let _pending = pending;
-            if empty {
-                return Ok(());
-            }
-            let state = kernel.program.state.lock().clone();
-            let how = crate::launch::Enqueued {
-                program: crate::launch::ProgramText {
-                    source: kernel.program.source.as_deref(),
-                    spirv: state.spirv.as_deref().or(kernel.program.il.as_deref()),
-                    options: &state.options,
-                },
-                kernel: &kernel.info,
-                local_size_given,
-                mem_flags: &mem_flags,
-            };
-            match crate::launch::run(&kernel.loaded, &launch, &how) {
-                Ok(_) => Ok(()),
-                Err(e) => {
-                    let text = format!("ShadowCL: kernel {} failed: {e}", kernel.info.name);
-                    tracing::error!("{text}");
-                    context.notify(&text);
-                    Err(CL_OUT_OF_RESOURCES)
-                }
-            }
-        }),
-    )
+    let work = launch_work(q, k, work_dim, range, local_size_given)?;
+    enqueue(q, CL_COMMAND_NDRANGE_KERNEL, waits, event, false, work)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::context;
+    use crate::api::image::{clCreateImage, desc_of};
+    use crate::api::sampler::{clCreateSampler, clReleaseSampler};
+    use crate::types::cl_image_format;
     use shadowcl_interpreter::KernelArg;
+
+    fn fmt(o: u32, t: u32) -> cl_image_format {
+        cl_image_format {
+            image_channel_order: o,
+            image_channel_data_type: t,
+        }
+    }
 
     fn arg(address: ArgAddress, size: usize) -> KernelArg {
         KernelArg {
@@ -732,5 +586,101 @@ mod tests {
             check_range(1, Some(&[usize::MAX]), Some(&[2]), None, [0; 3], false),
             Err(CL_INVALID_GLOBAL_OFFSET)
         );
+    }
+
+    /// clSetKernelArg kinds: images for image parameters (with the access qualifier
+    /// respected), buffers for buffer parameters, sampler objects for samplers.
+    #[test]
+    fn kernel_argument_kinds() {
+        let arg = |access, is_sampler| KernelArg {
+            name: "a".into(),
+            type_name: String::new(),
+            address: if is_sampler {
+                ArgAddress::Private
+            } else {
+                ArgAddress::Global
+            },
+            access,
+            type_qualifier: 0,
+            size: 8,
+            pointee_size: 0,
+            is_sampler,
+        };
+        let info = KernelInfo {
+            name: "k".into(),
+            args: vec![
+                arg(ArgAccess::ReadOnly, false),
+                arg(ArgAccess::None, false),
+                arg(ArgAccess::None, true),
+            ],
+            reqd_work_group_size: [0; 3],
+            work_group_size_hint: [0; 3],
+            attributes: String::new(),
+            local_mem_size: 0,
+            private_mem_size: 0,
+        };
+        let mut err = 0;
+        let fmt = fmt(CL_RGBA, CL_FLOAT);
+        let desc = desc_of(CL_MEM_OBJECT_IMAGE2D, [2, 2, 0], [0, 0]);
+        // SAFETY: valid pointers to live values throughout.
+        unsafe {
+            let c = context::test_context();
+            let img = clCreateImage(
+                c,
+                CL_MEM_READ_WRITE,
+                &fmt,
+                &desc,
+                std::ptr::null_mut(),
+                &mut err,
+            );
+            assert_eq!(err, CL_SUCCESS);
+            let wo = clCreateImage(
+                c,
+                CL_MEM_WRITE_ONLY,
+                &fmt,
+                &desc,
+                std::ptr::null_mut(),
+                &mut err,
+            );
+            let buf = crate::api::buffer::clCreateBuffer(c, 0, 16, std::ptr::null_mut(), &mut err);
+            let smp = clCreateSampler(c, CL_TRUE, CL_ADDRESS_REPEAT, CL_FILTER_LINEAR, &mut err);
+            assert_eq!(err, CL_SUCCESS);
+            let p = |h: &*mut c_void| (h as *const *mut c_void).cast::<c_void>();
+            let (img_h, wo_h, buf_h, smp_h) = (img.cast(), wo.cast(), buf.cast(), smp.cast());
+            assert!(check_arg(&info, 0, 8, p(&img_h)).is_ok());
+            assert_eq!(
+                check_arg(&info, 0, 8, p(&wo_h)).err(),
+                Some(CL_INVALID_ARG_VALUE)
+            );
+            assert_eq!(
+                check_arg(&info, 0, 8, p(&buf_h)).err(),
+                Some(CL_INVALID_MEM_OBJECT)
+            );
+            assert_eq!(
+                check_arg(&info, 0, 8, std::ptr::null()).err(),
+                Some(CL_INVALID_MEM_OBJECT)
+            );
+            assert_eq!(
+                check_arg(&info, 1, 8, p(&img_h)).err(),
+                Some(CL_INVALID_MEM_OBJECT)
+            );
+            assert!(matches!(
+                check_arg(&info, 2, 8, p(&smp_h)),
+                Ok(ArgSet::Sampler(0x27))
+            ));
+            assert_eq!(
+                check_arg(&info, 2, 8, p(&img_h)).err(),
+                Some(CL_INVALID_SAMPLER)
+            );
+            assert_eq!(
+                check_arg(&info, 2, 4, p(&smp_h)).err(),
+                Some(CL_INVALID_ARG_SIZE)
+            );
+            assert_eq!(clReleaseSampler(smp), CL_SUCCESS);
+            for m in [img, wo, buf] {
+                assert_eq!(crate::api::mem::clReleaseMemObject(m), CL_SUCCESS);
+            }
+            assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
+        }
     }
 }

@@ -2,21 +2,21 @@
 //! Forwarding mode's dispatch table: every slot translates handles and calls the vendor.
 #![allow(non_snake_case, unused_mut, clippy::all)]
 
-use super::handles::*;
-use super::info::fix_info;
-use super::tramp;
+use crate::api::info::out;
 use crate::consts::*;
-use crate::dispatch_gen::IcdDispatch;
-use crate::info::out;
+use crate::forward::handles::*;
+use crate::forward::info::fix_info;
+use crate::forward::tramp;
+use crate::gen::dispatch::IcdDispatch;
 use crate::types::*;
 use std::ffi::{c_char, c_int, c_void};
 
 /// The table every forwarding wrapper points to.
 pub static FORWARD: IcdDispatch = IcdDispatch {
-    clGetPlatformIDs: super::special::clGetPlatformIDs,
-    clGetPlatformInfo: super::special::clGetPlatformInfo,
+    clGetPlatformIDs: crate::forward::special::clGetPlatformIDs,
+    clGetPlatformInfo: crate::forward::special::clGetPlatformInfo,
     clGetDeviceIDs: clGetDeviceIDs,
-    clGetDeviceInfo: super::special::clGetDeviceInfo,
+    clGetDeviceInfo: crate::forward::special::clGetDeviceInfo,
     clCreateContext: clCreateContext,
     clCreateContextFromType: clCreateContextFromType,
     clRetainContext: clRetainContext,
@@ -43,15 +43,15 @@ pub static FORWARD: IcdDispatch = IcdDispatch {
     clCreateProgramWithBinary: clCreateProgramWithBinary,
     clRetainProgram: clRetainProgram,
     clReleaseProgram: clReleaseProgram,
-    clBuildProgram: super::special::clBuildProgram,
+    clBuildProgram: crate::forward::special::clBuildProgram,
     clUnloadCompiler: clUnloadCompiler,
     clGetProgramInfo: clGetProgramInfo,
-    clGetProgramBuildInfo: super::special::clGetProgramBuildInfo,
+    clGetProgramBuildInfo: crate::forward::special::clGetProgramBuildInfo,
     clCreateKernel: clCreateKernel,
     clCreateKernelsInProgram: clCreateKernelsInProgram,
     clRetainKernel: clRetainKernel,
     clReleaseKernel: clReleaseKernel,
-    clSetKernelArg: super::special::clSetKernelArg,
+    clSetKernelArg: crate::forward::special::clSetKernelArg,
     clGetKernelInfo: clGetKernelInfo,
     clGetKernelWorkGroupInfo: clGetKernelWorkGroupInfo,
     clWaitForEvents: clWaitForEvents,
@@ -72,13 +72,13 @@ pub static FORWARD: IcdDispatch = IcdDispatch {
     clEnqueueMapBuffer: clEnqueueMapBuffer,
     clEnqueueMapImage: clEnqueueMapImage,
     clEnqueueUnmapMemObject: clEnqueueUnmapMemObject,
-    clEnqueueNDRangeKernel: super::special::clEnqueueNDRangeKernel,
-    clEnqueueTask: super::special::clEnqueueTask,
+    clEnqueueNDRangeKernel: crate::forward::special::clEnqueueNDRangeKernel,
+    clEnqueueTask: crate::forward::special::clEnqueueTask,
     clEnqueueNativeKernel: clEnqueueNativeKernel,
     clEnqueueMarker: clEnqueueMarker,
     clEnqueueWaitForEvents: clEnqueueWaitForEvents,
     clEnqueueBarrier: clEnqueueBarrier,
-    clGetExtensionFunctionAddress: super::special::clGetExtensionFunctionAddress,
+    clGetExtensionFunctionAddress: crate::forward::special::clGetExtensionFunctionAddress,
     clCreateFromGLBuffer: clCreateFromGLBuffer,
     clCreateFromGLTexture2D: clCreateFromGLTexture2D,
     clCreateFromGLTexture3D: clCreateFromGLTexture3D,
@@ -111,7 +111,7 @@ pub static FORWARD: IcdDispatch = IcdDispatch {
     clReleaseDevice: clReleaseDevice,
     clCreateImage: clCreateImage,
     clCreateProgramWithBuiltInKernels: clCreateProgramWithBuiltInKernels,
-    clCompileProgram: super::special::clCompileProgram,
+    clCompileProgram: crate::forward::special::clCompileProgram,
     clLinkProgram: clLinkProgram,
     clUnloadPlatformCompiler: clUnloadPlatformCompiler,
     clGetKernelArgInfo: clGetKernelArgInfo,
@@ -121,7 +121,7 @@ pub static FORWARD: IcdDispatch = IcdDispatch {
     clEnqueueMarkerWithWaitList: clEnqueueMarkerWithWaitList,
     clEnqueueBarrierWithWaitList: clEnqueueBarrierWithWaitList,
     clGetExtensionFunctionAddressForPlatform:
-        super::special::clGetExtensionFunctionAddressForPlatform,
+        crate::forward::special::clGetExtensionFunctionAddressForPlatform,
     clCreateFromGLTexture: clCreateFromGLTexture,
     clGetDeviceIDsFromD3D11KHR: clGetDeviceIDsFromD3D11KHR,
     clCreateFromD3D11BufferKHR: clCreateFromD3D11BufferKHR,
@@ -151,7 +151,7 @@ pub static FORWARD: IcdDispatch = IcdDispatch {
     clSetKernelArgSVMPointer: clSetKernelArgSVMPointer,
     clSetKernelExecInfo: clSetKernelExecInfo,
     clGetKernelSubGroupInfoKHR: clGetKernelSubGroupInfoKHR,
-    clCloneKernel: super::special::clCloneKernel,
+    clCloneKernel: crate::forward::special::clCloneKernel,
     clCreateProgramWithIL: clCreateProgramWithIL,
     clEnqueueSVMMigrateMem: clEnqueueSVMMigrateMem,
     clGetDeviceAndHostTimer: clGetDeviceAndHostTimer,
@@ -209,7 +209,7 @@ unsafe extern "C" fn clCreateContext(
     user_data: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_context {
-    crate::entry::call_ptr("clCreateContext", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateContext", errcode_ret, || {
         let properties_v = context_props(properties)?;
         let devices_v = un_list(Kind::Device, Kind::Device.invalid(), num_devices, devices)?;
         let f = vendor_slot!(clCreateContext)?;
@@ -243,7 +243,7 @@ unsafe extern "C" fn clCreateContextFromType(
     user_data: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_context {
-    crate::entry::call_ptr("clCreateContextFromType", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateContextFromType", errcode_ret, || {
         let properties_v = context_props(properties)?;
         let f = vendor_slot!(clCreateContextFromType)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -329,7 +329,7 @@ unsafe extern "C" fn clCreateCommandQueue(
     properties: cl_command_queue_properties,
     errcode_ret: *mut cl_int,
 ) -> cl_command_queue {
-    crate::entry::call_ptr("clCreateCommandQueue", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateCommandQueue", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let device = un(Kind::Device, device)?;
         let f = vendor_slot!(clCreateCommandQueue)?;
@@ -424,7 +424,7 @@ unsafe extern "C" fn clCreateBuffer(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateBuffer", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateBuffer", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateBuffer)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -451,7 +451,7 @@ unsafe extern "C" fn clCreateImage2D(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateImage2D", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateImage2D", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateImage2D)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -491,7 +491,7 @@ unsafe extern "C" fn clCreateImage3D(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateImage3D", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateImage3D", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateImage3D)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -643,7 +643,7 @@ unsafe extern "C" fn clCreateSampler(
     filter_mode: cl_filter_mode,
     errcode_ret: *mut cl_int,
 ) -> cl_sampler {
-    crate::entry::call_ptr("clCreateSampler", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateSampler", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateSampler)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -730,7 +730,7 @@ unsafe extern "C" fn clCreateProgramWithSource(
     lengths: *const usize,
     errcode_ret: *mut cl_int,
 ) -> cl_program {
-    crate::entry::call_ptr("clCreateProgramWithSource", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateProgramWithSource", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateProgramWithSource)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -756,7 +756,7 @@ unsafe extern "C" fn clCreateProgramWithBinary(
     binary_status: *mut cl_int,
     errcode_ret: *mut cl_int,
 ) -> cl_program {
-    crate::entry::call_ptr("clCreateProgramWithBinary", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateProgramWithBinary", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let device_list_v = un_list(
             Kind::Device,
@@ -786,7 +786,7 @@ unsafe extern "C" fn clCreateProgramWithBinary(
             });
         }
         let h = wrap_new(Kind::Program, r, true);
-        super::record::from_binaries(h, num_devices, lengths, binaries);
+        crate::forward::record::from_binaries(h, num_devices, lengths, binaries);
         Ok(h)
     })
 }
@@ -850,7 +850,7 @@ unsafe extern "C" fn clGetProgramInfo(
                 param_value,
                 param_value_size.min(size_ret_v),
             );
-            super::record::binaries_given(
+            crate::forward::record::binaries_given(
                 program as usize,
                 param_name,
                 param_value,
@@ -866,7 +866,7 @@ unsafe extern "C" fn clCreateKernel(
     kernel_name: *const c_char,
     errcode_ret: *mut cl_int,
 ) -> cl_kernel {
-    crate::entry::call_ptr("clCreateKernel", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateKernel", errcode_ret, || {
         let program = un(Kind::Program, program)?;
         let f = vendor_slot!(clCreateKernel)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -1490,8 +1490,8 @@ unsafe extern "C" fn clEnqueueMapBuffer(
     event: *mut cl_event,
     errcode_ret: *mut cl_int,
 ) -> *mut c_void {
-    crate::entry::call_ptr("clEnqueueMapBuffer", errcode_ret, || {
-        super::special::check_map_flags(map_flags)?;
+    crate::api::entry::call_ptr("clEnqueueMapBuffer", errcode_ret, || {
+        crate::forward::special::check_map_flags(map_flags)?;
         let command_queue = un(Kind::Queue, command_queue)?;
         let buffer = un_buffer(buffer)?;
         let event_wait_list_v = un_list(
@@ -1539,7 +1539,7 @@ unsafe extern "C" fn clEnqueueMapImage(
     event: *mut cl_event,
     errcode_ret: *mut cl_int,
 ) -> *mut c_void {
-    crate::entry::call_ptr("clEnqueueMapImage", errcode_ret, || {
+    crate::api::entry::call_ptr("clEnqueueMapImage", errcode_ret, || {
         let command_queue = un(Kind::Queue, command_queue)?;
         let image = un_image(image)?;
         let event_wait_list_v = un_list(
@@ -1713,7 +1713,7 @@ unsafe extern "C" fn clCreateFromGLBuffer(
     bufobj: cl_GLuint,
     errcode_ret: *mut c_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromGLBuffer", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromGLBuffer", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromGLBuffer)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -1738,7 +1738,7 @@ unsafe extern "C" fn clCreateFromGLTexture2D(
     texture: cl_GLuint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromGLTexture2D", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromGLTexture2D", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromGLTexture2D)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -1763,7 +1763,7 @@ unsafe extern "C" fn clCreateFromGLTexture3D(
     texture: cl_GLuint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromGLTexture3D", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromGLTexture3D", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromGLTexture3D)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -1786,7 +1786,7 @@ unsafe extern "C" fn clCreateFromGLRenderbuffer(
     renderbuffer: cl_GLuint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromGLRenderbuffer", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromGLRenderbuffer", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromGLRenderbuffer)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -2000,7 +2000,7 @@ unsafe extern "C" fn clCreateFromD3D10BufferKHR(
     resource: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromD3D10BufferKHR", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromD3D10BufferKHR", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromD3D10BufferKHR)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -2024,7 +2024,7 @@ unsafe extern "C" fn clCreateFromD3D10Texture2DKHR(
     subresource: u32,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromD3D10Texture2DKHR", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromD3D10Texture2DKHR", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromD3D10Texture2DKHR)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -2048,7 +2048,7 @@ unsafe extern "C" fn clCreateFromD3D10Texture3DKHR(
     subresource: u32,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromD3D10Texture3DKHR", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromD3D10Texture3DKHR", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromD3D10Texture3DKHR)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -2163,7 +2163,7 @@ unsafe extern "C" fn clCreateSubBuffer(
     a3: *const c_void,
     a4: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateSubBuffer", a4, || {
+    crate::api::entry::call_ptr("clCreateSubBuffer", a4, || {
         let a0 = un(Kind::Mem, a0)?;
         let f = vendor_slot!(clCreateSubBuffer)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -2199,7 +2199,7 @@ unsafe extern "C" fn clSetMemObjectDestructorCallback(
 }
 
 unsafe extern "C" fn clCreateUserEvent(a0: cl_context, a1: *mut cl_int) -> cl_event {
-    crate::entry::call_ptr("clCreateUserEvent", a1, || {
+    crate::api::entry::call_ptr("clCreateUserEvent", a1, || {
         let a0 = un(Kind::Context, a0)?;
         let f = vendor_slot!(clCreateUserEvent)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -2445,7 +2445,7 @@ unsafe extern "C" fn clCreateEventFromGLsyncKHR(
     sync: cl_GLsync,
     errcode_ret: *mut cl_int,
 ) -> cl_event {
-    crate::entry::call_ptr("clCreateEventFromGLsyncKHR", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateEventFromGLsyncKHR", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateEventFromGLsyncKHR)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -2529,7 +2529,7 @@ unsafe extern "C" fn clCreateImage(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateImage", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateImage", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let image_desc_v = translate_image_desc(image_desc)?;
         let f = vendor_slot!(clCreateImage)?;
@@ -2565,7 +2565,7 @@ unsafe extern "C" fn clCreateProgramWithBuiltInKernels(
     kernel_names: *const c_char,
     errcode_ret: *mut cl_int,
 ) -> cl_program {
-    crate::entry::call_ptr("clCreateProgramWithBuiltInKernels", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateProgramWithBuiltInKernels", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let device_list_v = un_list(
             Kind::Device,
@@ -2607,7 +2607,7 @@ unsafe extern "C" fn clLinkProgram(
     user_data: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_program {
-    crate::entry::call_ptr("clLinkProgram", errcode_ret, || {
+    crate::api::entry::call_ptr("clLinkProgram", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let device_list_v = un_list(
             Kind::Device,
@@ -2647,7 +2647,7 @@ unsafe extern "C" fn clLinkProgram(
             });
         }
         let h = wrap_new(Kind::Program, r, true);
-        super::record::linked(h, num_input_programs, input_programs, options);
+        crate::forward::record::linked(h, num_input_programs, input_programs, options);
         Ok(h)
     })
 }
@@ -2888,7 +2888,7 @@ unsafe extern "C" fn clCreateFromGLTexture(
     texture: cl_GLuint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromGLTexture", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromGLTexture", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromGLTexture)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -2948,7 +2948,7 @@ unsafe extern "C" fn clCreateFromD3D11BufferKHR(
     resource: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromD3D11BufferKHR", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromD3D11BufferKHR", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromD3D11BufferKHR)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -2972,7 +2972,7 @@ unsafe extern "C" fn clCreateFromD3D11Texture2DKHR(
     subresource: u32,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromD3D11Texture2DKHR", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromD3D11Texture2DKHR", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromD3D11Texture2DKHR)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -2996,7 +2996,7 @@ unsafe extern "C" fn clCreateFromD3D11Texture3DKHR(
     subresource: u32,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromD3D11Texture3DKHR", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromD3D11Texture3DKHR", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromD3D11Texture3DKHR)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -3021,7 +3021,7 @@ unsafe extern "C" fn clCreateFromDX9MediaSurfaceKHR(
     plane: cl_uint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromDX9MediaSurfaceKHR", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromDX9MediaSurfaceKHR", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromDX9MediaSurfaceKHR)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -3229,7 +3229,7 @@ unsafe extern "C" fn clCreateFromEGLImageKHR(
     properties: *const cl_egl_image_properties_khr,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateFromEGLImageKHR", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateFromEGLImageKHR", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateFromEGLImageKHR)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -3324,7 +3324,7 @@ unsafe extern "C" fn clCreateEventFromEGLSyncKHR(
     display: CLeglDisplayKHR,
     errcode_ret: *mut cl_int,
 ) -> cl_event {
-    crate::entry::call_ptr("clCreateEventFromEGLSyncKHR", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateEventFromEGLSyncKHR", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateEventFromEGLSyncKHR)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -3347,7 +3347,7 @@ unsafe extern "C" fn clCreateCommandQueueWithProperties(
     a2: *const cl_queue_properties,
     a3: *mut cl_int,
 ) -> cl_command_queue {
-    crate::entry::call_ptr("clCreateCommandQueueWithProperties", a3, || {
+    crate::api::entry::call_ptr("clCreateCommandQueueWithProperties", a3, || {
         let a0 = un(Kind::Context, a0)?;
         let a1 = un(Kind::Device, a1)?;
         let f = vendor_slot!(clCreateCommandQueueWithProperties)?;
@@ -3373,7 +3373,7 @@ unsafe extern "C" fn clCreatePipe(
     a4: *const cl_pipe_properties,
     a5: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreatePipe", a5, || {
+    crate::api::entry::call_ptr("clCreatePipe", a5, || {
         let a0 = un(Kind::Context, a0)?;
         let f = vendor_slot!(clCreatePipe)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -3560,7 +3560,7 @@ unsafe extern "C" fn clCreateSamplerWithProperties(
     a1: *const cl_sampler_properties,
     a2: *mut cl_int,
 ) -> cl_sampler {
-    crate::entry::call_ptr("clCreateSamplerWithProperties", a2, || {
+    crate::api::entry::call_ptr("clCreateSamplerWithProperties", a2, || {
         let a0 = un(Kind::Context, a0)?;
         let f = vendor_slot!(clCreateSamplerWithProperties)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -3642,7 +3642,7 @@ unsafe extern "C" fn clCreateProgramWithIL(
     length: usize,
     errcode_ret: *mut cl_int,
 ) -> cl_program {
-    crate::entry::call_ptr("clCreateProgramWithIL", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateProgramWithIL", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateProgramWithIL)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -3820,7 +3820,7 @@ unsafe extern "C" fn clCreateBufferWithProperties(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateBufferWithProperties", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateBufferWithProperties", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let f = vendor_slot!(clCreateBufferWithProperties)?;
         let mut e: cl_int = CL_SUCCESS;
@@ -3846,7 +3846,7 @@ unsafe extern "C" fn clCreateImageWithProperties(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    crate::entry::call_ptr("clCreateImageWithProperties", errcode_ret, || {
+    crate::api::entry::call_ptr("clCreateImageWithProperties", errcode_ret, || {
         let context = un(Kind::Context, context)?;
         let image_desc_v = translate_image_desc(image_desc)?;
         let f = vendor_slot!(clCreateImageWithProperties)?;

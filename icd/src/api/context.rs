@@ -1,53 +1,16 @@
-//! Contexts.
+//! The context entry points.
 #![allow(clippy::missing_safety_doc)] // entry points: the OpenCL specification is the contract
 
+use crate::api::entry::{call, call_ptr};
+use crate::api::info::{properties, properties_as_passed, slice, v, write_info};
+use crate::api::platform::{check_device, check_device_type, check_platform};
 use crate::consts::*;
-use crate::entry::{call, call_ptr};
-use crate::info::{properties, properties_as_passed, slice, v, write_info, UserPtr};
-use crate::object::{self, ClObject, Ref};
-use crate::platform::{check_device, check_device_type, check_platform, device_id};
+use crate::core::context::{get, Context, ContextDestructorFn, NotifyFn};
+use crate::core::object;
+use crate::core::platform::device_id;
+use crate::core::UserPtr;
 use crate::types::*;
-use parking_lot::Mutex;
-use std::ffi::{c_char, c_void};
-
-pub type NotifyFn = unsafe extern "C" fn(*const c_char, *const c_void, usize, *mut c_void);
-pub type ContextDestructorFn = unsafe extern "C" fn(cl_context, *mut c_void);
-
-pub struct Context {
-    /// The property list as the application passed it, with its terminating 0 (empty: none).
-    pub properties: Vec<cl_context_properties>,
-    pub notify: Option<(NotifyFn, UserPtr)>,
-    pub destructors: Mutex<Vec<(ContextDestructorFn, UserPtr)>>,
-}
-
-impl ClObject for Context {
-    const TAG: u32 = 0x5C1_0003;
-    const INVALID: i32 = CL_INVALID_CONTEXT;
-    type Handle = cl_context;
-    fn destroyed(&self, handle: *mut c_void) {
-        let cbs = std::mem::take(&mut *self.destructors.lock());
-        for (f, user) in cbs.into_iter().rev() {
-            // SAFETY: an application callback registered for this context, called once.
-            unsafe { f(handle.cast(), user.0) };
-        }
-    }
-}
-
-impl Context {
-    /// Reports an error through the context's notification callback.
-    pub fn notify(&self, text: &str) {
-        if let Some((f, user)) = self.notify {
-            let mut s = text.as_bytes().to_vec();
-            s.push(0);
-            // SAFETY: the application's callback with a NUL-terminated string.
-            unsafe { f(s.as_ptr().cast(), std::ptr::null(), 0, user.0) };
-        }
-    }
-}
-
-pub fn get(c: cl_context) -> Result<Ref<Context>, cl_int> {
-    object::get::<Context, _>(c)
-}
+use std::ffi::c_void;
 
 fn parse_properties(
     props: *const cl_context_properties,
@@ -82,11 +45,7 @@ fn create(
         return Err(CL_INVALID_VALUE);
     }
     let properties = parse_properties(props)?;
-    let ctx = object::create(Context {
-        properties,
-        notify: pfn_notify.map(|f| (f, UserPtr(user_data))),
-        destructors: Mutex::new(Vec::new()),
-    });
+    let ctx = Context::new(properties, pfn_notify.map(|f| (f, UserPtr(user_data))));
     Ok(object::into_handle(ctx))
 }
 
@@ -167,7 +126,7 @@ pub unsafe extern "C" fn clSetContextDestructorCallback(
     call("clSetContextDestructorCallback", || {
         let c = get(context)?;
         let f = pfn_notify.ok_or(CL_INVALID_VALUE)?;
-        c.destructors.lock().push((f, UserPtr(user_data)));
+        c.add_destructor(f, UserPtr(user_data));
         Ok(())
     })
 }
@@ -195,7 +154,7 @@ pub(crate) fn test_context() -> cl_context {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platform::platform_id;
+    use crate::core::platform::platform_id;
 
     #[test]
     fn properties_are_validated() {

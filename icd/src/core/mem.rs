@@ -1,0 +1,380 @@
+//! Memory objects (buffers and sub-buffers; images are [`crate::core::image`]'s) and what
+//! commands do with their bytes.
+
+use crate::consts::*;
+use crate::core::context::Context;
+use crate::core::image::ImageInfo;
+use crate::core::launch;
+use crate::core::object::{self, ClObject, Ref};
+use crate::core::UserPtr;
+use crate::types::*;
+use parking_lot::Mutex;
+use shadowcl_interpreter::Buffer;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+pub type MemDestructorFn = unsafe extern "C" fn(cl_mem, *mut c_void);
+
+pub struct Mem {
+    pub context: Ref<Context>,
+    pub flags: cl_mem_flags,
+    pub size: usize,
+    /// The application's pointer for `CL_MEM_USE_HOST_PTR` (NULL otherwise).
+    pub host_ptr: UserPtr,
+    /// The storage (shared with the parent for sub-buffers).
+    pub storage: Arc<Buffer>,
+    /// Offset of this object's bytes in `storage`.
+    pub offset: usize,
+    pub parent: Option<Ref<Mem>>,
+    pub properties: Vec<cl_mem_properties>,
+    pub map_count: AtomicU32,
+    destructors: Mutex<Vec<(MemDestructorFn, UserPtr)>>,
+    /// Set for image objects ([`crate::core::image`]).
+    pub image: Option<ImageInfo>,
+}
+
+/// A memory object over `storage` (images: [`crate::core::image`] builds them through this).
+pub(crate) fn new_mem(
+    context: Ref<Context>,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: UserPtr,
+    storage: Arc<Buffer>,
+    properties: Vec<cl_mem_properties>,
+    image: Option<ImageInfo>,
+) -> Ref<Mem> {
+    object::create(Mem {
+        context,
+        flags,
+        size,
+        host_ptr,
+        storage,
+        offset: 0,
+        parent: None,
+        properties,
+        map_count: AtomicU32::new(0),
+        destructors: Mutex::new(Vec::new()),
+        image,
+    })
+}
+
+impl ClObject for Mem {
+    const TAG: u32 = 0x5C1_0005;
+    const INVALID: i32 = CL_INVALID_MEM_OBJECT;
+    type Handle = cl_mem;
+    fn destroyed(&self, handle: *mut c_void) {
+        // A 1-D buffer image shares its buffer's storage, which outlives it.
+        let shares_storage = self.image.as_ref().is_some_and(|i| i.buffer.is_some());
+        if self.parent.is_none() && !shares_storage {
+            launch::buffer_released(self.storage.id());
+        }
+        let cbs = std::mem::take(&mut *self.destructors.lock());
+        for (f, user) in cbs.into_iter().rev() {
+            // SAFETY: the application's destructor callback, called once.
+            unsafe { f(handle.cast(), user.0) };
+        }
+    }
+}
+
+pub fn get_mem(m: cl_mem) -> Result<Ref<Mem>, cl_int> {
+    object::get::<Mem, _>(m)
+}
+
+impl Mem {
+    /// A new buffer of `size` bytes (flags already checked): over the application's memory
+    /// for `CL_MEM_USE_HOST_PTR`, else owned, holding `copy` (`CL_MEM_COPY_HOST_PTR`).
+    pub fn new_buffer(
+        context: Ref<Context>,
+        flags: cl_mem_flags,
+        size: usize,
+        host_ptr: UserPtr,
+        copy: Option<&[u8]>,
+        properties: Vec<cl_mem_properties>,
+    ) -> Result<Ref<Mem>, cl_int> {
+        let storage = if flags & CL_MEM_USE_HOST_PTR != 0 {
+            // SAFETY: CL_MEM_USE_HOST_PTR: the application keeps `size` bytes at host_ptr valid
+            // for the buffer's lifetime and does not touch them while commands use it (spec).
+            unsafe { Buffer::from_host_ptr(host_ptr.0.cast(), size) }
+        } else {
+            let b = Buffer::new(size).ok_or(CL_MEM_OBJECT_ALLOCATION_FAILURE)?;
+            if let Some(src) = copy {
+                b.write(0, src).map_err(|_| CL_INVALID_HOST_PTR)?;
+            }
+            b
+        };
+        launch::buffer_created(
+            &storage,
+            flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0,
+        );
+        Ok(object::create(Mem {
+            context,
+            flags,
+            size,
+            host_ptr: UserPtr(if flags & CL_MEM_USE_HOST_PTR != 0 {
+                host_ptr.0
+            } else {
+                std::ptr::null_mut()
+            }),
+            storage,
+            offset: 0,
+            parent: None,
+            properties,
+            map_count: AtomicU32::new(0),
+            destructors: Mutex::new(Vec::new()),
+            image: None,
+        }))
+    }
+
+    /// A sub-buffer of `parent` (region and flags already checked): its bytes are the
+    /// parent's from `origin` on.
+    pub fn new_sub_buffer(
+        parent: &Ref<Mem>,
+        flags: cl_mem_flags,
+        origin: usize,
+        size: usize,
+    ) -> Ref<Mem> {
+        let host_ptr = if parent.host_ptr.0.is_null() {
+            std::ptr::null_mut()
+        } else {
+            parent.host_ptr.0.wrapping_byte_add(origin)
+        };
+        object::create(Mem {
+            context: parent.context.clone(),
+            flags,
+            size,
+            host_ptr: UserPtr(host_ptr),
+            storage: parent.storage.clone(),
+            offset: parent.offset + origin,
+            parent: Some(parent.clone()),
+            properties: Vec::new(),
+            map_count: AtomicU32::new(0),
+            destructors: Mutex::new(Vec::new()),
+            image: None,
+        })
+    }
+
+    /// Registers a callback to run when the object is destroyed (the last registered first).
+    pub fn add_destructor(&self, f: MemDestructorFn, user: UserPtr) {
+        self.destructors.lock().push((f, user));
+    }
+
+    /// Reads `dst.len()` bytes from `offset` of this object.
+    pub fn read(&self, offset: usize, dst: &mut [u8]) -> Result<(), cl_int> {
+        self.storage
+            .read(self.offset + offset, dst)
+            .map_err(|_| CL_OUT_OF_RESOURCES)
+    }
+
+    /// Writes `src` at `offset` of this object, as the host.
+    pub fn write(&self, offset: usize, src: &[u8]) -> Result<(), cl_int> {
+        launch::buffer_written_by_host(self.storage.id(), self.offset + offset, src.len());
+        self.storage
+            .write(self.offset + offset, src)
+            .map_err(|_| CL_OUT_OF_RESOURCES)
+    }
+
+    /// Copies `size` bytes from `src_offset` of `src` to `offset` of this object.
+    pub fn copy_from(
+        &self,
+        offset: usize,
+        src: &Mem,
+        src_offset: usize,
+        size: usize,
+    ) -> Result<(), cl_int> {
+        let (sa, da) = (src.offset + src_offset, self.offset + offset);
+        launch::buffer_written_by_host(self.storage.id(), da, size);
+        self.storage
+            .copy_from(da, &src.storage, sa, size)
+            .map_err(|_| CL_OUT_OF_RESOURCES)
+    }
+
+    /// Fills `size` bytes from `offset` with `pattern` repeated.
+    pub fn fill(&self, offset: usize, size: usize, pattern: &[u8]) -> Result<(), cl_int> {
+        launch::buffer_written_by_host(self.storage.id(), self.offset + offset, size);
+        self.storage
+            .fill(self.offset + offset, size, pattern)
+            .map_err(|_| CL_OUT_OF_RESOURCES)
+    }
+
+    /// Moves the rectangle `r` of this object (`region` bytes, rows, slices) to or from the
+    /// rectangle `h` of `host`.
+    pub fn transfer_rect(
+        &self,
+        dir: HostTransfer,
+        r: &Rect,
+        host: &mut [u8],
+        h: &Rect,
+        region: [usize; 3],
+    ) -> Result<(), cl_int> {
+        for z in 0..region[2] {
+            for y in 0..region[1] {
+                let (at, ho) = (self.offset + r.offset(y, z), h.offset(y, z));
+                dir.move_row(&self.storage, at, &mut host[ho..ho + region[0]])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies the rectangle `sr` of `src` to the rectangle `dr` of this object.
+    pub fn copy_rect_from(
+        &self,
+        dr: &Rect,
+        src: &Mem,
+        sr: &Rect,
+        region: [usize; 3],
+    ) -> Result<(), cl_int> {
+        for z in 0..region[2] {
+            for y in 0..region[1] {
+                launch::buffer_written_by_host(
+                    self.storage.id(),
+                    self.offset + dr.offset(y, z),
+                    region[0],
+                );
+                self.storage
+                    .copy_from(
+                        self.offset + dr.offset(y, z),
+                        &src.storage,
+                        src.offset + sr.offset(y, z),
+                        region[0],
+                    )
+                    .map_err(|_| CL_OUT_OF_RESOURCES)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Maps `len` bytes from `offset` (of the storage, from this object's start): the pointer
+    /// is straight into the storage, and the host may write through it, so the bytes count as
+    /// initialised.
+    pub fn map(&self, offset: usize, len: usize) -> *mut u8 {
+        let p = self.storage.host_ptr().wrapping_add(self.offset + offset);
+        self.map_count.fetch_add(1, Ordering::Relaxed);
+        launch::buffer_written_by_host(self.storage.id(), self.offset + offset, len);
+        p
+    }
+
+    /// Ends one mapping, at `mapped_ptr` (`CL_INVALID_VALUE` when that is not a mapping of
+    /// this object).
+    pub fn unmap(&self, mapped_ptr: *mut c_void) -> Result<(), cl_int> {
+        // An image over a sub-buffer starts at its descriptor's base in the storage.
+        let image_base = self.image.as_ref().map_or(0, |i| i.desc.base as usize);
+        let base = self.storage.host_ptr() as usize + self.offset + image_base;
+        let p = mapped_ptr as usize;
+        if p < base || p >= base + self.size || self.map_count.load(Ordering::Relaxed) == 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        self.map_count.fetch_sub(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// One side of a rectangular copy: origin (bytes, rows, slices) and pitches.
+#[derive(Clone, Copy, Debug)]
+pub struct Rect {
+    pub origin: [usize; 3],
+    pub row_pitch: usize,
+    pub slice_pitch: usize,
+}
+
+impl Rect {
+    /// Applies the defaults and checks of the `*Rect` commands.
+    pub fn new(
+        origin: [usize; 3],
+        region: [usize; 3],
+        row: usize,
+        slice: usize,
+    ) -> Result<Rect, cl_int> {
+        let row_pitch = pitch_or_packed(row, region[0])?;
+        let min_slice = region[1].checked_mul(row_pitch).ok_or(CL_INVALID_VALUE)?;
+        let slice_pitch = pitch_or_packed(slice, min_slice)?;
+        if row_pitch != 0 && slice_pitch % row_pitch != 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        Ok(Rect {
+            origin,
+            row_pitch,
+            slice_pitch,
+        })
+    }
+    pub fn offset(&self, y: usize, z: usize) -> usize {
+        (self.origin[2] + z) * self.slice_pitch
+            + (self.origin[1] + y) * self.row_pitch
+            + self.origin[0]
+    }
+    /// One past the last byte touched by `region`.
+    pub fn end(&self, region: [usize; 3]) -> Option<usize> {
+        let last = |o: usize, r: usize| o.checked_add(r)?.checked_sub(1);
+        let z = last(self.origin[2], region[2])?.checked_mul(self.slice_pitch)?;
+        let y = last(self.origin[1], region[1])?.checked_mul(self.row_pitch)?;
+        z.checked_add(y)?
+            .checked_add(self.origin[0].checked_add(region[0])?)
+    }
+}
+
+/// A row or slice pitch of a rectangle in a buffer or in host memory, as the buffer `*Rect`
+/// commands and the image reads and writes take it: 0 asks for the packed pitch, any other
+/// value must leave at least that much room.
+pub(crate) fn pitch_or_packed(given: usize, packed: usize) -> Result<usize, cl_int> {
+    let pitch = if given == 0 { packed } else { given };
+    if pitch < packed {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(pitch)
+}
+
+/// Which way bytes move between a memory object and host memory (buffer rectangles, image
+/// reads and writes).
+#[derive(Clone, Copy)]
+pub enum HostTransfer {
+    Read,
+    Write,
+}
+
+impl HostTransfer {
+    /// Moves one row between `storage` at `at` and `host_row`. A write is reported to the
+    /// race detector first, so that it counts those bytes as initialised by the host.
+    pub fn move_row(self, storage: &Buffer, at: usize, host_row: &mut [u8]) -> Result<(), cl_int> {
+        match self {
+            HostTransfer::Read => storage.read(at, host_row),
+            HostTransfer::Write => {
+                launch::buffer_written_by_host(storage.id(), at, host_row.len());
+                storage.write(at, host_row)
+            }
+        }
+        .map_err(|_| CL_OUT_OF_RESOURCES)
+    }
+}
+
+/// Mutable bytes the application owns.
+pub fn host_bytes<'a>(p: UserPtr, len: usize) -> &'a mut [u8] {
+    // SAFETY: the application passed a pointer valid for `len` bytes and keeps it valid and
+    // untouched until the command completes (spec of every read command).
+    unsafe { std::slice::from_raw_parts_mut(p.0.cast::<u8>(), len) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rect_geometry() {
+        let r = Rect::new([1, 2, 0], [4, 3, 2], 0, 0);
+        assert!(r.is_ok());
+        if let Ok(r) = r {
+            assert_eq!((r.row_pitch, r.slice_pitch), (4, 12));
+            assert_eq!(r.offset(0, 1), 12 + 8 + 1);
+        }
+        assert_eq!(
+            Rect::new([0; 3], [4, 3, 1], 2, 0).map(|_| ()),
+            Err(CL_INVALID_VALUE)
+        );
+        assert_eq!(
+            Rect::new([0; 3], [4, 3, 1], 4, 13).map(|_| ()),
+            Err(CL_INVALID_VALUE)
+        );
+        // Origins near usize::MAX are out of range, not an overflow.
+        let huge = Rect::new([usize::MAX, 0, 0], [4, 1, 1], 0, 0);
+        assert_eq!(huge.map(|r| r.end([4, 1, 1])), Ok(None));
+    }
+}
