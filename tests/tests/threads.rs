@@ -47,7 +47,7 @@ fn threads_stress_on_shadowcl_with_checks() {
 /// The checked run must also report no findings: launches on the threads' queues overlap,
 /// so checker state must not be reset under a running launch, and a launch must count as
 /// ordered after exactly what its queue, its wait list and the host's waits order it after
-/// (icd/src/order.rs), or a host write racing a reset loses "initialised" marks (false
+/// (icd/src/core/order.rs), or a host write racing a reset loses "initialised" marks (false
 /// `uninitialized-read`) and unrelated launches look racy.
 #[test]
 fn threads_stress_on_shadowcl_with_checks_has_no_findings() {
