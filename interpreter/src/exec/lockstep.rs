@@ -11,7 +11,17 @@
 //! takes over from that op; the group comes back to lockstep when a barrier releases every
 //! work-item at one program counter.
 
-use super::*;
+use std::sync::atomic::Ordering;
+
+use super::access::{in_range, rd, wr, Mx};
+use super::ext::ext_inst;
+use super::group::Rng;
+use super::launch::Lx;
+use super::state::{Frame, Gx, Item, Priv};
+use crate::alu::{self, mask, sext};
+use crate::ir::{fences_of_flags, ptr, AtomicOp, ExtKind, Op, NO_SLOT};
+use crate::observer::{BarrierArrival, InstId, Observer, Release, WorkItem};
+use crate::schedule::Order;
 
 /// Why a lockstep turn ended.
 pub(super) enum LsStop {

@@ -1,0 +1,479 @@
+//! Memory accesses of a work-item ([`Mx`]): the unobserved fast paths, bounds checks and
+//! faults, the reports observers get, atomics, and the byte-wise helpers under them.
+
+use std::sync::atomic::Ordering;
+
+use parking_lot::Mutex;
+
+use super::launch::Lx;
+use super::state::{Gx, Priv};
+use crate::alu::{self, mask};
+use crate::ir::{ptr, AtomicOp};
+use crate::memory::AllocId;
+use crate::observer::{Access, AccessKind, AddressSpace, Fault, InstId, Observer, WorkItem};
+
+/// The `n`-byte little-endian value at `b[o..]`. Fixed-width arms: a variable-length copy
+/// compiles to a memcpy call per access.
+#[inline(always)]
+pub(super) fn rd(b: &[u8], o: usize, n: usize) -> u64 {
+    match n {
+        4 => u32::from_le_bytes(b[o..o + 4].try_into().unwrap_or_default()) as u64,
+        8 => u64::from_le_bytes(b[o..o + 8].try_into().unwrap_or_default()),
+        1 => b[o] as u64,
+        2 => u16::from_le_bytes(b[o..o + 2].try_into().unwrap_or_default()) as u64,
+        _ => {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(&b[o..o + n]);
+            u64::from_le_bytes(w)
+        }
+    }
+}
+
+/// Writes the low `n` bytes of `v` at `b[o..]` (as [`rd`]).
+#[inline(always)]
+pub(super) fn wr(b: &mut [u8], o: usize, n: usize, v: u64) {
+    match n {
+        4 => b[o..o + 4].copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => b[o..o + 8].copy_from_slice(&v.to_le_bytes()),
+        1 => b[o] = v as u8,
+        2 => b[o..o + 2].copy_from_slice(&(v as u16).to_le_bytes()),
+        _ => b[o..o + n].copy_from_slice(&v.to_le_bytes()[..n]),
+    }
+}
+
+/// Whether `n` bytes at offset `off` lie inside `len` bytes.
+#[inline(always)]
+pub(super) fn in_range(off: i64, n: usize, len: u64) -> bool {
+    off >= 0 && (off as u64).checked_add(n as u64).is_some_and(|e| e <= len)
+}
+
+/// Memory access context of one work-item.
+pub(super) struct Mx<'l, 'g, 'p, 'a, O: Observer> {
+    pub(super) lx: &'l Lx<'a, O>,
+    pub(super) gx: &'g mut Gx<O>,
+    pub(super) mem: &'p mut Priv,
+    pub(super) wi: &'p WorkItem,
+}
+
+impl<O: Observer> Mx<'_, '_, '_, '_, O> {
+    #[cold]
+    fn fault(&mut self, f: Fault<'_>) {
+        self.gx.faults += 1;
+        if O::ENABLED {
+            self.lx.obs.fault(&mut self.gx.obs, &f);
+        } else if !self.lx.warned.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "kernel memory fault (further faults in this launch are not logged): {f:?}"
+            );
+        }
+    }
+
+    #[cold]
+    pub(super) fn bad(&mut self, p: u64, size: usize, kind: AccessKind, pc: usize) {
+        let (tag, idx, off) = ptr::dec(p);
+        let inst = InstId(self.lx.code.inst_of[pc]);
+        let wi = self.wi;
+        let known = match tag {
+            ptr::TAG_LAUNCH => self
+                .lx
+                .allocs
+                .get(idx)
+                .and_then(|a| a.as_ref())
+                .map(|a| (a.space, a.buf.id(), a.view_size)),
+            ptr::TAG_LOCAL => self.gx.locals.get(idx).map(|l| {
+                (
+                    AddressSpace::Local,
+                    AllocId::local(idx as u32),
+                    l.len() as u64,
+                )
+            }),
+            ptr::TAG_PRIVATE => self
+                .mem
+                .allocs
+                .get(idx)
+                .map(|a| (AddressSpace::Private, AllocId(idx as u64), a.1 as u64)),
+            _ => None,
+        };
+        let f = match known {
+            Some((space, alloc, alloc_size)) => Fault::OutOfBounds {
+                space,
+                alloc,
+                offset: off,
+                size: size as u32,
+                alloc_size,
+                kind,
+                item: wi,
+                inst,
+            },
+            None => Fault::InvalidPointer {
+                pointer: p,
+                size: size as u32,
+                kind,
+                item: wi,
+                inst,
+            },
+        };
+        self.fault(f);
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)] // one flat call keeps the NoObserver path trivial
+    fn report(
+        &mut self,
+        space: AddressSpace,
+        alloc: AllocId,
+        offset: u64,
+        size: usize,
+        kind: AccessKind,
+        value: u64,
+        prev: u64,
+        pc: usize,
+    ) {
+        if O::ENABLED {
+            let vb = value.to_le_bytes();
+            let pb = prev.to_le_bytes();
+            let (v, p): (&[u8], &[u8]) = if kind == AccessKind::Read {
+                (&[], &[])
+            } else {
+                (&vb[..size], &pb[..size])
+            };
+            self.lx.obs.access(
+                &mut self.gx.obs,
+                &Access {
+                    space,
+                    alloc,
+                    offset,
+                    size: size as u32,
+                    kind,
+                    value: v,
+                    previous: p,
+                    item: self.wi,
+                    inst: InstId(self.lx.code.inst_of[pc]),
+                    by_group: self.gx.by_group,
+                },
+            );
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn load(&mut self, p: u64, n: usize, pc: usize) -> u64 {
+        let (tag, idx, off) = ptr::dec(p);
+        // Unobserved launch buffers: one range check through the allocation's view; local
+        // memory straight after (the observed and faulting paths are below).
+        if !O::ENABLED {
+            if tag == ptr::TAG_LAUNCH {
+                if let Some(v) = self.lx.views.get(idx).and_then(|v| v.load(off, n)) {
+                    return v;
+                }
+            } else if tag == ptr::TAG_LOCAL {
+                if let Some(l) = self.gx.locals.get(idx) {
+                    if in_range(off, n, l.len() as u64) {
+                        return rd(l, off as usize, n);
+                    }
+                }
+            }
+            return self.load_unobserved_rest(p, n, pc);
+        }
+        self.load_rest(p, n, pc)
+    }
+
+    /// The rest of an unobserved load (private memory, faults): out of the dispatch loop,
+    /// and marked cold so the loop's registers are allocated for the fast paths.
+    #[cold]
+    #[inline(never)]
+    fn load_unobserved_rest(&mut self, p: u64, n: usize, pc: usize) -> u64 {
+        self.load_rest(p, n, pc)
+    }
+
+    fn load_rest(&mut self, p: u64, n: usize, pc: usize) -> u64 {
+        let (tag, idx, off) = ptr::dec(p);
+        match tag {
+            ptr::TAG_PRIVATE => {
+                if let Some(&(start, len)) = self.mem.allocs.get(idx) {
+                    if in_range(off, n, len as u64) {
+                        return rd(&self.mem.bytes, start + off as usize, n);
+                    }
+                }
+            }
+            ptr::TAG_LOCAL => {
+                if let Some(l) = self.gx.locals.get(idx) {
+                    if in_range(off, n, l.len() as u64) {
+                        let v = rd(l, off as usize, n);
+                        self.report(
+                            AddressSpace::Local,
+                            AllocId::local(idx as u32),
+                            off as u64,
+                            n,
+                            AccessKind::Read,
+                            0,
+                            0,
+                            pc,
+                        );
+                        return v;
+                    }
+                }
+            }
+            ptr::TAG_LAUNCH => {
+                if let Some(Some(a)) = self.lx.allocs.get(idx) {
+                    if in_range(off, n, a.view_size) {
+                        let abs = a.view_off + off as u64;
+                        let v = a.buf.load(abs as usize, n).unwrap_or(0);
+                        let (space, id) = (a.space, a.buf.id());
+                        self.report(space, id, abs, n, AccessKind::Read, 0, 0, pc);
+                        return v;
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.bad(p, n, AccessKind::Read, pc);
+        0
+    }
+
+    #[inline(always)]
+    pub(super) fn store(&mut self, p: u64, n: usize, v: u64, pc: usize) {
+        let (tag, idx, off) = ptr::dec(p);
+        if !O::ENABLED {
+            if tag == ptr::TAG_LAUNCH {
+                if let Some(()) = self.lx.views.get(idx).and_then(|x| x.store(off, n, v)) {
+                    return;
+                }
+            } else if tag == ptr::TAG_LOCAL {
+                if let Some(l) = self.gx.locals.get_mut(idx) {
+                    if in_range(off, n, l.len() as u64) {
+                        wr(l, off as usize, n, v);
+                        return;
+                    }
+                }
+            }
+            return self.store_unobserved_rest(p, n, v, pc);
+        }
+        self.store_rest(p, n, v, pc)
+    }
+
+    /// See [`Mx::load_unobserved_rest`].
+    #[cold]
+    #[inline(never)]
+    fn store_unobserved_rest(&mut self, p: u64, n: usize, v: u64, pc: usize) {
+        self.store_rest(p, n, v, pc)
+    }
+
+    fn store_rest(&mut self, p: u64, n: usize, v: u64, pc: usize) {
+        let (tag, idx, off) = ptr::dec(p);
+        match tag {
+            ptr::TAG_PRIVATE => {
+                if let Some(&(start, len)) = self.mem.allocs.get(idx) {
+                    if in_range(off, n, len as u64) {
+                        wr(&mut self.mem.bytes, start + off as usize, n, v);
+                        return;
+                    }
+                }
+            }
+            ptr::TAG_LOCAL => {
+                if let Some(l) = self.gx.locals.get_mut(idx) {
+                    if in_range(off, n, l.len() as u64) {
+                        let prev = if O::ENABLED {
+                            rd(l, off as usize, n)
+                        } else {
+                            0
+                        };
+                        wr(l, off as usize, n, v);
+                        self.report(
+                            AddressSpace::Local,
+                            AllocId::local(idx as u32),
+                            off as u64,
+                            n,
+                            AccessKind::Write,
+                            v,
+                            prev,
+                            pc,
+                        );
+                        return;
+                    }
+                }
+            }
+            ptr::TAG_LAUNCH => {
+                if let Some(Some(a)) = self.lx.allocs.get(idx) {
+                    if in_range(off, n, a.view_size) {
+                        let abs = a.view_off + off as u64;
+                        let (space, id) = (a.space, a.buf.id());
+                        if !O::ENABLED {
+                            a.buf.store(abs as usize, n, v);
+                            return;
+                        }
+                        // Store and report under one lock per address stripe: observers see
+                        // the writes to a byte in the order they reached memory, so
+                        // `previous` is what the last reported writer left (the same-value
+                        // check of the race detector depends on it across work-groups).
+                        let _order = store_order_lock(id, abs);
+                        let prev = a.buf.load(abs as usize, n).unwrap_or(0);
+                        a.buf.store(abs as usize, n, v);
+                        self.report(space, id, abs, n, AccessKind::Write, v, prev, pc);
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.bad(p, n, AccessKind::Write, pc);
+    }
+
+    pub(super) fn atomic(&mut self, op: AtomicOp, w: u8, p: u64, v: u64, c: u64, pc: usize) -> u64 {
+        let n = (w / 8) as usize;
+        let (tag, idx, off) = ptr::dec(p);
+        let m = mask(w);
+        let (v, c) = (v & m, c & m);
+        match tag {
+            ptr::TAG_LAUNCH => {
+                if let Some(Some(a)) = self.lx.allocs.get(idx) {
+                    if in_range(off, n, a.view_size) {
+                        let abs = (a.view_off + off as u64) as usize;
+                        let f = |x: u64| alu::atomic_new(op, w, x, v, c);
+                        let old = match (w, op) {
+                            (32, AtomicOp::Load) => a
+                                .buf
+                                .atomic_u32(abs)
+                                .map(|x| x.load(Ordering::SeqCst) as u64),
+                            (64, AtomicOp::Load) => {
+                                a.buf.atomic_u64(abs).map(|x| x.load(Ordering::SeqCst))
+                            }
+                            (32, _) => a.buf.atomic_u32(abs).map(|x| {
+                                match x.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |o| {
+                                    Some(f(o as u64) as u32)
+                                }) {
+                                    Ok(o) | Err(o) => o as u64,
+                                }
+                            }),
+                            (_, _) => a.buf.atomic_u64(abs).map(|x| {
+                                match x.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |o| {
+                                    Some(f(o))
+                                }) {
+                                    Ok(o) | Err(o) => o,
+                                }
+                            }),
+                        };
+                        // Misaligned: not atomic on the host, but still well-defined bytes.
+                        let old = old.unwrap_or_else(|| {
+                            let o = a.buf.load(abs, n).unwrap_or(0);
+                            if op != AtomicOp::Load {
+                                a.buf.store(abs, n, f(o));
+                            }
+                            o
+                        });
+                        let (space, id) = (a.space, a.buf.id());
+                        let kind = atomic_kind(op, old, c);
+                        self.report(space, id, abs as u64, n, kind, f(old), old, pc);
+                        return old;
+                    }
+                }
+            }
+            ptr::TAG_LOCAL => {
+                if let Some(l) = self.gx.locals.get_mut(idx) {
+                    if in_range(off, n, l.len() as u64) {
+                        let old = rd(l, off as usize, n);
+                        let new = alu::atomic_new(op, w, old, v, c);
+                        wr(l, off as usize, n, new);
+                        self.report(
+                            AddressSpace::Local,
+                            AllocId::local(idx as u32),
+                            off as u64,
+                            n,
+                            atomic_kind(op, old, c),
+                            new,
+                            old,
+                            pc,
+                        );
+                        return old;
+                    }
+                }
+            }
+            ptr::TAG_PRIVATE => {
+                if let Some(&(start, len)) = self.mem.allocs.get(idx) {
+                    if in_range(off, n, len as u64) {
+                        let old = rd(&self.mem.bytes, start + off as usize, n);
+                        let new = alu::atomic_new(op, w, old, v, c);
+                        wr(&mut self.mem.bytes, start + off as usize, n, new);
+                        return old;
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.bad(p, n, AccessKind::Atomic, pc);
+        0
+    }
+
+    /// Reads a NUL-terminated string without reporting (printf formats, `%s`).
+    pub(super) fn peek_str(&mut self, p: u64) -> Vec<u8> {
+        let (tag, idx, off) = ptr::dec(p);
+        let bytes: Vec<u8> = match tag {
+            ptr::TAG_LAUNCH => match self.lx.allocs.get(idx) {
+                Some(Some(a)) if off >= 0 && (off as u64) < a.view_size => {
+                    let mut v = vec![0u8; (a.view_size - off as u64).min(1 << 16) as usize];
+                    let _ = a.buf.read((a.view_off + off as u64) as usize, &mut v);
+                    v
+                }
+                _ => vec![],
+            },
+            ptr::TAG_LOCAL => match self.gx.locals.get(idx) {
+                Some(l) if off >= 0 && (off as usize) < l.len() => l[off as usize..].to_vec(),
+                _ => vec![],
+            },
+            ptr::TAG_PRIVATE => match self.mem.allocs.get(idx) {
+                Some(&(s, len)) if off >= 0 && (off as usize) < len => {
+                    self.mem.bytes[s + off as usize..s + len].to_vec()
+                }
+                _ => vec![],
+            },
+            _ => vec![],
+        };
+        if bytes.is_empty() {
+            return b"(null)".to_vec();
+        }
+        let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
+        bytes[..end].to_vec()
+    }
+
+    /// Copies `size` bytes; returns false, having stopped, at the first faulting byte: a
+    /// copy past the end of memory is one error, and its size (an application's or a
+    /// fuzzer's) must not decide how long reporting it takes.
+    pub(super) fn copy(&mut self, d: u64, s: u64, size: u64, pc: usize) -> bool {
+        let faults = self.gx.faults;
+        let mut i = 0u64;
+        // Widest chunk that divides the size and keeps both sides equally aligned.
+        let step = [8usize, 4, 2, 1]
+            .into_iter()
+            .find(|&k| size.is_multiple_of(k as u64) && (d % k as u64) == (s % k as u64))
+            .unwrap_or(1);
+        while i < size {
+            let v = self.load(s.wrapping_add(i), step, pc);
+            if self.gx.faults == faults {
+                self.store(d.wrapping_add(i), step, v, pc);
+            }
+            if self.gx.faults != faults {
+                return false;
+            }
+            i += step as u64;
+        }
+        true
+    }
+}
+
+/// What an atomic did to memory: a load, or a compare-exchange that found another value
+/// than `c`, only read it.
+fn atomic_kind(op: AtomicOp, old: u64, c: u64) -> AccessKind {
+    match op {
+        AtomicOp::Load => AccessKind::AtomicRead,
+        AtomicOp::CmpXchg if old != c => AccessKind::AtomicRead,
+        _ => AccessKind::Atomic,
+    }
+}
+
+/// One of a fixed set of locks chosen by (allocation, 64-byte line): observed global stores
+/// of different work-groups to the same bytes are serialised with their reports.
+fn store_order_lock(id: AllocId, offset: u64) -> parking_lot::MutexGuard<'static, ()> {
+    const STRIPES: usize = 256;
+    static LOCKS: [Mutex<()>; STRIPES] = [const { Mutex::new(()) }; STRIPES];
+    let line = (offset >> 6) ^ id.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    LOCKS[(line as usize) % STRIPES].lock()
+}

@@ -1,0 +1,332 @@
+//! One work-group: its work-items' identities and start state, the schedule's work-item
+//! order, and the alternation of lockstep and barrier phases of the per-item executor that
+//! runs it to its end.
+
+use std::sync::atomic::Ordering;
+
+use super::dispatch::run_turns;
+use super::launch::Lx;
+use super::lockstep;
+use super::state::{alloca, Gx, Item, LocalMem, Scratch};
+use crate::observer::{GroupInfo, Observer, Release, WorkItem};
+use crate::schedule::Order;
+use crate::ExecError;
+
+/// splitmix64: small, seedable, good enough to shuffle schedules.
+pub(super) struct Rng(pub(super) u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub(super) fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = (self.next() % (i as u64 + 1)) as usize;
+            v.swap(i, j);
+        }
+    }
+}
+
+/// Puts `v` in the schedule's `order`.
+pub(super) fn ordered<T>(v: &mut [T], order: Order, rng: &mut Rng) {
+    match order {
+        Order::InOrder => {}
+        Order::Reverse => v.reverse(),
+        Order::Random => rng.shuffle(v),
+    }
+}
+
+/// Runs work-group `linear` (groups numbered dimension 0 fastest) to its end: in lockstep
+/// while the schedule allows it, else in barrier phases of the per-item executor.
+pub(super) fn run_group<O: Observer>(
+    lx: &Lx<O>,
+    linear: u64,
+    scratch: &mut Scratch,
+) -> Result<(), ExecError> {
+    let Scratch {
+        pool,
+        lanes,
+        wis,
+        locals,
+        order,
+    } = scratch;
+    let mut gx = start_group(lx, linear, locals);
+    let size = gx.size;
+    let n = (size[0] * size[1] * size[2]) as usize;
+    if pool.len() < n {
+        pool.resize_with(n, Item::default);
+    }
+    identities(lx, &gx, n, wis);
+    let has_byval = lx.byval.iter().any(|b| b.is_some());
+    // Quantum 1 is lockstep order: run it one op for all items at a time (exec/lockstep.rs).
+    // By-value struct arguments need private memory, which only the per-item path has.
+    let lockstep_ok = lx.quantum == 1 && !has_byval;
+    // Lockstep needs only the items' identities (`wis`); their per-item state is set up
+    // when the group first hands over to the per-item executor.
+    let mut prepared = !lockstep_ok;
+    if !lockstep_ok {
+        prepare_items(lx, &mut pool[..n], wis);
+        init_item_regs(lx, &mut pool[..n]);
+    }
+    let mut rng = Rng(lx.seed ^ linear.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xA5A5);
+    order.clear();
+    order.extend(0..n);
+    ordered(order, lx.wi_order, &mut rng);
+    let mut result = Ok(());
+    let mut executed = 0u64;
+    let mut lockstep_at = lockstep_ok.then(|| {
+        lockstep::init_regs(lx, lanes, n);
+        lockstep::Pos {
+            pc: lx.code.funcs[lx.kc.func as usize].entry as usize,
+            base: 0,
+            func: lx.kc.func,
+            frames: vec![],
+            lanes: vec![],
+        }
+    });
+    'outer: loop {
+        if let Some(mut at) = lockstep_at.take() {
+            match lockstep::run(
+                lx,
+                &mut gx,
+                &wis[..n],
+                order,
+                &mut rng,
+                lanes,
+                &mut at,
+                &mut executed,
+            ) {
+                lockstep::LsStop::Done | lockstep::LsStop::Stopped => break 'outer,
+                lockstep::LsStop::Scatter => {
+                    if !prepared {
+                        prepare_items(lx, &mut pool[..n], wis);
+                        prepared = true;
+                    }
+                    lockstep::scatter(lx, lanes, &mut pool[..n], &at)
+                }
+                lockstep::LsStop::Abort(m) => {
+                    result = Err(ExecError::Aborted(m));
+                    break 'outer;
+                }
+            }
+        }
+        let (done, parked) = match run_phase(lx, &mut gx, &mut pool[..n], order, &mut executed) {
+            Ok(p) => p,
+            Err(e) => {
+                result = Err(e);
+                break 'outer;
+            }
+        };
+        if lx.abort.load(Ordering::Relaxed) {
+            break;
+        }
+        if done == n {
+            break;
+        }
+        if parked {
+            let why = if done > 0 {
+                Release::SomeFinished
+            } else {
+                Release::AllArrived
+            };
+            if O::ENABLED {
+                lx.obs.barrier_release(&mut gx.obs, why);
+            }
+            for it in &mut pool[..n] {
+                it.st.waiting = false;
+            }
+            if lx.wi_order == Order::Random {
+                rng.shuffle(order);
+            }
+            if lockstep_ok {
+                lockstep_at = lockstep::can_gather(&pool[..n]);
+                if let Some(at) = &lockstep_at {
+                    lockstep::gather(lx, lanes, &pool[..n], at);
+                }
+            }
+        }
+    }
+    lx.instructions.fetch_add(executed, Ordering::Relaxed);
+    *locals = gx.locals;
+    lx.obs.group_end(gx.obs);
+    result
+}
+
+/// Starts work-group `linear`: its coordinates and actual size, the observer's state for
+/// it, and its local memory, zeroed in the buffers the worker keeps (`locals`: no
+/// allocation per group; [`run_group`] hands them back at the group's end).
+fn start_group<O: Observer>(lx: &Lx<O>, linear: u64, locals: &mut Vec<LocalMem>) -> Gx<O> {
+    let ng = lx.num_groups;
+    let group = [
+        linear % ng[0],
+        (linear / ng[0]) % ng[1],
+        linear / (ng[0] * ng[1]),
+    ];
+    let size: [u64; 3] = std::array::from_fn(|d| {
+        lx.local_size[d].min(lx.global_size[d] - group[d] * lx.local_size[d])
+    });
+    let n = (size[0] * size[1] * size[2]) as usize;
+    let obs = lx.obs.group_start(&GroupInfo {
+        group: group.map(|g| g as u32),
+        group_linear: linear,
+        items: n as u32,
+    });
+    locals.resize_with(lx.local_sizes.len(), LocalMem::default);
+    for (l, &size) in locals.iter_mut().zip(&lx.local_sizes) {
+        l.reset(size as usize);
+    }
+    Gx {
+        obs,
+        locals: std::mem::take(locals),
+        async_counts: vec![0; lx.code.asyncs.len()],
+        async_args: vec![[0; 4]; lx.code.asyncs.len()],
+        by_group: false,
+        group,
+        size,
+        faults: 0,
+    }
+}
+
+/// The identities of the group's `n` work-items in local linear order. Local ids advance
+/// as an odometer (no divisions per work-item).
+fn identities<O: Observer>(lx: &Lx<O>, gx: &Gx<O>, n: usize, wis: &mut Vec<WorkItem>) {
+    let (group, size) = (gx.group, gx.size);
+    let group32 = group.map(|x| x as u32);
+    let first: [u64; 3] = std::array::from_fn(|d| group[d] * lx.local_size[d] + lx.offset[d]);
+    let mut local = [0u64; 3];
+    wis.clear();
+    for l in 0..n {
+        wis.push(WorkItem {
+            global: [
+                first[0] + local[0],
+                first[1] + local[1],
+                first[2] + local[2],
+            ],
+            local: local.map(|x| x as u32),
+            group: group32,
+            local_linear: l as u32,
+        });
+        local[0] += 1;
+        if local[0] == size[0] {
+            local[0] = 0;
+            local[1] += 1;
+            if local[1] == size[1] {
+                local[1] = 0;
+                local[2] += 1;
+            }
+        }
+    }
+}
+
+/// Sets every item of `pool` (identities from `wis`) at the start of the per-item entry
+/// function: no frames, no private memory, no async copies seen. Registers are the
+/// caller's: [`init_item_regs`], or lockstep's scatter.
+fn prepare_items<O: Observer>(lx: &Lx<O>, pool: &mut [Item], wis: &[WorkItem]) {
+    // Lockstep always starts in the kernel's own function; `lx.entry` only differs from it
+    // under quantum 0, which never runs lockstep.
+    let func = &lx.code.funcs[lx.entry.func as usize];
+    let n_async = lx.code.asyncs.len();
+    for (it, wi) in pool.iter_mut().zip(wis.iter()) {
+        let st = &mut it.st;
+        st.wi = *wi;
+        st.frames.clear();
+        st.pc = func.entry;
+        st.base = 0;
+        st.func = lx.entry.func;
+        st.done = false;
+        st.waiting = false;
+        if n_async > 0 || !st.async_seen.is_empty() {
+            st.async_seen.clear();
+            st.async_seen.resize(n_async, 0);
+        }
+        it.mem.bytes.clear();
+        it.mem.allocs.clear();
+    }
+}
+
+/// Fills every item's registers for the start of the entry function: its constants, the
+/// parameters' lanes, and a private copy of each by-value argument.
+fn init_item_regs<O: Observer>(lx: &Lx<O>, pool: &mut [Item]) {
+    let func = &lx.code.funcs[lx.entry.func as usize];
+    let has_byval = lx.byval.iter().any(|b| b.is_some());
+    for it in pool.iter_mut() {
+        if it.regs.len() < func.frame as usize {
+            it.regs.resize(func.frame as usize, 0);
+        }
+        let regs = &mut it.regs[..];
+        if !func.consts.is_empty() {
+            let cb = func.const_base as usize;
+            regs[cb..cb + func.consts.len()].copy_from_slice(&func.consts);
+        }
+        for &(slot, v) in &lx.entry.param_init {
+            regs[slot as usize] = v;
+        }
+        if has_byval {
+            for (k, &(slot, _)) in func.params.iter().enumerate() {
+                if let Some((bytes, align)) = &lx.byval[k] {
+                    let p = alloca(&mut it.mem, bytes.len(), *align as usize);
+                    let start = it.mem.allocs.last().map_or(0, |a| a.0);
+                    it.mem.bytes[start..start + bytes.len()].copy_from_slice(bytes);
+                    it.regs[slot as usize] = p;
+                }
+            }
+        }
+    }
+}
+
+/// One pass of run-to-barrier over the group's items in schedule order: each item not
+/// finished or waiting runs until its next barrier, its end or the end of its turn.
+/// Returns how many items are finished and whether every item is finished or waiting at a
+/// barrier (`order` visits every item), so the caller needs no pass of its own over them.
+fn run_phase<O: Observer>(
+    lx: &Lx<O>,
+    gx: &mut Gx<O>,
+    pool: &mut [Item],
+    order: &[usize],
+    executed: &mut u64,
+) -> Result<(usize, bool), ExecError> {
+    // A turn ends at a barrier, after `quantum` instructions, or (with a watchdog limit) in
+    // slices so the limit is checked even in a loop without barriers.
+    let budget: u64 = match (lx.quantum, lx.limit) {
+        (0, None) => u64::MAX,
+        (0, Some(l)) => l.clamp(1, 1 << 20),
+        (q, _) => q as u64,
+    };
+    // Run to barrier with no watchdog needs no count: that interpreter does without it.
+    if budget != u64::MAX || lx.count_all {
+        run_turns::<O, true>(lx, gx, pool, order, executed, budget)
+    } else {
+        run_turns::<O, false>(lx, gx, pool, order, executed, budget)
+    }
+}
+
+/// Why a turn left the dispatch loop for the scheduling code around it (a barrier or an
+/// item's end hand over to the next item inside the loop).
+pub(super) enum TurnEnd {
+    Yield,
+    Abort(String),
+}
+
+/// The next item of `order` from position `*k` on that is neither finished nor waiting;
+/// the finished ones passed are counted in `done`.
+#[inline(always)]
+pub(super) fn next_runnable(
+    pool: &[Item],
+    order: &[usize],
+    k: &mut usize,
+    done: &mut usize,
+) -> Option<usize> {
+    while let Some(&i) = order.get(*k) {
+        *k += 1;
+        let st = &pool[i].st;
+        if st.done {
+            *done += 1;
+        } else if !st.waiting {
+            return Some(i);
+        }
+    }
+    None
+}

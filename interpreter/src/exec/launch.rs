@@ -1,0 +1,655 @@
+//! Launch set-up: [`Device::run`] checks a launch's sizes, binds its arguments and the
+//! module's variables to allocations and registers, and runs its work-groups on worker
+//! threads. Also the launch-wide state every worker shares ([`Lx`]) and the builtins it
+//! answers.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::group::{ordered, run_group, Rng};
+use super::state::{Gx, Scratch};
+use super::Device;
+use crate::ir::{ptr, Builtin, Code, KernelCode, Op, ParamKind};
+use crate::memory::View;
+use crate::observer::{AddressSpace, ArgBinding, LaunchInfo, LocalAlloc, Observer, WorkItem};
+use crate::schedule::Order;
+use crate::{
+    ArgValue, Buffer, ExecError, KernelArg, KernelInfo, Launch, LaunchStats, Program, Schedule,
+};
+
+/// A global/constant allocation bound for one launch (a buffer view).
+pub(super) struct GAlloc {
+    pub(super) buf: Arc<Buffer>,
+    pub(super) view_off: u64,
+    pub(super) view_size: u64,
+    pub(super) space: AddressSpace,
+    /// Set when the allocation holds an image's texels.
+    pub(super) image: Option<crate::ImageDesc>,
+}
+
+/// Launch-wide state shared by all workers.
+pub(super) struct Lx<'a, O: Observer> {
+    pub(super) code: &'a Code,
+    pub(super) kc: &'a KernelCode,
+    pub(super) obs: &'a O,
+    /// Index 0 is the NULL allocation.
+    pub(super) allocs: Vec<Option<GAlloc>>,
+    /// The bytes of each of `allocs` (same index; empty for NULL): the unobserved fast path.
+    pub(super) views: Vec<View<'a>>,
+    pub(super) byval: Vec<Option<(Vec<u8>, u32)>>,
+    /// `(slot, value)` of every register lane the kernel's parameters start with (by-value
+    /// aggregates excepted: those need a private copy per work-item).
+    pub(super) param_init: Vec<(u32, u64)>,
+    /// Where run-to-barrier items start (see [`entry_of`]): the kernel's function, or the
+    /// body a forwarding wrapper calls, with its own parameter lanes and the number of
+    /// wrapper instructions skipped (still counted, once per finished item).
+    pub(super) entry: Entry,
+    pub(super) local_sizes: Vec<u64>,
+    pub(super) global_size: [u64; 3],
+    pub(super) local_size: [u64; 3],
+    pub(super) offset: [u64; 3],
+    pub(super) num_groups: [u64; 3],
+    pub(super) work_dim: u32,
+    pub(super) warned: AtomicBool,
+    pub(super) instructions: AtomicU64,
+    pub(super) abort: AtomicBool,
+    pub(super) error: Mutex<Option<ExecError>>,
+    pub(super) wi_order: Order,
+    pub(super) quantum: u32,
+    pub(super) seed: u64,
+    pub(super) limit: Option<u64>,
+    pub(super) count_all: bool,
+}
+
+/// The NDRange of a launch in three dimensions (an unused one has size 1 and offset 0).
+struct Geometry {
+    work_dim: u32,
+    global_size: [u64; 3],
+    local_size: [u64; 3],
+    offset: [u64; 3],
+    num_groups: [u64; 3],
+    total_groups: u64,
+}
+
+/// What a launch binds, built argument by argument: its global/constant allocations (with
+/// their bytes), its local allocations, each parameter's register lanes or by-value bytes,
+/// and the bindings observers are told about.
+struct Bound<'a> {
+    /// Index 0 is the NULL allocation.
+    allocs: Vec<Option<GAlloc>>,
+    views: Vec<View<'a>>,
+    local_sizes: Vec<u64>,
+    local_allocs: Vec<LocalAlloc>,
+    param_lanes: Vec<Vec<u64>>,
+    byval: Vec<Option<(Vec<u8>, u32)>>,
+    bindings: Vec<ArgBinding>,
+    /// Program-scope `global` variables, bound after the arguments (see [`Bound::new`]).
+    var_bindings: Vec<ArgBinding>,
+}
+
+impl Device {
+    /// Runs one launch to completion under `schedule`, reporting to `observer`.
+    /// Printf output goes to the process's stdout.
+    pub fn run<O: Observer>(
+        &self,
+        program: &Program,
+        launch: &Launch,
+        schedule: &Schedule,
+        observer: &O,
+    ) -> Result<LaunchStats, ExecError> {
+        let code = &program.code;
+        let ki = program
+            .kernels()
+            .iter()
+            .position(|k| k.name == launch.kernel)
+            .ok_or_else(|| ExecError::NoSuchKernel(launch.kernel.clone()))?;
+        let info = &program.kernels()[ki];
+        let kc = &code.kernels[ki];
+        if launch.args.len() != kc.params.len() {
+            return Err(ExecError::InvalidLaunch(format!(
+                "kernel {} takes {} arguments, {} given",
+                info.name,
+                kc.params.len(),
+                launch.args.len()
+            )));
+        }
+        let Some(geo) = geometry(info, launch)? else {
+            return Ok(LaunchStats::default());
+        };
+        let mut bound = Bound::new(program, kc);
+        for (i, (pk, av)) in kc.params.iter().zip(&launch.args).enumerate() {
+            bound.bind_arg(code, &info.args[i], i, pk, av)?;
+        }
+        let Bound {
+            allocs,
+            views,
+            local_sizes,
+            local_allocs,
+            param_lanes,
+            byval,
+            mut bindings,
+            var_bindings,
+        } = bound;
+        bindings.extend(var_bindings);
+        debug_assert_eq!(allocs.len(), views.len());
+        if allocs.len() as u64 > ptr::IDX_MASK {
+            return Err(ExecError::InvalidLaunch("too many buffers".into()));
+        }
+        let param_init = param_init(code, kc, &param_lanes, &byval);
+        self.check_local_memory(launch, &local_sizes)?;
+        let entry = entry_of(code, kc, &param_init, schedule.quantum, &byval);
+        let lx = Lx {
+            code,
+            kc,
+            obs: observer,
+            allocs,
+            views,
+            byval,
+            param_init,
+            entry,
+            local_sizes,
+            global_size: geo.global_size,
+            local_size: geo.local_size,
+            offset: geo.offset,
+            num_groups: geo.num_groups,
+            work_dim: geo.work_dim,
+            warned: AtomicBool::new(false),
+            instructions: AtomicU64::new(0),
+            abort: AtomicBool::new(false),
+            error: Mutex::new(None),
+            wi_order: schedule.wi_order,
+            quantum: schedule.quantum,
+            seed: schedule.seed,
+            limit: self.limit,
+            count_all: self.count_all,
+        };
+        if O::ENABLED {
+            observer.launch_start(&LaunchInfo {
+                kernel: &info.name,
+                work_dim: geo.work_dim,
+                global_offset: geo.offset,
+                global_size: geo.global_size,
+                local_size: geo.local_size,
+                num_groups: geo.num_groups,
+                args: &bindings,
+                local_allocs: &local_allocs,
+            });
+        }
+        let mut order: Vec<u64> = (0..geo.total_groups).collect();
+        let mut rng = Rng(schedule.seed ^ 0x5EED_0F60_0D00);
+        ordered(&mut order, schedule.wg_order, &mut rng);
+        run_groups(&lx, &order, self.threads_for(schedule, geo.total_groups));
+        if O::ENABLED {
+            observer.launch_end();
+        }
+        if let Some(e) = lx.error.lock().take() {
+            return Err(e);
+        }
+        Ok(LaunchStats {
+            work_groups: geo.total_groups,
+            work_items: geo.global_size.iter().product(),
+            instructions: lx.instructions.load(Ordering::Relaxed),
+        })
+    }
+
+    /// Refuses a launch whose local allocations together exceed the device's limit.
+    fn check_local_memory(&self, launch: &Launch, local_sizes: &[u64]) -> Result<(), ExecError> {
+        let local_total = local_sizes
+            .iter()
+            .try_fold(0u64, |a, s| a.checked_add(*s))
+            .unwrap_or(u64::MAX);
+        if local_total > self.local_memory_limit {
+            return Err(ExecError::InvalidLaunch(format!(
+                "kernel `{}` needs {local_total} bytes of local memory per work-group; the \
+                 limit is {}",
+                launch.kernel, self.local_memory_limit
+            )));
+        }
+        Ok(())
+    }
+
+    /// Worker threads for a launch: the schedule's choice, else the device's, else every
+    /// core; one when the schedule runs groups serially, never more than there are groups.
+    fn threads_for(&self, schedule: &Schedule, total_groups: u64) -> usize {
+        if !schedule.parallel {
+            1
+        } else if schedule.threads > 0 {
+            schedule.threads
+        } else if self.threads > 0 {
+            self.threads
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        }
+        .clamp(1, total_groups.max(1) as usize)
+    }
+}
+
+/// The launch's NDRange, or `None` when it has no work-items. Local sizes left to the
+/// implementation are the kernel's required size, else the largest divisor of the global
+/// size up to 64 in dimension 0 (1 in the others).
+fn geometry(info: &KernelInfo, launch: &Launch) -> Result<Option<Geometry>, ExecError> {
+    let work_dim = launch.work_dim.clamp(1, 3);
+    let mut global_size = [1u64; 3];
+    let mut local_size = [1u64; 3];
+    let mut offset = [0u64; 3];
+    for d in 0..work_dim as usize {
+        global_size[d] = launch.global_size[d];
+        offset[d] = launch.global_offset[d];
+        local_size[d] = match launch.local_size[d] {
+            0 if info.reqd_work_group_size[d] > 0 => info.reqd_work_group_size[d],
+            0 => (1..=if d == 0 { 64 } else { 1 })
+                .rev()
+                .find(|l| global_size[d] % l == 0)
+                .unwrap_or(1),
+            l => l,
+        };
+    }
+    if global_size.contains(&0) {
+        return Ok(None);
+    }
+    let num_groups: [u64; 3] = std::array::from_fn(|d| global_size[d].div_ceil(local_size[d]));
+    // Products of application-chosen sizes: checked, so a wrap cannot turn a huge launch
+    // into an empty one that "succeeds".
+    let product = |v: &[u64; 3]| v.iter().try_fold(1u64, |p, &x| p.checked_mul(x));
+    let items_per_group = product(&local_size).filter(|&n| n <= 1 << 20);
+    let Some(items_per_group) = items_per_group else {
+        return Err(ExecError::InvalidLaunch(format!(
+            "a work-group of {local_size:?} items is too large (at most 2^20)"
+        )));
+    };
+    let total_groups = product(&num_groups)
+        .filter(|g| g.checked_mul(items_per_group).is_some())
+        .ok_or_else(|| {
+            ExecError::InvalidLaunch(format!(
+                "{global_size:?} work-items are more than a launch can count (2^64)"
+            ))
+        })?;
+    if global_offset_overflows(launch.global_offset, global_size) {
+        return Err(ExecError::InvalidLaunch(format!(
+            "global offset {:?} + size {global_size:?} overflows get_global_id",
+            launch.global_offset
+        )));
+    }
+    Ok(Some(Geometry {
+        work_dim,
+        global_size,
+        local_size,
+        offset,
+        num_groups,
+        total_groups,
+    }))
+}
+
+impl<'a> Bound<'a> {
+    /// The module's variables, bound before any argument (their pointers are baked into the
+    /// code). Program-scope `global` variables are global memory the checkers watch, named
+    /// in reports after the variable (their bindings follow the kernel's arguments).
+    fn new(program: &'a Program, kc: &KernelCode) -> Bound<'a> {
+        let code = &program.code;
+        let mut bound = Bound {
+            allocs: vec![None],
+            views: vec![View::EMPTY],
+            local_sizes: vec![],
+            local_allocs: vec![],
+            param_lanes: vec![],
+            byval: vec![],
+            bindings: vec![],
+            var_bindings: vec![],
+        };
+        for (b, v) in program.const_bufs.iter().zip(&code.const_vars) {
+            let space = if v.writable {
+                AddressSpace::Global
+            } else {
+                AddressSpace::Constant
+            };
+            bound.push_alloc(b, 0, b.len() as u64, space, None);
+            if v.writable {
+                bound.var_bindings.push(ArgBinding {
+                    index: u32::MAX,
+                    name: v.name.clone(),
+                    space,
+                    alloc: Some(b.id()),
+                    view_offset: 0,
+                    view_size: b.len() as u64,
+                    elem_size: v.elem_size,
+                });
+            }
+        }
+        bound.local_sizes = code
+            .local_vars
+            .iter()
+            .zip(&kc.local_vars_used)
+            .map(|(v, u)| if *u { v.size } else { 0 })
+            .collect();
+        bound.local_allocs = code
+            .local_vars
+            .iter()
+            .zip(&bound.local_sizes)
+            .map(|(v, s)| LocalAlloc {
+                name: v.name.clone(),
+                size: *s,
+                arg_index: None,
+                elem_size: v.elem_size,
+            })
+            .collect();
+        bound
+    }
+
+    /// Adds a global/constant allocation over `view_size` bytes of `buf` from `view_off`;
+    /// returns its index in the launch table.
+    fn push_alloc(
+        &mut self,
+        buf: &'a Arc<Buffer>,
+        view_off: u64,
+        view_size: u64,
+        space: AddressSpace,
+        image: Option<crate::ImageDesc>,
+    ) -> u64 {
+        let idx = self.allocs.len() as u64;
+        self.views
+            .push(buf.view(view_off, view_size).unwrap_or(View::EMPTY));
+        self.allocs.push(Some(GAlloc {
+            buf: buf.clone(),
+            view_off,
+            view_size,
+            space,
+            image,
+        }));
+        idx
+    }
+
+    /// Binds argument `i` (`av`) to the parameter it is given for (`pk`, described by `arg`):
+    /// its register lanes, its allocation if any, and its binding.
+    fn bind_arg(
+        &mut self,
+        code: &Code,
+        arg: &KernelArg,
+        i: usize,
+        pk: &ParamKind,
+        av: &'a ArgValue,
+    ) -> Result<(), ExecError> {
+        let bad = |why: &str| ExecError::InvalidArg {
+            index: i as u32,
+            why: why.into(),
+        };
+        let mut binding = ArgBinding {
+            index: i as u32,
+            name: arg.name.clone(),
+            space: AddressSpace::Private,
+            alloc: None,
+            view_offset: 0,
+            view_size: 0,
+            elem_size: arg.pointee_size.max(1),
+        };
+        let mut lanes = vec![];
+        let mut bv = None;
+        match (pk, av) {
+            (
+                ParamKind::Buffer { constant },
+                ArgValue::Buffer {
+                    buffer,
+                    offset,
+                    size,
+                },
+            ) => {
+                let end = offset.checked_add(*size);
+                if end.is_none_or(|e| e > buffer.len() as u64) {
+                    return Err(bad("sub-buffer view lies outside its buffer"));
+                }
+                let space = if *constant {
+                    AddressSpace::Constant
+                } else {
+                    AddressSpace::Global
+                };
+                binding.space = space;
+                binding.alloc = Some(buffer.id());
+                binding.view_offset = *offset;
+                binding.view_size = *size;
+                let idx = self.push_alloc(buffer, *offset, *size, space, None);
+                lanes.push(ptr::enc(ptr::TAG_LAUNCH, idx, 0));
+            }
+            (ParamKind::Buffer { constant }, ArgValue::Null) => {
+                binding.space = if *constant {
+                    AddressSpace::Constant
+                } else {
+                    AddressSpace::Global
+                };
+                lanes.push(0);
+            }
+            (ParamKind::Local, ArgValue::Local(n)) => {
+                binding.space = AddressSpace::Local;
+                let slot = self.local_sizes.len() as u64;
+                self.local_sizes.push(*n);
+                self.local_allocs.push(LocalAlloc {
+                    name: arg.name.clone(),
+                    size: *n,
+                    arg_index: Some(i as u32),
+                    elem_size: arg.pointee_size.max(1),
+                });
+                binding.view_size = *n;
+                lanes.push(ptr::enc(ptr::TAG_LOCAL, slot, 0));
+            }
+            (ParamKind::Value { layout }, ArgValue::Bytes(b)) => {
+                for leaf in &code.layouts[*layout as usize] {
+                    let o = leaf.off as usize;
+                    let mut w = [0u8; 8];
+                    let src = b
+                        .get(o..o + leaf.size as usize)
+                        .ok_or_else(|| bad("too few bytes for a by-value argument"))?;
+                    w[..src.len()].copy_from_slice(src);
+                    lanes.push(u64::from_le_bytes(w));
+                }
+            }
+            (ParamKind::ByVal { size, align }, ArgValue::Bytes(b)) => {
+                if b.len() < *size as usize {
+                    return Err(bad("too few bytes for a by-value struct"));
+                }
+                bv = Some((b[..*size as usize].to_vec(), *align));
+                lanes.push(0);
+            }
+            (ParamKind::Image, ArgValue::Image { buffer, desc }) => {
+                if desc.byte_len().is_none_or(|n| n > buffer.len() as u64) {
+                    return Err(bad("image larger than its storage"));
+                }
+                binding.space = AddressSpace::Global;
+                binding.alloc = Some(buffer.id());
+                binding.view_size = buffer.len() as u64;
+                binding.elem_size = desc.format.element_size().unwrap_or(1) as u32;
+                let len = buffer.len() as u64;
+                let idx = self.push_alloc(buffer, 0, len, AddressSpace::Global, Some(*desc));
+                lanes.push(ptr::enc(ptr::TAG_LAUNCH, idx, 0));
+            }
+            (ParamKind::Image, ArgValue::Null) => lanes.push(0),
+            (ParamKind::Image, _) => return Err(bad("an image argument needs an image")),
+            (ParamKind::Opaque, ArgValue::Sampler(bits)) => lanes.push(*bits as u64),
+            (ParamKind::Opaque, ArgValue::Bytes(b)) => {
+                let mut w = [0u8; 8];
+                let n = b.len().min(8);
+                w[..n].copy_from_slice(&b[..n]);
+                lanes.push(u64::from_le_bytes(w));
+            }
+            (_, ArgValue::Local(_)) => return Err(bad("not a __local pointer argument")),
+            (_, ArgValue::Buffer { .. } | ArgValue::Null) => {
+                return Err(bad("a buffer was given for a by-value argument"))
+            }
+            (_, ArgValue::Bytes(_)) => return Err(bad("bytes were given for a pointer argument")),
+            (_, ArgValue::Image { .. }) => return Err(bad("not an image argument")),
+            (_, ArgValue::Sampler(_)) => return Err(bad("not a sampler argument")),
+        }
+        self.param_lanes.push(lanes);
+        self.byval.push(bv);
+        self.bindings.push(binding);
+        Ok(())
+    }
+}
+
+/// `(slot, value)` of every register lane the kernel function's parameters start with;
+/// by-value aggregates are bound per work-item instead (a private copy each).
+fn param_init(
+    code: &Code,
+    kc: &KernelCode,
+    param_lanes: &[Vec<u64>],
+    byval: &[Option<(Vec<u8>, u32)>],
+) -> Vec<(u32, u64)> {
+    let mut init = vec![];
+    for (k, &(slot, nl)) in code.funcs[kc.func as usize].params.iter().enumerate() {
+        if byval[k].is_none() {
+            for (i, v) in param_lanes[k].iter().take(nl as usize).enumerate() {
+                init.push((slot + i as u32, *v));
+            }
+        }
+    }
+    init
+}
+
+/// Runs the work-groups of `order` on `threads` workers, each taking the next group not
+/// yet taken. The first error is kept in `lx.error` and stops the launch.
+fn run_groups<O: Observer>(lx: &Lx<O>, order: &[u64], threads: usize) {
+    let next = AtomicUsize::new(0);
+    let worker = || {
+        let mut scratch = Scratch::default();
+        loop {
+            if lx.abort.load(Ordering::Relaxed) {
+                break;
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&g) = order.get(i) else { break };
+            // Last resort: an interpreter bug must not unwind into the host application.
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_group(lx, g, &mut scratch)
+            }))
+            .unwrap_or_else(|_| {
+                scratch = Scratch::default();
+                Err(ExecError::Aborted(format!(
+                    "internal interpreter error in work-group {g}"
+                )))
+            });
+            if let Err(e) = r {
+                lx.abort.store(true, Ordering::Relaxed);
+                lx.error.lock().get_or_insert(e);
+            }
+        }
+    };
+    if threads == 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(worker);
+            }
+        });
+    }
+}
+
+/// Start of the per-item (run-to-barrier) executor.
+pub(super) struct Entry {
+    pub(super) func: u32,
+    pub(super) param_init: Vec<(u32, u64)>,
+    pub(super) skipped: u64,
+}
+
+/// llvm-spirv gives each kernel a wrapper function that only calls the kernel's body with
+/// its own parameters (`Call; Ret`). Under run-to-barrier (quantum 0) nothing can observe
+/// the wrapper, so items start in the body, their parameters moved as the call would have;
+/// the two wrapper instructions are still counted when an item finishes. Any other quantum
+/// interleaves by instruction count and keeps the wrapper, as do by-value struct arguments
+/// (bound per item through the wrapper's parameter slots).
+fn entry_of(
+    code: &Code,
+    kc: &KernelCode,
+    param_init: &[(u32, u64)],
+    quantum: u32,
+    byval: &[Option<(Vec<u8>, u32)>],
+) -> Entry {
+    let plain = Entry {
+        func: kc.func,
+        param_init: param_init.to_vec(),
+        skipped: 0,
+    };
+    if quantum != 0 || byval.iter().any(|b| b.is_some()) {
+        return plain;
+    }
+    let Some(wrapper) = code.funcs.get(kc.func as usize) else {
+        return plain;
+    };
+    let e = wrapper.entry as usize;
+    let (Some(&Op::Call { f, args, .. }), Some(&Op::Ret)) = (code.ops.get(e), code.ops.get(e + 1))
+    else {
+        return plain;
+    };
+    let (Some(callee), Some(ca)) = (code.funcs.get(f as usize), code.calls.get(args as usize))
+    else {
+        return plain;
+    };
+    if ca.ret_n != 0 || f == kc.func {
+        return plain;
+    }
+    let mut init = vec![];
+    for &(s, ds, n) in &ca.moves {
+        for i in 0..n {
+            // Only parameter lanes can be forwarded (a wrapper constant would need its value).
+            let Some(&(_, v)) = param_init.iter().find(|p| p.0 == s + i) else {
+                return plain;
+            };
+            if ds + i >= callee.frame {
+                return plain;
+            }
+            init.push((ds + i, v));
+        }
+    }
+    Entry {
+        func: f,
+        param_init: init,
+        skipped: 2,
+    }
+}
+
+/// Whether some work-item's global id (offset + index) would not fit 64 bits.
+fn global_offset_overflows(offset: [u64; 3], size: [u64; 3]) -> bool {
+    (0..3).any(|d| offset[d].checked_add(size[d]).is_none())
+}
+
+/// The values of builtins (`get_global_id` and co.) for a work-item of a group.
+impl<O: Observer> Lx<'_, O> {
+    /// All lanes of a builtin (lane 0 only for the scalar ones).
+    #[inline(always)]
+    pub(super) fn builtin3(&self, gx: &Gx<O>, wi: &WorkItem, b: Builtin) -> [u64; 3] {
+        match b {
+            Builtin::GlobalId => wi.global,
+            Builtin::LocalId => wi.local.map(|x| x as u64),
+            Builtin::GroupId => gx.group,
+            Builtin::GlobalSize => self.global_size,
+            Builtin::LocalSize => gx.size,
+            Builtin::EnqueuedLocalSize => self.local_size,
+            Builtin::NumGroups => self.num_groups,
+            Builtin::GlobalOffset => self.offset,
+            _ => [self.builtin(gx, wi, b, 0), 0, 0],
+        }
+    }
+
+    #[inline]
+    pub(super) fn builtin(&self, gx: &Gx<O>, wi: &WorkItem, b: Builtin, c: usize) -> u64 {
+        let c = c.min(2);
+        match b {
+            Builtin::GlobalId => wi.global[c],
+            Builtin::LocalId => wi.local[c] as u64,
+            Builtin::GroupId => gx.group[c],
+            Builtin::GlobalSize => self.global_size[c],
+            Builtin::LocalSize => gx.size[c],
+            Builtin::EnqueuedLocalSize => self.local_size[c],
+            Builtin::NumGroups => self.num_groups[c],
+            Builtin::GlobalOffset => self.offset[c],
+            Builtin::WorkDim => self.work_dim as u64,
+            Builtin::GlobalLinearId => {
+                let g: [u64; 3] = std::array::from_fn(|d| wi.global[d] - self.offset[d]);
+                (g[2] * self.global_size[1] + g[1]) * self.global_size[0] + g[0]
+            }
+            Builtin::LocalIndex | Builtin::SubgroupLocalId => wi.local_linear as u64,
+            Builtin::SubgroupSize | Builtin::SubgroupMaxSize => gx.size.iter().product(),
+            Builtin::NumSubgroups => 1,
+            Builtin::SubgroupId => 0,
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The NDRange executor: work-groups over worker threads, work-items interleaved at barriers.
+//!
+//! One file per concern:
+//! - `launch`: [`Device::run`]: sizes, argument binding, worker threads; the launch-wide
+//!   state and the builtins it answers.
+//! - `group`: one work-group: its items' identities and start state, its schedule, its
+//!   lockstep and barrier phases.
+//! - `state`: what a group, an item and a worker keep (frames, private and local memory).
+//! - `access`: a work-item's memory accesses: fast paths, faults, reports, atomics.
+//! - `dispatch`: the run-to-barrier interpreter loop, alone.
+//! - `cold`: the ops that loop runs out of line; `ext`: OpenCL.std instructions;
+//!   `texels`: image texels; `async_copy`: group copies and waits.
+//! - `lockstep`: quantum 1, one op for the whole group at a time.
+
+mod access;
+mod async_copy;
+mod cold;
+mod dispatch;
+mod ext;
+mod group;
+mod launch;
+mod lockstep;
+mod state;
+mod texels;
+
+/// The software device: a pool of worker threads that runs launches.
+#[derive(Debug)]
+pub struct Device {
+    threads: usize,
+    limit: Option<u64>,
+    count_all: bool,
+    local_memory_limit: u64,
+}
+
+/// Local memory a work-group may have unless the platform says otherwise: far above any
+/// real device's (tens of KiB), low enough that a malformed module cannot exhaust the host.
+pub const DEFAULT_LOCAL_MEMORY_LIMIT: u64 = 16 << 20;
+
+impl Device {
+    /// A device with `threads` workers (0 = all cores).
+    pub fn new(threads: usize) -> Device {
+        Device {
+            threads,
+            limit: None,
+            count_all: false,
+            local_memory_limit: DEFAULT_LOCAL_MEMORY_LIMIT,
+        }
+    }
+
+    /// Refuses (with [`ExecError::InvalidLaunch`](crate::ExecError::InvalidLaunch)) a launch whose local memory, module-scope
+    /// variables and `__local` arguments together, exceeds `bytes` per work-group (default
+    /// [`DEFAULT_LOCAL_MEMORY_LIMIT`]; a platform passes its `CL_DEVICE_LOCAL_MEM_SIZE`).
+    pub fn with_local_memory_limit(mut self, bytes: u64) -> Device {
+        self.local_memory_limit = bytes;
+        self
+    }
+
+    /// Counts executed instructions in [`LaunchStats::instructions`](crate::LaunchStats::instructions) under every schedule.
+    /// Without it, run-to-barrier launches with no instruction limit leave that count at 0:
+    /// counting costs them about a tenth of their time.
+    pub fn with_instruction_count(mut self) -> Device {
+        self.count_all = true;
+        self
+    }
+
+    /// Aborts a launch (with [`ExecError::Aborted`](crate::ExecError::Aborted)) once it has executed more than `limit`
+    /// instructions in total: a watchdog against kernels that never terminate.
+    pub fn with_instruction_limit(mut self, limit: u64) -> Device {
+        self.limit = Some(limit);
+        self
+    }
+}

@@ -1,0 +1,118 @@
+//! Work-group and work-item state: what a group, an item and a worker thread keep between
+//! instructions, and the memory a group or an item owns.
+
+use crate::ir::ptr;
+use crate::observer::{Observer, WorkItem};
+
+/// Per-work-group state.
+pub(super) struct Gx<O: Observer> {
+    pub(super) obs: O::Group,
+    pub(super) locals: Vec<LocalMem>,
+    pub(super) async_counts: Vec<u32>,
+    /// Arguments (dst, src, n, stride) of each copy's latest execution, from its first arrival.
+    pub(super) async_args: Vec<[u64; 4]>,
+    /// An async copy is being performed: accesses are the group's.
+    pub(super) by_group: bool,
+    pub(super) group: [u64; 3],
+    /// Actual size of this group (smaller at the edge of a non-uniform NDRange).
+    pub(super) size: [u64; 3],
+    /// Memory faults so far: a copy stops at its first (one report, not one per byte).
+    pub(super) faults: u64,
+}
+
+/// Private memory of a work-item: allocations in one arena.
+#[derive(Default)]
+pub(super) struct Priv {
+    pub(super) bytes: Vec<u8>,
+    pub(super) allocs: Vec<(usize, usize)>,
+}
+
+/// A call in progress: where the caller resumes and how the callee's result gets back.
+pub(super) struct Frame {
+    pub(super) pc: u32,
+    pub(super) base: u32,
+    pub(super) func: u32,
+    pub(super) ret_d: u32,
+    pub(super) ret_n: u32,
+    /// Private memory (allocations, bytes) at the call: the callee's is freed at return.
+    pub(super) mark: (usize, usize),
+}
+
+/// Where a work-item stands between turns of the per-item executor.
+#[derive(Default)]
+pub(super) struct St {
+    pub(super) wi: WorkItem,
+    pub(super) frames: Vec<Frame>,
+    pub(super) pc: u32,
+    pub(super) base: u32,
+    pub(super) func: u32,
+    pub(super) async_seen: Vec<u32>,
+    pub(super) done: bool,
+    pub(super) waiting: bool,
+}
+
+/// A work-item of the per-item executor: registers of all its frames, private memory, state.
+#[derive(Default)]
+pub(super) struct Item {
+    pub(super) regs: Vec<u64>,
+    pub(super) mem: Priv,
+    pub(super) st: St,
+}
+
+/// What a worker thread keeps from one work-group to the next, so that a group allocates
+/// nothing: work-item states, lockstep lanes, identities, local memory, schedule order.
+#[derive(Default)]
+pub(super) struct Scratch {
+    pub(super) pool: Vec<Item>,
+    pub(super) lanes: Vec<u64>,
+    pub(super) wis: Vec<WorkItem>,
+    pub(super) locals: Vec<LocalMem>,
+    pub(super) order: Vec<usize>,
+}
+
+/// One 128-byte line of local memory.
+#[repr(C, align(128))]
+#[derive(Clone, Copy)]
+struct LocalLine([u8; 128]);
+
+/// A work-group's local allocation, in whole aligned lines of its own: no other allocation,
+/// another worker's in particular, shares a cache line with it.
+#[derive(Default)]
+pub(super) struct LocalMem {
+    lines: Vec<LocalLine>,
+    len: usize,
+}
+
+impl LocalMem {
+    /// `len` zero bytes, in the lines already held when they suffice.
+    pub(super) fn reset(&mut self, len: usize) {
+        self.lines.clear();
+        self.lines.resize(len.div_ceil(128), LocalLine([0; 128]));
+        self.len = len;
+    }
+}
+
+impl std::ops::Deref for LocalMem {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        // SAFETY: `lines` holds at least `len` initialised bytes (plain `u8` arrays, no
+        // padding: size and alignment are both 128).
+        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<u8>(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for LocalMem {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `deref`, through the unique borrow of `lines`.
+        unsafe { std::slice::from_raw_parts_mut(self.lines.as_mut_ptr().cast::<u8>(), self.len) }
+    }
+}
+
+/// A new private allocation of `size` bytes: its pointer.
+pub(super) fn alloca(mem: &mut Priv, size: usize, align: usize) -> u64 {
+    let align = align.clamp(1, 4096);
+    let start = mem.bytes.len().div_ceil(align) * align;
+    mem.bytes.resize(start + size, 0);
+    mem.allocs.push((start, size));
+    ptr::enc(ptr::TAG_PRIVATE, (mem.allocs.len() - 1) as u64, 0)
+}
