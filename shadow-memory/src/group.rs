@@ -64,8 +64,8 @@ impl std::hash::Hasher for InstIdHasher {
     }
 }
 
-/// Item ids are u32 in records; ids past the 29-bit space wrap (only launches of more than
-/// half a billion work-items, where two far-apart items may then look alike).
+/// Item ids are u32 in records; ids past the 28-bit space wrap (only launches of more than
+/// a quarter of a billion work-items, where two far-apart items may then look alike).
 pub(crate) fn clamp_item(v: u64) -> u32 {
     if v <= mar::MAX_ITEM {
         v as u32

@@ -39,8 +39,8 @@
 //! longer in the record is reported with an unidentified first work-item and folded into the
 //! identified finding of the same pair when there is one. Barrier epochs are 7 bits; every
 //! 64 barriers a group ages its own records (local and global) so a wrap never makes an old
-//! access look current. Item ids are 29 bits per
-//! synchronisation window (ids wrap past that, and a single launch of over 2^29 work-items
+//! access look current. Item ids are 28 bits per
+//! synchronisation window (ids wrap past that, and a single launch of over 2^28 work-items
 //! aliases ids). Launches ordered before the current one count as reset lazily, byte by byte:
 //! a record whose last accessor was such a launch is treated as fresh, but the summary flags
 //! of a record last touched by an overlapping launch may still carry accesses of an ordered

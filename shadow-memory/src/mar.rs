@@ -8,19 +8,25 @@
 //!
 //! | bits   | field | meaning |
 //! |--------|-------|---------|
-//! | 0..29  | item  | last accessing work-item, session-unique id (0 = none since reset) |
-//! | 29..40 | site  | interned instruction of that access (0 = unknown) |
-//! | 40     | one   | every access E counts was made at that site (so an unidentified party's line is known) |
-//! | 41..48 | epoch | that item's group barrier epoch at the access (wraps at 128) |
-//! | 48..50 | last  | kind of that access (0 none, 1 read, 2 write, 3 atomic); a plain write stays when its own item touches the byte again in the epoch |
-//! | 50..53 | E     | read / written / atomic by items of the last group in its current epoch |
-//! | 53     | many  | read or atomic by two or more items in that epoch (KLEE-CL's many-read) |
-//! | 54     | ok    | the O flags include accesses by other launches (for the race's scope) |
-//! | 55..58 | H     | read / written / atomic by the last group since the last full sync |
-//! | 58..61 | O     | read / written / atomic by *other* groups or launches (KLEE-CL's wg-many-read, generalised) |
+//! | 0..28  | item  | last accessing work-item, session-unique id (0 = none since reset) |
+//! | 28..39 | site  | interned instruction of that access (0 = unknown) |
+//! | 39     | one   | every access E counts was made at that site (so an unidentified party's line is known) |
+//! | 40..47 | epoch | that item's group barrier epoch at the access (wraps at 128) |
+//! | 47..49 | last  | kind of that access ([`Op`]: 0 atomic read, 1 read, 2 write, 3 atomic; meaningless while item is 0); an earlier access stays when it races with all the new one races with (see `covers`) |
+//! | 49..52 | E     | read / written / atomic by items of the last group in its current epoch; 0 = atomically read only |
+//! | 52     | many  | read or atomic by two or more items in that epoch (KLEE-CL's many-read) |
+//! | 53     | ok    | the O flags include accesses by other launches (for the race's scope) |
+//! | 54..57 | H     | the E kinds, by the last group since the last full sync; 0 = atomically read only |
+//! | 57..61 | O     | read / written / atomic / atomically read by *other* groups or launches (KLEE-CL's wg-many-read, generalised) |
 //! | 61     | sv_e  | every write counted in E stored the value already there (a racing read is benign) |
 //! | 62     | sv_o  | the same for the writes counted in H and O |
 //! | 63     | init  | written at least once (by host or kernel) |
+//!
+//! An atomic read (an atomic load, a failed compare-exchange) races with plain writes only, and
+//! every other kind races with those too: beside another kind it adds nothing, so E and H
+//! (never empty once a record names an item) store "only atomically read" as 0 and otherwise
+//! leave it out; O, which may be empty, has a bit for it. In a group epoch that already has
+//! other kinds of access an atomic read leaves the record as it is (see `step`).
 //!
 //! When E is not `many`, every access it counts was made by the recorded item or already
 //! raced with it, so a conflict with any kind in E is a conflict with that item: this keeps an
@@ -29,60 +35,94 @@
 //! Work-item ids are allocated per launch in one contiguous range, each group a contiguous
 //! sub-range, so "same group" and "other launch" are range tests on the item id.
 
-/// What the current access does; also the bit order of the E, H and O flag triples.
+use crate::report::RaceKind;
+
+/// What the current access does; also the bit order of the E, H and O flag sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Op {
     Read = 0,
     Write = 1,
+    /// An atomic read-modify-write.
     Atomic = 2,
+    /// An atomic that only reads (an atomic load, a compare-exchange that failed): it races
+    /// with plain writes only (issue #11 item 6).
+    AtomicRead = 3,
 }
 
 impl Op {
     fn bit(self) -> u64 {
         1 << self as u64
     }
-    fn from_last(v: u64) -> Option<Op> {
-        match v {
-            1 => Some(Op::Read),
-            2 => Some(Op::Write),
-            3 => Some(Op::Atomic),
-            _ => None,
+    const ALL: [Op; 4] = [Op::Read, Op::Write, Op::Atomic, Op::AtomicRead];
+    /// `last` has two bits and no "none" (a record with item 0 has no last access).
+    fn from_last(v: u64) -> Op {
+        match v & 0b11 {
+            0 => Op::AtomicRead,
+            1 => Op::Read,
+            2 => Op::Write,
+            _ => Op::Atomic,
         }
     }
     fn to_last(self) -> u64 {
-        self as u64 + 1
+        match self {
+            Op::AtomicRead => 0,
+            Op::Read => 1,
+            Op::Write => 2,
+            Op::Atomic => 3,
+        }
     }
+    /// The name in reports: an atomic read is an atomic access like any other.
     pub fn name(self) -> &'static str {
         match self {
             Op::Read => "read",
             Op::Write => "write",
-            Op::Atomic => "atomic",
+            Op::Atomic | Op::AtomicRead => "atomic",
         }
     }
 }
 
-pub const ITEM_BITS: u32 = 29;
+pub const ITEM_BITS: u32 = 28;
 pub const MAX_ITEM: u64 = (1 << ITEM_BITS) - 1;
 pub const SITE_BITS: u32 = 11;
 pub const MAX_SITE: u32 = (1 << SITE_BITS) - 1;
 
-const SITE_SHIFT: u32 = 29;
-const ONE_SITE_BIT: u64 = 1 << 40;
-const EPOCH_SHIFT: u32 = 41;
+const SITE_SHIFT: u32 = 28;
+const ONE_SITE_BIT: u64 = 1 << 39;
+const EPOCH_SHIFT: u32 = 40;
 /// Epochs are 7 bits: a group ages its records every [`AGE_EVERY`] barriers.
 const EPOCH_MASK: u64 = 0x7F;
 /// Barriers between two agings of a group's records (half the epoch range).
 pub const AGE_EVERY: u8 = 64;
-const LAST_SHIFT: u32 = 48;
-const E_SHIFT: u32 = 50;
-const MANY_BIT: u64 = 1 << 53;
-const OTHER_KERNEL_BIT: u64 = 1 << 54;
-const H_SHIFT: u32 = 55;
-const O_SHIFT: u32 = 58;
+const LAST_SHIFT: u32 = 47;
+const E_SHIFT: u32 = 49;
+const MANY_BIT: u64 = 1 << 52;
+const OTHER_KERNEL_BIT: u64 = 1 << 53;
+const H_SHIFT: u32 = 54;
+const O_SHIFT: u32 = 57;
 const SV_E_BIT: u64 = 1 << 61;
 const SV_O_BIT: u64 = 1 << 62;
 pub const INIT_BIT: u64 = 1 << 63;
-const TRIPLE: u64 = 0b111;
+/// One bit per [`Op`] (the O field).
+const KINDS: u64 = 0b1111;
+/// The plain kinds and plain atomics (the E and H fields).
+const PLAIN_KINDS: u64 = 0b111;
+
+/// E and H: a set that holds only an atomic read is stored as 0, and an atomic read beside
+/// another kind is left out (that kind races with everything it would).
+fn pack_nonempty(kinds: u64) -> u64 {
+    if kinds == Op::AtomicRead.bit() {
+        0
+    } else {
+        kinds & PLAIN_KINDS
+    }
+}
+
+fn unpack_nonempty(raw: u64) -> u64 {
+    match raw & PLAIN_KINDS {
+        0 => Op::AtomicRead.bit(),
+        k => k,
+    }
+}
 
 /// A record with every byte marked initialised (buffers created from host data).
 pub const INITIALISED: u64 = INIT_BIT;
@@ -156,16 +196,16 @@ impl Rec {
         ((self.0 >> EPOCH_SHIFT) & EPOCH_MASK) as u8
     }
     fn last(self) -> Option<Op> {
-        Op::from_last((self.0 >> LAST_SHIFT) & 0b11)
+        (self.item() != 0).then(|| Op::from_last(self.0 >> LAST_SHIFT))
     }
     fn e(self) -> u64 {
-        (self.0 >> E_SHIFT) & TRIPLE
+        unpack_nonempty(self.0 >> E_SHIFT)
     }
     fn h(self) -> u64 {
-        (self.0 >> H_SHIFT) & TRIPLE
+        unpack_nonempty(self.0 >> H_SHIFT)
     }
     fn o(self) -> u64 {
-        (self.0 >> O_SHIFT) & TRIPLE
+        (self.0 >> O_SHIFT) & KINDS
     }
     fn many(self) -> bool {
         self.0 & MANY_BIT != 0
@@ -208,10 +248,10 @@ impl Fields {
             | if self.one_site { ONE_SITE_BIT } else { 0 }
             | ((self.epoch as u64 & EPOCH_MASK) << EPOCH_SHIFT)
             | (self.last.to_last() << LAST_SHIFT)
-            | ((self.e & TRIPLE) << E_SHIFT)
+            | (pack_nonempty(self.e) << E_SHIFT)
             | if self.many { MANY_BIT } else { 0 }
-            | ((self.h & TRIPLE) << H_SHIFT)
-            | ((self.o & TRIPLE) << O_SHIFT)
+            | (pack_nonempty(self.h) << H_SHIFT)
+            | ((self.o & KINDS) << O_SHIFT)
             | if self.other_kernel {
                 OTHER_KERNEL_BIT
             } else {
@@ -224,26 +264,105 @@ impl Fields {
 }
 
 /// Whether `op` conflicts with an earlier access of kind `earlier` by another work-item:
-/// everything except read/read and atomic/atomic.
+/// a plain write with everything, an atomic with plain accesses, an atomic read with plain
+/// writes, a plain read with writes and read-modify-writes.
 fn conflicts(op: Op, earlier: Op) -> bool {
-    !matches!(
-        (op, earlier),
-        (Op::Read, Op::Read) | (Op::Atomic, Op::Atomic)
-    )
+    use Op::*;
+    match (op, earlier) {
+        (Write, _) | (_, Write) => true,
+        (Read, Atomic) | (Atomic, Read) => true,
+        (Read | Atomic | AtomicRead, Read | Atomic | AtomicRead) => false,
+    }
 }
 
-/// The most telling earlier kind in a flag triple that conflicts with `op` (writes first).
+/// Whether an earlier access of kind `earlier` races with every later access that one of
+/// kind `op` races with: the record may then keep naming `earlier` (the other is implied).
+fn covers(earlier: Op, op: Op) -> bool {
+    Op::ALL
+        .into_iter()
+        .all(|k| !conflicts(k, op) || conflicts(k, earlier))
+}
+
+/// The most telling earlier kind in a flag set that conflicts with `op` (writes first).
 fn conflicting(op: Op, flags: u64) -> Option<Op> {
-    [Op::Write, Op::Read, Op::Atomic]
+    [Op::Write, Op::Read, Op::Atomic, Op::AtomicRead]
         .into_iter()
         .find(|k| flags & k.bit() != 0 && conflicts(op, *k))
+}
+
+/// The race kind of a conflict between `op` and an `earlier` access.
+pub fn race_kind(op: Op, earlier: Op) -> RaceKind {
+    match (op, earlier) {
+        (Op::Atomic | Op::AtomicRead, _) | (_, Op::Atomic | Op::AtomicRead) => {
+            RaceKind::AtomicPlain
+        }
+        (Op::Write, Op::Write) => RaceKind::WriteWrite,
+        _ => RaceKind::ReadWrite,
+    }
+}
+
+/// The conflicts of one access with a byte's earlier accesses: at most one per race kind, so
+/// an access that races with both a read and a write of others reports both whichever came
+/// last (the record's `last` would otherwise hide one, depending on the schedule).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Conflicts([Option<Conflict>; 3]);
+
+impl Conflicts {
+    const KINDS: [RaceKind; 3] = [
+        RaceKind::WriteWrite,
+        RaceKind::ReadWrite,
+        RaceKind::AtomicPlain,
+    ];
+
+    fn slot(kind: RaceKind) -> usize {
+        match kind {
+            RaceKind::WriteWrite => 0,
+            RaceKind::ReadWrite => 1,
+            RaceKind::AtomicPlain => 2,
+        }
+    }
+
+    /// Finds, for each race kind `op` can be in, the conflict `search` gives among the earlier
+    /// kinds of that race kind (a bit set of [`Op`]s).
+    fn find(op: Op, any: bool, search: impl Fn(u64) -> Option<Conflict>) -> Conflicts {
+        let mut out = Conflicts::default();
+        if !any {
+            return out;
+        }
+        for kind in Self::KINDS {
+            let earlier = Op::ALL
+                .into_iter()
+                .filter(|k| conflicts(op, *k) && race_kind(op, *k) == kind)
+                .fold(0, |m, k| m | k.bit());
+            if earlier != 0 {
+                out.0[Self::slot(kind)] = search(earlier);
+            }
+        }
+        out
+    }
+
+    /// The conflict of race kind `kind`.
+    pub fn get(&self, kind: RaceKind) -> Option<Conflict> {
+        self.0[Self::slot(kind)]
+    }
+
+    /// Every race kind (write-write, read-write, atomic-plain) with its conflict if any.
+    pub fn iter_all(&self) -> impl Iterator<Item = (RaceKind, Option<Conflict>)> + '_ {
+        Self::KINDS.into_iter().map(|k| (k, self.get(k)))
+    }
+
+    /// The first conflict (write-write, then read-write, then atomic-plain).
+    #[cfg(test)]
+    pub fn first(&self) -> Option<Conflict> {
+        self.0.iter().flatten().next().copied()
+    }
 }
 
 /// Result of one byte's check-and-update.
 #[derive(Clone, Copy, Debug)]
 pub struct Step {
     pub new: u64,
-    pub conflict: Option<Conflict>,
+    pub conflicts: Conflicts,
     /// A plain read of a byte nobody wrote since the buffer (or group) was created.
     pub uninit: bool,
 }
@@ -257,7 +376,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
     let o_item = r.item();
     let init = old & INIT_BIT != 0;
     let uninit = op == Op::Read && !init;
-    let new_init = init || op != Op::Read;
+    let new_init = init || matches!(op, Op::Write | Op::Atomic);
     let mine = op.bit();
     // Never-written bytes hold no value, so no write over them stores "the value already
     // there" (issue #11, R1). Reads and atomics leave the same-value flags as they are.
@@ -281,7 +400,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
         };
         return Step {
             new: new.pack(),
-            conflict: None,
+            conflicts: Conflicts::default(),
             uninit,
         };
     }
@@ -298,11 +417,13 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
         Scope::InterGroup
     };
     let last = r.last();
-    let direct = || {
-        last.filter(|l| conflicts(op, *l)).map(|l| Party {
-            op: l,
-            who: Some((o_item, r.site())),
-        })
+    // The recorded access, if it is of one of the kinds `mask` and conflicts.
+    let direct = |mask: u64| {
+        last.filter(|l| mask & l.bit() != 0 && conflicts(op, *l))
+            .map(|l| Party {
+                op: l,
+                who: Some((o_item, r.site())),
+            })
     };
     let unknown = |flags: u64| conflicting(op, flags).map(|k| Party { op: k, who: None });
     // A party from E: its instruction is known when the epoch's accesses were all at one.
@@ -317,62 +438,86 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
     let benign = |flags: u64, sv: bool| match op {
         Op::Write => same,
         Op::Read => sv && flags & Op::Atomic.bit() == 0,
-        Op::Atomic => false,
+        Op::Atomic | Op::AtomicRead => false,
     };
 
     // Who the record names afterwards: normally this access.
     let mut keep_identity = false;
-    let (conflict, e, many, h, o, sv_e, sv_o, one_site) = if same_group {
+    // Whether the record stays as it was (an atomic read beside the epoch's other accesses).
+    let mut unchanged = false;
+    let (conflicts, e, many, h, o, sv_e, sv_o, one_site) = if same_group {
         let in_flight = |s: u8| {
             let back = |e: u8| epoch.wrapping_sub(e) & EPOCH_MASK as u8;
             back(r.epoch()) <= back(s & EPOCH_MASK as u8)
         };
         let current =
             r.epoch() == epoch || (o_item == me.actor && me.actor_since.is_some_and(in_flight));
-        // Intra-group: only accesses since this group's last barrier count.
-        let intra = if !current {
-            None
-        } else if o_item != me.item {
-            // Without `many`, every access E counts is the recorded item's (or raced with it).
-            direct().or_else(|| if r.many() { None } else { from_epoch(r.e()) })
-        } else if r.many() {
-            // Others read or atomically touched the byte since the barrier (we do not know
-            // who): a write conflicts with either, a read with their atomics.
-            from_epoch(r.e() & (Op::Read.bit() | Op::Atomic.bit()))
-        } else if last != Some(Op::Write) {
-            // Our own writes stay `last`, so a write in E is another item's (one that raced
-            // with our earlier access already; this access may race with it differently).
-            from_epoch(r.e() & Op::Write.bit())
-        } else {
-            None
+        // Intra-group: only accesses since this group's last barrier count (of kinds `mask`).
+        let intra_of = |mask: u64| {
+            if !current {
+                None
+            } else if o_item != me.item {
+                // Without `many`, every access E counts is the recorded item's (or raced
+                // with it).
+                direct(mask).or_else(|| {
+                    if r.many() {
+                        None
+                    } else {
+                        from_epoch(r.e() & mask)
+                    }
+                })
+            } else if r.many() {
+                // Others read or atomically touched the byte since the barrier (we do not
+                // know who): a write conflicts with either, a read with their atomics.
+                from_epoch(r.e() & mask & !Op::Write.bit())
+            } else if last != Some(Op::Write) {
+                // Our own writes stay `last`, so a write in E is another item's (one that
+                // raced with our earlier access already; this access may race with it
+                // differently).
+                from_epoch(r.e() & mask & Op::Write.bit())
+            } else {
+                None
+            }
         };
-        let others = unknown(r.o()).map(|p| Conflict {
-            first: p,
-            scope: o_scope,
-            benign: benign(r.o(), r.sv_o()),
-        });
-        let conflict = intra
-            .map(|p| Conflict {
+        let search = |mask: u64| {
+            let others = unknown(r.o() & mask).map(|p| Conflict {
                 first: p,
-                scope,
-                // A read is benign only if the other groups' racing writes are too.
-                benign: benign(r.e(), r.sv_e()) && others.is_none_or(|c| c.benign),
-            })
-            .or(others);
+                scope: o_scope,
+                benign: benign(r.o() & mask, r.sv_o()),
+            });
+            intra_of(mask)
+                .map(|p| Conflict {
+                    first: p,
+                    scope,
+                    // A read is benign only if the other groups' racing writes are too.
+                    benign: benign(r.e() & mask, r.sv_e()) && others.is_none_or(|c| c.benign),
+                })
+                .or(others)
+        };
+        let intra = intra_of(KINDS);
+        // An atomic read in an epoch that has other kinds of access changes nothing: those
+        // kinds race with every write it would, and naming it would hide what they race
+        // with (an earlier atomic's race with a later plain read), or count it into `many`
+        // (and make a read race with this item's own atomic).
+        unchanged = op == Op::AtomicRead && current && r.e() & PLAIN_KINDS != 0;
+        let any = intra.is_some() || unknown(r.o()).is_some();
+        let conflicts = Conflicts::find(op, any, search);
         // A read (atomic) after another item's read (atomic) in the same interval keeps that
         // item in the record: if the owner overwrites the byte later, the report can name the
-        // other reader instead of an unidentified one. An item's own plain write stays when
-        // it reads or atomically updates the byte afterwards: the write is what can race.
+        // other reader instead of an unidentified one. An item's own earlier access stays when
+        // it races with all its later one does (a plain write before a read or atomic, a read
+        // or atomic before an atomic read): the earlier access is what can race.
         keep_identity = current
-            && if o_item != me.item {
-                intra.is_none() && last.is_some_and(|l| l == op && op != Op::Write)
-            } else {
-                last == Some(Op::Write) && op != Op::Write
-            };
+            && last.is_some_and(|l| {
+                covers(l, op)
+                    && if o_item != me.item {
+                        intra.is_none()
+                    } else {
+                        l != op
+                    }
+            });
         let (e, many, sv_e, one_site) = if current {
-            let shared_read = op != Op::Write
-                && o_item != me.item
-                && r.e() & (Op::Read.bit() | Op::Atomic.bit()) != 0;
+            let shared_read = op != Op::Write && o_item != me.item && r.e() & !Op::Write.bit() != 0;
             (
                 r.e() | mine,
                 r.many() || shared_read,
@@ -383,7 +528,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
             (mine, false, same, true)
         };
         (
-            conflict,
+            conflicts,
             e,
             many,
             r.h() | mine,
@@ -394,29 +539,42 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
         )
     } else {
         // Another group or launch: barriers never order these, so all its accesses count.
-        let here = benign(r.h() | r.o(), r.sv_o());
-        let conflict = direct()
-            .map(|p| Conflict {
-                first: p,
-                scope,
-                benign: here,
-            })
-            .or_else(|| {
-                unknown(r.h()).map(|p| Conflict {
+        let search = |mask: u64| {
+            let here = benign((r.h() | r.o()) & mask, r.sv_o());
+            direct(mask)
+                .map(|p| Conflict {
                     first: p,
                     scope,
                     benign: here,
                 })
-            })
-            .or_else(|| {
-                unknown(r.o()).map(|p| Conflict {
-                    first: p,
-                    scope: o_scope,
-                    benign: here,
+                .or_else(|| {
+                    unknown(r.h() & mask).map(|p| Conflict {
+                        first: p,
+                        scope,
+                        benign: here,
+                    })
                 })
-            });
+                .or_else(|| {
+                    unknown(r.o() & mask).map(|p| Conflict {
+                        first: p,
+                        scope: o_scope,
+                        benign: here,
+                    })
+                })
+        };
+        let any = direct(KINDS).is_some() || unknown(r.h() | r.o()).is_some();
+        let conflicts = Conflicts::find(op, any, search);
         let o = r.o() | r.h();
-        (conflict, mine, false, mine, o, same, r.sv_o() && same, true)
+        (
+            conflicts,
+            mine,
+            false,
+            mine,
+            o,
+            same,
+            r.sv_o() && same,
+            true,
+        )
     };
     // O gains the previous group's flags when the accessor changes group; remember whether
     // they came from another launch.
@@ -425,6 +583,13 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
         (true, Some(l)) => (o_item, r.site(), l),
         _ => (me.item, site, op),
     };
+    if unchanged {
+        return Step {
+            new: old,
+            conflicts,
+            uninit,
+        };
+    }
     Step {
         new: Fields {
             item,
@@ -442,25 +607,8 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
             init: new_init,
         }
         .pack(),
-        conflict,
+        conflicts,
         uninit,
-    }
-}
-
-/// An atomic that only read (an atomic load, a failed compare-exchange): it races with plain
-/// writes only, and leaves the record as it is (a later plain write racing with it alone is
-/// missed: the record has no kind for it).
-pub fn step_atomic_read(old: u64, me: &Me, site: u16, epoch: u8) -> Step {
-    let atomics = Op::Atomic.bit();
-    let mut masked = old & !((atomics << E_SHIFT) | (atomics << H_SHIFT) | (atomics << O_SHIFT));
-    if Rec(old).last() == Some(Op::Atomic) {
-        masked &= !(0b11 << LAST_SHIFT);
-    }
-    let s = step(masked, me, site, epoch, Op::Read, false);
-    Step {
-        new: old,
-        conflict: s.conflict,
-        uninit: false,
     }
 }
 
@@ -534,8 +682,8 @@ mod tests {
             last: Op::Atomic,
             e: 0b101,
             many: true,
-            h: 0b010,
-            o: 0b110,
+            h: 0b1000,
+            o: 0b1110,
             other_kernel: true,
             sv_e: true,
             sv_o: true,
@@ -547,7 +695,10 @@ mod tests {
         assert_eq!(r.site() as u32, MAX_SITE);
         assert_eq!(r.epoch(), 100);
         assert_eq!(r.last(), Some(Op::Atomic));
-        assert_eq!((r.e(), r.many(), r.h(), r.o()), (0b101, true, 0b010, 0b110));
+        assert_eq!(
+            (r.e(), r.many(), r.h(), r.o()),
+            (0b101, true, 0b1000, 0b1110)
+        );
         assert!(r.other_kernel() && r.sv_e() && r.sv_o() && r.one_site());
         assert_eq!(reset(v), INIT_BIT);
     }
@@ -555,21 +706,23 @@ mod tests {
     #[test]
     fn read_after_write_by_other_item_conflicts_and_same_item_does_not() {
         let w = step(INITIALISED, &me(1, 0), 7, 0, Op::Write, false);
-        assert!(w.conflict.is_none());
+        assert!(w.conflicts.first().is_none());
         let own = step(w.new, &me(1, 0), 8, 0, Op::Read, false);
-        assert!(own.conflict.is_none());
+        assert!(own.conflicts.first().is_none());
         let other = step(w.new, &me(2, 0), 8, 0, Op::Read, false);
-        let c = other.conflict.unwrap();
+        let c = other.conflicts.first().unwrap();
         assert_eq!(c.first.op, Op::Write);
         assert_eq!(c.first.who, Some((1, 7)));
         assert_eq!(c.scope, Scope::IntraGroup);
         // A later epoch (barrier in between) orders them.
         assert!(step(w.new, &me(2, 0), 8, 1, Op::Read, false)
-            .conflict
+            .conflicts
+            .first()
             .is_none());
         // Another group is never ordered by that barrier.
         let g = step(w.new, &me(5, 1), 8, 1, Op::Read, false)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert_eq!(g.scope, Scope::InterGroup);
     }
@@ -579,25 +732,31 @@ mod tests {
         let read = |who: Option<(u32, u16)>| Party { op: Op::Read, who };
         let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
         let b = step(a, &me(2, 0), 1, 0, Op::Read, false);
-        assert!(b.conflict.is_none());
+        assert!(b.conflicts.first().is_none());
         // The record still names the first reader, so the other's write can name it.
         let w = step(b.new, &me(2, 0), 2, 0, Op::Write, false)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert_eq!(w.first, read(Some((1, 1))));
         // The first reader itself writing: the other reader is not in the record, but every
         // read of the interval was at site 1, so the line is known.
         let w = step(b.new, &me(1, 0), 2, 0, Op::Write, false)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert_eq!(w.first, read(Some((0, 1))));
         // Readers at two sites: nothing is known of the other one.
         let c = step(a, &me(2, 0), 5, 0, Op::Read, false).new;
-        let w = step(c, &me(1, 0), 2, 0, Op::Write, false).conflict.unwrap();
+        let w = step(c, &me(1, 0), 2, 0, Op::Write, false)
+            .conflicts
+            .first()
+            .unwrap();
         assert_eq!(w.first, read(None));
         // Many plain readers, then another read: fine.
         assert!(step(b.new, &me(3, 0), 1, 0, Op::Read, false)
-            .conflict
+            .conflicts
+            .first()
             .is_none());
     }
 
@@ -605,13 +764,15 @@ mod tests {
     fn plain_read_after_atomics_by_several_items_races() {
         let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Atomic, false).new;
         let b = step(a, &me(2, 0), 1, 0, Op::Atomic, false);
-        assert!(b.conflict.is_none());
+        assert!(b.conflicts.first().is_none());
         let r = step(b.new, &me(1, 0), 3, 0, Op::Read, false)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert_eq!((r.first.op, r.first.who), (Op::Atomic, Some((0, 1))));
         let r = step(b.new, &me(2, 0), 3, 0, Op::Read, false)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert_eq!((r.first.op, r.first.who), (Op::Atomic, Some((1, 1))));
     }
@@ -629,34 +790,145 @@ mod tests {
     fn own_atomic_after_own_write_keeps_the_write_for_others() {
         let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, false).new;
         let a = step(w, &me(1, 0), 2, 0, Op::Atomic, false);
-        assert!(a.conflict.is_none());
+        assert!(a.conflicts.first().is_none());
         let c = step(a.new, &me(2, 0), 2, 0, Op::Atomic, false)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert_eq!(c.first.op, Op::Write);
         assert_eq!(c.first.who, Some((1, 1)));
         // After a barrier the write is ordered.
         assert!(step(a.new, &me(2, 0), 2, 1, Op::Atomic, false)
-            .conflict
+            .conflicts
+            .first()
             .is_none());
     }
 
     /// Issue #11 item 6: an atomic that only reads (failed compare-exchange, atomic load)
-    /// races with plain writes only, and changes no record.
+    /// races with plain writes only, before or after it.
     #[test]
     fn atomic_reads_race_with_plain_writes_only() {
+        let ar = |rec: u64, item: u32, group: u32, epoch: u8| {
+            step(rec, &me(item, group), 9, epoch, Op::AtomicRead, false)
+        };
         let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
-        let s = step_atomic_read(r, &me(2, 0), 2, 0);
-        assert!(s.conflict.is_none());
-        assert_eq!(s.new, r);
+        assert!(ar(r, 2, 0, 0).conflicts.first().is_none());
         let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Atomic, false).new;
-        assert!(step_atomic_read(a, &me(2, 0), 2, 0).conflict.is_none());
+        assert!(ar(a, 2, 0, 0).conflicts.first().is_none());
         let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, false).new;
-        let c = step_atomic_read(w, &me(2, 0), 2, 0).conflict.unwrap();
+        let c = ar(w, 2, 0, 0).conflicts.first().unwrap();
         assert_eq!(c.first.op, Op::Write);
         // A write hidden behind an atomic in the epoch flags still counts.
         let wa = step(w, &me(3, 0), 3, 0, Op::Atomic, false).new;
-        assert!(step_atomic_read(wa, &me(2, 0), 2, 0).conflict.is_some());
+        assert!(ar(wa, 2, 0, 0).conflicts.first().is_some());
+
+        // After it: a plain write races with it, in the group and across groups, a plain
+        // read or an atomic does not.
+        for (item, group) in [(2, 0), (5, 1)] {
+            let x = ar(INITIALISED, 1, 0, 0).new;
+            let c = step(x, &me(item, group), 4, 0, Op::Write, false)
+                .conflicts
+                .first()
+                .unwrap();
+            assert_eq!((c.first.op, c.first.who), (Op::AtomicRead, Some((1, 9))));
+            assert_eq!(c.first.op.name(), "atomic");
+            assert!(step(x, &me(item, group), 4, 0, Op::Read, false)
+                .conflicts
+                .first()
+                .is_none());
+            assert!(step(x, &me(item, group), 4, 0, Op::Atomic, false)
+                .conflicts
+                .first()
+                .is_none());
+            assert!(ar(x, item, group, 0).conflicts.first().is_none());
+        }
+        // Its own item's later write is ordered after it; a barrier orders the group's.
+        let x = ar(INITIALISED, 1, 0, 0).new;
+        assert!(step(x, &me(1, 0), 4, 0, Op::Write, false)
+            .conflicts
+            .first()
+            .is_none());
+        assert!(step(x, &me(2, 0), 4, 1, Op::Write, false)
+            .conflicts
+            .first()
+            .is_none());
+        // It reads: it makes no byte initialised.
+        assert_eq!(ar(0, 1, 0, 0).new & INIT_BIT, 0);
+    }
+
+    /// An atomic read that is not the record's last access is still found: by the epoch
+    /// flags in the group, by the group flags (H, then O) across groups.
+    #[test]
+    fn atomic_reads_behind_other_accesses_still_race_with_writes() {
+        // Items 1 and 2 atomically read; item 3 reads; group 1 (item 5) writes.
+        let x = step(INITIALISED, &me(1, 0), 1, 0, Op::AtomicRead, false).new;
+        let x = step(x, &me(2, 0), 2, 0, Op::AtomicRead, false).new;
+        let c = step(x, &me(3, 0), 3, 0, Op::Write, false)
+            .conflicts
+            .first()
+            .unwrap();
+        assert_eq!(c.first.op, Op::AtomicRead);
+        let c = step(x, &me(5, 1), 3, 0, Op::Write, false)
+            .conflicts
+            .first()
+            .unwrap();
+        assert_eq!((c.first.op, c.scope), (Op::AtomicRead, Scope::InterGroup));
+        // Group 1 reads (no race); group 2 (item 9) writes: the atomic read is in O now.
+        let y = step(x, &me(5, 1), 4, 0, Op::Read, false);
+        assert!(y.conflicts.first().is_none());
+        let c = step(y.new, &me(9, 2), 5, 0, Op::Write, false)
+            .conflicts
+            .first()
+            .unwrap();
+        assert_eq!(c.first.op, Op::Read);
+        let z = step(x, &me(5, 1), 4, 0, Op::AtomicRead, false).new;
+        let z = step(z, &me(9, 2), 4, 0, Op::AtomicRead, false).new;
+        let c = step(z, &me(13, 3), 5, 0, Op::Write, false)
+            .conflicts
+            .first()
+            .unwrap();
+        assert_eq!(c.first.op, Op::AtomicRead);
+        // An atomic read after another item's read keeps the reader named: a later atomic
+        // races with the read.
+        let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
+        let r = step(r, &me(2, 0), 2, 0, Op::AtomicRead, false).new;
+        let c = step(r, &me(3, 0), 3, 0, Op::Atomic, false)
+            .conflicts
+            .first()
+            .unwrap();
+        assert_eq!((c.first.op, c.first.who), (Op::Read, Some((1, 1))));
+    }
+
+    /// A write after another group's write and a third group's read races with both: one
+    /// conflict per race kind, whichever of them the record names last.
+    #[test]
+    fn a_write_reports_each_race_kind_it_is_in() {
+        for reads_last in [false, true] {
+            let w = |rec| step(rec, &me(1, 0), 1, 0, Op::Write, false).new;
+            let r = |rec| step(rec, &me(5, 1), 2, 0, Op::Read, false).new;
+            let x = if reads_last {
+                r(w(INITIALISED))
+            } else {
+                w(r(INITIALISED))
+            };
+            let s = step(x, &me(9, 2), 3, 0, Op::Write, false);
+            let ww = s.conflicts.get(RaceKind::WriteWrite).unwrap();
+            let rw = s.conflicts.get(RaceKind::ReadWrite).unwrap();
+            assert_eq!((ww.first.op, rw.first.op), (Op::Write, Op::Read));
+            assert!(s.conflicts.get(RaceKind::AtomicPlain).is_none());
+        }
+    }
+
+    #[test]
+    fn an_earlier_access_covers_what_its_later_kinds_race_with() {
+        assert!(covers(Op::Write, Op::Read) && covers(Op::Write, Op::Atomic));
+        assert!(covers(Op::Read, Op::AtomicRead) && covers(Op::Atomic, Op::AtomicRead));
+        assert!(!covers(Op::Read, Op::Atomic) && !covers(Op::Atomic, Op::Read));
+        assert!(!covers(Op::AtomicRead, Op::Read) && !covers(Op::Read, Op::Write));
+        for k in Op::ALL {
+            assert!(covers(k, k));
+            assert_eq!(Op::from_last(k.to_last()), k);
+        }
     }
 
     /// Issue #11 R4: item 0 reads, then increments; other items' increments race with the read.
@@ -665,15 +937,17 @@ mod tests {
         let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
         let a = step(r, &me(1, 0), 2, 0, Op::Atomic, false).new;
         let c = step(a, &me(2, 0), 2, 0, Op::Atomic, false)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert_eq!(c.first.op, Op::Read);
         // Two items' atomics alone never race.
         let a1 = step(INITIALISED, &me(1, 0), 2, 0, Op::Atomic, false).new;
         let a2 = step(a1, &me(2, 0), 2, 0, Op::Atomic, false);
-        assert!(a2.conflict.is_none());
+        assert!(a2.conflicts.first().is_none());
         assert!(step(a2.new, &me(1, 0), 2, 0, Op::Atomic, false)
-            .conflict
+            .conflicts
+            .first()
             .is_none());
     }
 
@@ -682,17 +956,20 @@ mod tests {
     fn same_value_write_is_benign_only_over_initialised_bytes() {
         let undefined = step(0, &me(1, 0), 1, 0, Op::Write, true).new;
         let c = step(undefined, &me(2, 0), 1, 0, Op::Write, true)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert!(c.benign, "the second write stores what the first wrote");
         let read = step(0, &me(1, 0), 1, 0, Op::Read, false).new;
         let c = step(read, &me(2, 0), 1, 0, Op::Write, true)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert!(!c.benign, "a write over undefined bytes is a real race");
         let read = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
         let c = step(read, &me(2, 0), 1, 0, Op::Write, true)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert!(c.benign);
     }
@@ -701,27 +978,36 @@ mod tests {
     #[test]
     fn read_racing_only_with_same_value_writes_is_benign() {
         let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, true).new;
-        let c = step(w, &me(2, 0), 2, 0, Op::Read, false).conflict.unwrap();
+        let c = step(w, &me(2, 0), 2, 0, Op::Read, false)
+            .conflicts
+            .first()
+            .unwrap();
         assert!(c.benign && c.first.op == Op::Write);
         let changed = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, false).new;
         let c = step(changed, &me(2, 0), 2, 0, Op::Read, false)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert!(!c.benign);
         // A value-changing write before the barrier does not spoil the next interval...
         let next = step(changed, &me(1, 0), 1, 1, Op::Write, true).new;
         let c = step(next, &me(2, 0), 2, 1, Op::Read, false)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert!(c.benign);
         // ...but another group is not ordered by that barrier.
         let c = step(next, &me(5, 1), 2, 0, Op::Read, false)
-            .conflict
+            .conflicts
+            .first()
             .unwrap();
         assert!(!c.benign && c.scope == Scope::InterGroup);
         // Same-value writes of another group, then a read: benign too.
         let g = step(INITIALISED, &me(5, 1), 1, 0, Op::Write, true).new;
-        let c = step(g, &me(1, 0), 2, 0, Op::Read, false).conflict.unwrap();
+        let c = step(g, &me(1, 0), 2, 0, Op::Read, false)
+            .conflicts
+            .first()
+            .unwrap();
         assert!(c.benign && c.scope == Scope::InterGroup);
     }
 
@@ -731,10 +1017,12 @@ mod tests {
         let aged = age(w, 3 + AGE_EVERY);
         // 128 epochs after the write the raw epoch would match again; the aged one does not.
         assert!(step(aged, &me(2, 0), 1, 3 + 128, Op::Read, false)
-            .conflict
+            .conflicts
+            .first()
             .is_none());
         assert!(step(w, &me(2, 0), 1, 3 + 128, Op::Read, false)
-            .conflict
+            .conflicts
+            .first()
             .is_some());
     }
 }
@@ -790,7 +1078,7 @@ mod properties {
                     let me = who(item);
                     let g = ((item - 1) / 2) as usize;
                     let s = step(rec, &me, item as u16, epochs[g], op, false);
-                    reported |= s.conflict.is_some();
+                    reported |= s.conflicts.first().is_some();
                     rec = s.new;
                     racy |= seen.iter().any(|&(i, o, ep)| {
                         let same_group = ((i - 1) / 2) as usize == g;
@@ -829,7 +1117,7 @@ mod properties {
             let epoch = barrier as u8;
             let pair = |p: u32, o1: Op, q: u32, o2: Op| {
                 let first = step(INITIALISED, &who(p), 1, 0, o1, false).new;
-                step(first, &who(q), 2, epoch, o2, false).conflict.map(|c| {
+                step(first, &who(q), 2, epoch, o2, false).conflicts.first().map(|c| {
                     let mut k = [c.first.op, o2];
                     k.sort();
                     k
@@ -851,7 +1139,7 @@ mod properties {
             let ops = [Op::Read, Op::Write, Op::Atomic];
             let start = if init { INITIALISED } else { 0 };
             let r = step(start, &who(1), 1, 0, ops[first], false).new;
-            let c = step(r, &who(2), 2, 0, Op::Write, true).conflict;
+            let c = step(r, &who(2), 2, 0, Op::Write, true).conflicts.first();
             prop_assert!(c.is_some());
             // The earlier access defines the bytes when it wrote them.
             let defined = init || ops[first] != Op::Read;

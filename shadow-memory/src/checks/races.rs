@@ -15,15 +15,8 @@ pub(crate) fn op_of(k: AccessKind) -> Op {
     match k {
         AccessKind::Read => Op::Read,
         AccessKind::Write => Op::Write,
-        AccessKind::Atomic | AccessKind::AtomicRead => Op::Atomic,
-    }
-}
-
-pub(crate) fn race_kind(second: Op, first: Op) -> RaceKind {
-    match (second, first) {
-        (Op::Atomic, _) | (_, Op::Atomic) => RaceKind::AtomicPlain,
-        (Op::Write, Op::Write) => RaceKind::WriteWrite,
-        _ => RaceKind::ReadWrite,
+        AccessKind::Atomic => Op::Atomic,
+        AccessKind::AtomicRead => Op::AtomicRead,
     }
 }
 
@@ -39,13 +32,8 @@ impl LaunchChecker<'_> {
         // bytes have no value to store again).
         let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
         let me = g.me(a);
-        let step = |rec: u64, site: u16, epoch: u8| {
-            if a.kind == AccessKind::AtomicRead {
-                mar::step_atomic_read(rec, &me, site, epoch)
-            } else {
-                mar::step(rec, &me, site, epoch, op, same_value)
-            }
-        };
+        let step =
+            |rec: u64, site: u16, epoch: u8| mar::step(rec, &me, site, epoch, op, same_value);
         if a.by_group {
             if let Some(c) = g.copies.last_mut() {
                 let r = (a.space, a.alloc, a.offset, a.offset + a.size as u64);
@@ -56,11 +44,14 @@ impl LaunchChecker<'_> {
             }
         }
         let site = self.site(g, a.inst);
-        let mut conflict: Option<(u64, mar::Conflict)> = None;
+        // The first byte of each race kind (an access may race with reads and writes alike).
+        let mut conflicts: [Option<(u64, RaceKind, mar::Conflict)>; 3] = [None; 3];
         let mut uninit: Option<u64> = None;
         let mut note = |i: u64, s: mar::Step| {
-            if conflict.is_none() {
-                conflict = s.conflict.map(|c| (i, c));
+            for (slot, (kind, c)) in conflicts.iter_mut().zip(s.conflicts.iter_all()) {
+                if slot.is_none() {
+                    *slot = c.map(|c| (i, kind, c));
+                }
             }
             if s.uninit && uninit.is_none() {
                 uninit = Some(i);
@@ -118,7 +109,7 @@ impl LaunchChecker<'_> {
         if let RawSide::Here { group, .. } = &mut second.0 {
             *group = a.by_group;
         }
-        if let Some((off, c)) = conflict {
+        for (off, race, c) in conflicts.into_iter().flatten() {
             let (kind, wanted) = if c.benign {
                 (FindingKind::BenignRace, self.checks.benign)
             } else {
@@ -135,7 +126,7 @@ impl LaunchChecker<'_> {
                 g.raw.add(Raw {
                     key: RawKey {
                         kind,
-                        race: Some(race_kind(op, c.first.op)),
+                        race: Some(race),
                         scope: Some(c.scope),
                         memory: Some(a.space),
                         alloc: Some(a.alloc),
