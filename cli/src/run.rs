@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// Run work-groups one after another (deterministic schedules).
     #[arg(long)]
     pub serial: bool,
+    /// Seconds a kernel launch may run before the watchdog ends it (its event fails, the
+    /// application goes on); `off` for none [default: $SHADOWCL_TIMEOUT, else 300].
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<String>,
     /// Pass-through capture: run on this vendor platform instead of ShadowCL's interpreter
     /// (a vendor ICD library path, or a platform-name substring such as `Portable`), forwarding
     /// every call and recording launches with --capture. Checks then happen on replay.
@@ -139,6 +143,10 @@ fn library_from_env() -> Result<PathBuf, String> {
     )
 }
 
+/// Seconds a launch may run under `shadowcl run` unless told otherwise: far past any real
+/// kernel on the interpreter, short enough that a spinning kernel does not hang a CI job.
+const DEFAULT_TIMEOUT: u32 = 300;
+
 /// The `SHADOWCL_*` variables for the application, in the library's syntax.
 fn child_env(args: &RunArgs, report: &Path) -> Vec<(&'static str, String)> {
     let mut env = vec![("SHADOWCL_REPORT", report.display().to_string())];
@@ -168,6 +176,14 @@ fn child_env(args: &RunArgs, report: &Path) -> Vec<(&'static str, String)> {
                 args.capture.as_ref().map(|p| p.display().to_string()),
             ),
             opt("SHADOWCL_FORWARD", args.forward.clone()),
+            opt(
+                "SHADOWCL_TIMEOUT",
+                args.timeout.clone().or_else(|| {
+                    std::env::var_os("SHADOWCL_TIMEOUT")
+                        .is_none()
+                        .then(|| DEFAULT_TIMEOUT.to_string())
+                }),
+            ),
         ]
         .into_iter()
         .flatten(),
@@ -398,6 +414,8 @@ mod tests {
             "--threads",
             "2",
             "--serial",
+            "--timeout",
+            "off",
             "--capture",
             "caps",
             "--forward",
@@ -421,9 +439,16 @@ mod tests {
         assert_eq!(get("SHADOWCL_WG_SERIAL"), Some("true"));
         assert_eq!(get("SHADOWCL_CAPTURE"), Some("caps"));
         assert_eq!(get("SHADOWCL_FORWARD"), Some("Portable"));
-        // Defaults are left to the library.
+        assert_eq!(get("SHADOWCL_TIMEOUT"), Some("off"));
+        // Defaults are left to the library but for the watchdog's (unless the caller's
+        // environment sets one).
         let d = child_env(&parse(&["--", "app"]).unwrap(), Path::new("r"));
-        assert_eq!(d.len(), 1);
+        if std::env::var_os("SHADOWCL_TIMEOUT").is_none() {
+            assert_eq!(d.len(), 2);
+            assert!(d.contains(&("SHADOWCL_TIMEOUT", "300".to_string())));
+        } else {
+            assert_eq!(d.len(), 1);
+        }
     }
 
     #[test]

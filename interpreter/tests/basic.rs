@@ -135,3 +135,45 @@ fn copies_stop_at_their_first_fault() {
         .count();
     assert_eq!(faults, 1, "one fault for the whole copy");
 }
+
+/// The watchdog (issue #15 item 3): a kernel that spins on a value nobody changes ends at
+/// the time limit with an error under every schedule, instead of hanging the application;
+/// the other work-groups stop with it.
+#[test]
+fn spinning_kernels_end_at_the_time_limit() {
+    let src = r#"
+        __kernel void spin(__global volatile int *flag, __global int *out) {
+            int i = 0;
+            while (flag[0] == 0) i++;
+            out[get_global_id(0)] = i;
+        }"#;
+    let p = program(src, "-O2");
+    let flag = buf_i32(&[0]);
+    let out = buf_i32(&[0; 8]);
+    let limit = std::time::Duration::from_millis(300);
+    for (quantum, parallel) in [(0, true), (1, false), (3, true)] {
+        let l = launch("spin", 1, [8, 1, 1], [4, 1, 1], vec![arg(&flag), arg(&out)]);
+        let schedule = Schedule {
+            quantum,
+            parallel,
+            ..Schedule::default()
+        };
+        let started = std::time::Instant::now();
+        let r = Device::new(2)
+            .with_time_limit(limit)
+            .run(&p, &l, &schedule, &NoObserver);
+        match r {
+            Err(ExecError::Aborted(m)) => assert!(m.contains("time limit"), "{m}"),
+            other => panic!("quantum {quantum}: expected the watchdog, got {other:?}"),
+        }
+        // Generous: the point is that it ends, not how promptly on a loaded machine.
+        assert!(started.elapsed() < limit * 40, "quantum {quantum}");
+    }
+    // A kernel that ends is not touched by the limit.
+    let flag = buf_i32(&[1]);
+    let l = launch("spin", 1, [8, 1, 1], [4, 1, 1], vec![arg(&flag), arg(&out)]);
+    assert!(Device::new(1)
+        .with_time_limit(limit)
+        .run(&p, &l, &Schedule::default(), &NoObserver)
+        .is_ok());
+}

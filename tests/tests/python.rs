@@ -10,6 +10,11 @@ const PYTHON: &str = "/usr/bin/python3";
 /// Runs `tests/python/<script>` on ShadowCL (PoCL registered beside it) and checks that it
 /// printed `pass_line`. Skips, rather than fails, when pyopencl or numpy is not installed.
 fn run_pyopencl_script(test: &str, script: &str, pass_line: &str) {
+    run_pyopencl_script_with(test, script, pass_line, &[]);
+}
+
+/// [`run_pyopencl_script`] with extra environment variables for the script.
+fn run_pyopencl_script_with(test: &str, script: &str, pass_line: &str, envs: &[(&str, &str)]) {
     let Some(icd) = Icd::shadowcl_and_pocl(test) else {
         return;
     };
@@ -36,6 +41,7 @@ fn run_pyopencl_script(test: &str, script: &str, pass_line: &str) {
         .env("PYOPENCL_NO_CACHE", "1")
         .env_remove("PYTHONPATH")
         .env_remove("PYTHONHOME");
+    cmd.envs(envs.iter().copied());
     let o = run(cmd, TIMEOUT);
     o.assert_success();
     assert!(o.stdout.contains(pass_line), "{}", o.describe());
@@ -56,5 +62,17 @@ fn pyopencl_images_on_shadowcl() {
         "pyopencl_images_on_shadowcl",
         "images.py",
         "pyopencl images: PASS on ShadowCL",
+    );
+}
+
+/// The watchdog through the loader: a spinning kernel's event fails at SHADOWCL_TIMEOUT and
+/// the application goes on (issue #15 item 3).
+#[test]
+fn pyopencl_spinning_kernel_ends_at_the_timeout() {
+    run_pyopencl_script_with(
+        "pyopencl_spinning_kernel_ends_at_the_timeout",
+        "watchdog.py",
+        "pyopencl watchdog: PASS on ShadowCL",
+        &[("SHADOWCL_TIMEOUT", "1")],
     );
 }

@@ -18,7 +18,37 @@ use std::sync::OnceLock;
 
 fn device(schedule: &Schedule) -> &'static Device {
     static DEVICE: OnceLock<Device> = OnceLock::new();
-    DEVICE.get_or_init(|| Device::new(schedule.threads))
+    DEVICE.get_or_init(|| {
+        let device = Device::new(schedule.threads);
+        match time_limit(std::env::var("SHADOWCL_TIMEOUT").ok().as_deref()) {
+            Ok(Some(limit)) => device.with_time_limit(limit),
+            Ok(None) => device,
+            Err(e) => {
+                eprintln!("ShadowCL: {e}; launches run without a time limit");
+                device
+            }
+        }
+    })
+}
+
+/// `SHADOWCL_TIMEOUT`: seconds a launch may run before the watchdog ends it (its event then
+/// fails with `CL_OUT_OF_RESOURCES` and the reason goes to the log and the context's
+/// callback); unset, `0`, `off` or `none`: no limit.
+fn time_limit(value: Option<&str>) -> Result<Option<std::time::Duration>, String> {
+    let Some(v) = value.map(str::trim) else {
+        return Ok(None);
+    };
+    if matches!(v, "" | "0" | "off" | "none") {
+        return Ok(None);
+    }
+    match v.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => {
+            Ok(Some(std::time::Duration::from_secs_f64(s)))
+        }
+        _ => Err(format!(
+            "SHADOWCL_TIMEOUT={v} is not a number of seconds (or off)"
+        )),
+    }
 }
 
 /// The checker session, or `None` when `SHADOWCL_CHECKS=none`.
@@ -214,5 +244,25 @@ fn report(s: &Session) {
     }
     if let Err(e) = s.write_files_throttled() {
         eprintln!("ShadowCL: could not write the report: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::time_limit;
+    use std::time::Duration;
+
+    #[test]
+    fn timeouts_parse_as_seconds_or_off() {
+        assert_eq!(time_limit(None), Ok(None));
+        assert_eq!(time_limit(Some("off")), Ok(None));
+        assert_eq!(time_limit(Some(" 0 ")), Ok(None));
+        assert_eq!(
+            time_limit(Some("2.5")),
+            Ok(Some(Duration::from_millis(2500)))
+        );
+        for bad in ["soon", "-1", "nan", "inf", "1e30"] {
+            assert!(time_limit(Some(bad)).is_err(), "{bad}");
+        }
     }
 }

@@ -1,8 +1,6 @@
 //! The run-to-barrier interpreter loop, alone in its file: [`run_turns`] and the macros it
 //! is written with.
 
-use std::sync::atomic::Ordering;
-
 use super::access::Mx;
 use super::cold::run_cold;
 use super::group::{next_runnable, TurnEnd};
@@ -595,16 +593,8 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
         match end {
             TurnEnd::Yield => {
                 parked = false;
-                lx.instructions
-                    .fetch_add(std::mem::take(executed), Ordering::Relaxed);
-                if lx
-                    .limit
-                    .is_some_and(|l| lx.instructions.load(Ordering::Relaxed) > l)
-                {
-                    return Err(ExecError::Aborted(format!(
-                        "instruction limit of {} exceeded",
-                        lx.limit.unwrap_or(0)
-                    )));
+                if let Some(why) = lx.watchdog(executed) {
+                    return Err(ExecError::Aborted(why));
                 }
             }
             TurnEnd::Abort(m) => return Err(ExecError::Aborted(m)),

@@ -290,10 +290,11 @@ fn run_phase<O: Observer>(
 ) -> Result<(usize, bool), ExecError> {
     // A turn ends at a barrier, after `quantum` instructions, or (with a watchdog limit) in
     // slices so the limit is checked even in a loop without barriers.
-    let budget: u64 = match (lx.quantum, lx.limit) {
-        (0, None) => u64::MAX,
-        (0, Some(l)) => l.clamp(1, 1 << 20),
-        (q, _) => q as u64,
+    let budget: u64 = match (lx.quantum, lx.limit, lx.deadline) {
+        (0, None, None) => u64::MAX,
+        (0, Some(l), _) => l.clamp(1, 1 << 20),
+        (0, None, Some(_)) => 1 << 20,
+        (q, ..) => q as u64,
     };
     // Run to barrier with no watchdog needs no count: that interpreter does without it.
     if budget != u64::MAX || lx.count_all {

@@ -5,6 +5,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
@@ -60,7 +61,35 @@ pub(super) struct Lx<'a, O: Observer> {
     pub(super) quantum: u32,
     pub(super) seed: u64,
     pub(super) limit: Option<u64>,
+    /// When the launch must have ended, and the time limit that says so.
+    pub(super) deadline: Option<(Instant, Duration)>,
     pub(super) count_all: bool,
+}
+
+impl<O: Observer> Lx<'_, O> {
+    /// Whether a watchdog (instruction or time limit) watches this launch.
+    pub(super) fn watched(&self) -> bool {
+        self.limit.is_some() || self.deadline.is_some()
+    }
+
+    /// The watchdog: adds `executed` to the launch's count and says why the launch must stop,
+    /// if it must. The clock is read once per 2^16 instructions of the launch, not per call.
+    pub(super) fn watchdog(&self, executed: &mut u64) -> Option<String> {
+        let n = std::mem::take(executed);
+        let before = self.instructions.fetch_add(n, Ordering::Relaxed);
+        let total = before + n;
+        if let Some(limit) = self.limit.filter(|l| total > *l) {
+            return Some(format!("instruction limit of {limit} exceeded"));
+        }
+        let (at, limit) = self.deadline?;
+        if before >> 16 != total >> 16 && Instant::now() >= at {
+            return Some(format!(
+                "time limit of {:.1} s exceeded (SHADOWCL_TIMEOUT); the kernel may never end",
+                limit.as_secs_f64()
+            ));
+        }
+        None
+    }
 }
 
 /// The NDRange of a launch in three dimensions (an unused one has size 1 and offset 0).
@@ -163,6 +192,7 @@ impl Device {
             quantum: schedule.quantum,
             seed: schedule.seed,
             limit: self.limit,
+            deadline: self.time_limit.map(|d| (Instant::now() + d, d)),
             count_all: self.count_all,
         };
         if O::ENABLED {

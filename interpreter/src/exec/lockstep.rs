@@ -466,16 +466,12 @@ fn watchdog<O: Observer>(lx: &Lx<'_, O>, executed: &mut u64) -> Option<LsStop> {
     if lx.abort.load(Ordering::Relaxed) {
         return Some(LsStop::Stopped);
     }
-    if let Some(limit) = lx.limit {
-        lx.instructions
-            .fetch_add(std::mem::take(executed), Ordering::Relaxed);
-        if lx.instructions.load(Ordering::Relaxed) > limit {
-            return Some(LsStop::Abort(format!(
-                "instruction limit of {limit} exceeded"
-            )));
-        }
+    // An instruction limit is exact; a time limit alone is checked in slices (the shared
+    // counter is not touched at every control transfer).
+    if !lx.watched() || (lx.limit.is_none() && *executed < 1 << 12) {
+        return None;
     }
-    None
+    lx.watchdog(executed).map(LsStop::Abort)
 }
 
 /// Runs the group from `at` until every item has returned, or an op needs the per-item

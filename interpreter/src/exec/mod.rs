@@ -28,6 +28,7 @@ mod texels;
 pub struct Device {
     threads: usize,
     limit: Option<u64>,
+    time_limit: Option<std::time::Duration>,
     count_all: bool,
     local_memory_limit: u64,
 }
@@ -42,6 +43,7 @@ impl Device {
         Device {
             threads,
             limit: None,
+            time_limit: None,
             count_all: false,
             local_memory_limit: DEFAULT_LOCAL_MEMORY_LIMIT,
         }
@@ -67,6 +69,15 @@ impl Device {
     /// instructions in total: a watchdog against kernels that never terminate.
     pub fn with_instruction_limit(mut self, limit: u64) -> Device {
         self.limit = Some(limit);
+        self
+    }
+
+    /// Aborts a launch (with [`ExecError::Aborted`](crate::ExecError::Aborted)) that is still
+    /// running `limit` after it started: the watchdog for kernels that spin forever. Turns are
+    /// then counted and sliced, as under an instruction limit, so a loop without barriers is
+    /// stopped too.
+    pub fn with_time_limit(mut self, limit: std::time::Duration) -> Device {
+        self.time_limit = Some(limit);
         self
     }
 }
