@@ -267,20 +267,27 @@ impl Fields {
 /// a plain write with everything, an atomic with plain accesses, an atomic read with plain
 /// writes, a plain read with writes and read-modify-writes.
 fn conflicts(op: Op, earlier: Op) -> bool {
-    use Op::*;
-    match (op, earlier) {
-        (Write, _) | (_, Write) => true,
-        (Read, Atomic) | (Atomic, Read) => true,
-        (Read | Atomic | AtomicRead, Read | Atomic | AtomicRead) => false,
+    races_with(earlier) & op.bit() != 0
+}
+
+/// The kinds (a bit set of [`Op`]s) an access of kind `k` races with, in either order.
+fn races_with(k: Op) -> u64 {
+    const R: u64 = 1 << Op::Read as u64;
+    const W: u64 = 1 << Op::Write as u64;
+    const A: u64 = 1 << Op::Atomic as u64;
+    const AR: u64 = 1 << Op::AtomicRead as u64;
+    match k {
+        Op::Write => R | W | A | AR,
+        Op::Read => W | A,
+        Op::Atomic => R | W,
+        Op::AtomicRead => W,
     }
 }
 
 /// Whether an earlier access of kind `earlier` races with every later access that one of
 /// kind `op` races with: the record may then keep naming `earlier` (the other is implied).
 fn covers(earlier: Op, op: Op) -> bool {
-    Op::ALL
-        .into_iter()
-        .all(|k| !conflicts(k, op) || conflicts(k, earlier))
+    races_with(op) & !races_with(earlier) == 0
 }
 
 /// The most telling earlier kind in a flag set that conflicts with `op` (writes first).
