@@ -177,6 +177,20 @@ impl Buffer {
         Ok(())
     }
 
+    /// A new buffer holding these bytes as they are now (a snapshot; another id); `None` when
+    /// the memory cannot be had.
+    pub fn copy(&self) -> Option<Arc<Buffer>> {
+        let copy = Buffer::new(self.len)?;
+        let words = self.len / 8;
+        for w in 0..words {
+            copy.store(w * 8, 8, self.load(w * 8, 8)?)?;
+        }
+        for i in words * 8..self.len {
+            copy.store(i, 1, self.load(i, 1)?)?;
+        }
+        Some(copy)
+    }
+
     /// Copies `size` bytes from `src` (which may be `self`; overlapping ranges behave as memmove).
     pub fn copy_from(
         &self,

@@ -62,6 +62,27 @@ impl Program {
         self.code.ops.len()
     }
 
+    /// Copies of the module's writable variables as they are now (read-only ones shared), for
+    /// [`crate::Device::run_again`]; `None` when memory for a copy cannot be had.
+    pub fn copy_variables(&self) -> Option<Vec<Arc<Buffer>>> {
+        self.const_bufs
+            .iter()
+            .zip(&self.code.const_vars)
+            .map(|(b, v)| {
+                if v.writable {
+                    b.copy()
+                } else {
+                    Some(b.clone())
+                }
+            })
+            .collect()
+    }
+
+    /// The module's variables (the storage launches use), in allocation order.
+    pub fn variables(&self) -> &[Arc<Buffer>] {
+        &self.const_bufs
+    }
+
     /// Names of the module-scope `__constant` variables, in allocation order.
     pub fn constant_names(&self) -> Vec<&str> {
         self.code

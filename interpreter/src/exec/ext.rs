@@ -205,6 +205,9 @@ fn printf<O: Observer>(mx: &mut Mx<'_, '_, '_, '_, O>, x: Inst<'_, '_>) {
         .map(|(l, e)| crate::printf::PArg { elem: *e, lanes: l })
         .collect();
     let out = crate::printf::format(&fmt, &pargs, &mut |p| mx.peek_str(p));
+    if mx.lx.quiet {
+        return;
+    }
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
     let _ = lock.write_all(&out);

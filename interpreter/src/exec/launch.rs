@@ -64,6 +64,8 @@ pub(super) struct Lx<'a, O: Observer> {
     /// When the launch must have ended, and the time limit that says so.
     pub(super) deadline: Option<(Instant, Duration)>,
     pub(super) count_all: bool,
+    /// A second run of a launch (see [`Device::run_again`]): printf prints nothing.
+    pub(super) quiet: bool,
 }
 
 impl<O: Observer> Lx<'_, O> {
@@ -128,6 +130,42 @@ impl Device {
         schedule: &Schedule,
         observer: &O,
     ) -> Result<LaunchStats, ExecError> {
+        self.run_with(program, launch, schedule, observer, None)
+    }
+
+    /// Runs a launch again, for an observer that wants a second look (the race checker
+    /// naming every racing pair): program-scope variables live in `variables` (copies made by
+    /// [`Program::copy_variables`] before the first run) instead of the program's own
+    /// storage, and printf prints nothing. The launch's buffers must be copies too.
+    pub fn run_again<O: Observer>(
+        &self,
+        program: &Program,
+        launch: &Launch,
+        schedule: &Schedule,
+        observer: &O,
+        variables: &[Arc<Buffer>],
+    ) -> Result<LaunchStats, ExecError> {
+        if variables.len() != program.const_bufs.len()
+            || variables
+                .iter()
+                .zip(&program.const_bufs)
+                .any(|(v, b)| v.len() != b.len())
+        {
+            return Err(ExecError::InvalidLaunch(
+                "program variables do not match the program".into(),
+            ));
+        }
+        self.run_with(program, launch, schedule, observer, Some(variables))
+    }
+
+    fn run_with<O: Observer>(
+        &self,
+        program: &Program,
+        launch: &Launch,
+        schedule: &Schedule,
+        observer: &O,
+        variables: Option<&[Arc<Buffer>]>,
+    ) -> Result<LaunchStats, ExecError> {
         let code = &program.code;
         let ki = program
             .kernels()
@@ -147,7 +185,7 @@ impl Device {
         let Some(geo) = geometry(info, launch)? else {
             return Ok(LaunchStats::default());
         };
-        let mut bound = Bound::new(program, kc);
+        let mut bound = Bound::new(program, kc, variables.unwrap_or(&program.const_bufs));
         for (i, (pk, av)) in kc.params.iter().zip(&launch.args).enumerate() {
             bound.bind_arg(code, &info.args[i], i, pk, av)?;
         }
@@ -194,6 +232,7 @@ impl Device {
             limit: self.limit,
             deadline: self.time_limit.map(|d| (Instant::now() + d, d)),
             count_all: self.count_all,
+            quiet: variables.is_some(),
         };
         if O::ENABLED {
             observer.launch_start(&LaunchInfo {
@@ -316,7 +355,7 @@ impl<'a> Bound<'a> {
     /// The module's variables, bound before any argument (their pointers are baked into the
     /// code). Program-scope `global` variables are global memory the checkers watch, named
     /// in reports after the variable (their bindings follow the kernel's arguments).
-    fn new(program: &'a Program, kc: &KernelCode) -> Bound<'a> {
+    fn new(program: &'a Program, kc: &KernelCode, variables: &'a [Arc<Buffer>]) -> Bound<'a> {
         let code = &program.code;
         let mut bound = Bound {
             allocs: vec![None],
@@ -328,7 +367,7 @@ impl<'a> Bound<'a> {
             bindings: vec![],
             var_bindings: vec![],
         };
-        for (b, v) in program.const_bufs.iter().zip(&code.const_vars) {
+        for (b, v) in variables.iter().zip(&code.const_vars) {
             let space = if v.writable {
                 AddressSpace::Global
             } else {
