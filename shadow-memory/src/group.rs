@@ -17,6 +17,9 @@ pub struct GroupState {
     pub(crate) launch_hi: u64,
     pub(crate) epoch_global: u8,
     pub(crate) epoch_local: u8,
+    /// Barriers of each kind released so far (epochs wrap; the pair pass compares these).
+    pub(crate) barriers_global: u32,
+    pub(crate) barriers_local: u32,
     pub(crate) local: Vec<Vec<u64>>,
     pub(crate) arrivals: Vec<(WorkItem, InstId, Fences)>,
     pub(crate) last_finished: Option<WorkItem>,
@@ -29,6 +32,8 @@ pub struct GroupState {
     pub(crate) waited: Vec<u64>,
     /// Events of copies already completed (waiting on one again is fine).
     pub(crate) completed: Vec<u64>,
+    /// What the pair pass needs from a first run (see `pairs`).
+    pub(crate) seen: crate::pairs::Seen,
 }
 
 /// An `async_work_group_copy` the group has not waited for yet.

@@ -4,6 +4,7 @@
 
 use crate::group::{GroupState, SiteMap};
 use crate::mar::{self, Me};
+use crate::pairs::Pass;
 use crate::raw::{Raw, RawSet, RawSide};
 use crate::report::{Finding, LaunchSummary, Side};
 use crate::session::{LaunchOrder, Locations, Session, Site, State, WindowLaunch, WINDOW_CAP};
@@ -138,6 +139,8 @@ pub struct LaunchChecker<'a> {
     pub(crate) sites: Mutex<HashMap<InstId, u16>>,
     pub(crate) raw: Mutex<RawSet>,
     pub(crate) finished: AtomicBool,
+    /// Whether this run takes part in naming racing pairs (`pairs`).
+    pub(crate) pass: Pass,
 }
 
 impl LaunchChecker<'_> {
@@ -461,6 +464,8 @@ impl Observer for LaunchChecker<'_> {
             launch_hi,
             epoch_global: 0,
             epoch_local: 0,
+            barriers_global: 0,
+            barriers_local: 0,
             local,
             arrivals: Vec::new(),
             last_finished: None,
@@ -470,6 +475,7 @@ impl Observer for LaunchChecker<'_> {
             copies: Vec::new(),
             waited: Vec::new(),
             completed: Vec::new(),
+            seen: Default::default(),
         }
     }
 
@@ -503,6 +509,7 @@ impl Observer for LaunchChecker<'_> {
 
     fn group_end(&self, mut g: GroupState) {
         self.end_copies(&mut g);
+        self.pass_group_end(&mut g);
         if g.raw.list.is_empty() {
             return;
         }
@@ -513,6 +520,9 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn launch_end(&self) {
-        self.finish();
+        // After a first run the pair pass may still rename findings; its caller finishes.
+        if !matches!(self.pass, Pass::First(_)) {
+            self.finish();
+        }
     }
 }

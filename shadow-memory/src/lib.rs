@@ -37,7 +37,10 @@
 //! Limits: records keep one work-item identity per byte (KLEE-CL's design; a read after
 //! another item's read keeps the earlier reader), so a conflict with an access that is no
 //! longer in the record is reported with an unidentified first work-item and folded into the
-//! identified finding of the same pair when there is one. Barrier epochs are 7 bits; every
+//! identified finding of the same pair when there is one. [`Session::run_launch`] (the
+//! platform's path) removes that limit for races inside a launch: it runs a racy launch a
+//! second time from copies of its inputs and names every racing pair of the racy bytes
+//! (`pairs.rs`; launches whose buffers exceed [`SNAPSHOT_LIMIT`] keep the first run's names). Barrier epochs are 7 bits; every
 //! 64 barriers a group ages its own records (local and global) so a wrap never makes an old
 //! access look current. Item ids are 28 bits per
 //! synchronisation window (ids wrap past that, and a single launch of over 2^28 work-items
@@ -52,6 +55,7 @@ mod checks;
 mod group;
 mod launch;
 mod mar;
+mod pairs;
 mod raw;
 pub mod report;
 mod session;
@@ -59,6 +63,7 @@ mod shadow;
 
 pub use group::GroupState;
 pub use launch::LaunchChecker;
+pub use pairs::SNAPSHOT_LIMIT;
 pub use report::{Finding, FindingKind, LaunchSummary, RaceKind, Report, Scope, Side};
 pub use session::{LaunchOrder, Locations, Sequential, Session, Unordered, LAUNCH_CAP};
 

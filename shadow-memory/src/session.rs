@@ -230,6 +230,7 @@ impl Session {
             sites: Mutex::new(HashMap::new()),
             raw: Mutex::new(RawSet::default()),
             finished: AtomicBool::new(false),
+            pass: crate::pairs::Pass::Only,
         }
     }
 

@@ -353,9 +353,15 @@ fn run_case(path: &Path, tmp: &Path) -> Result<(Report, Vec<String>), String> {
             in_order: !case.out_of_order,
             after: spec.after.iter().map(|&e| e as u64).collect(),
         };
-        let checker = session.launch(&program, li as u64, &schedule.describe(), &order);
-        Device::new(2)
-            .run(&program, &launch, &schedule, &checker)
+        session
+            .run_launch(
+                &Device::new(2),
+                &program,
+                &launch,
+                &schedule,
+                li as u64,
+                &order,
+            )
             .map_err(|e| format!("run: {e}"))?;
     }
     Ok((session.report(), case.expect))

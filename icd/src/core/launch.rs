@@ -216,9 +216,7 @@ pub fn run(
                 Some(o) => o,
                 None => &Sequential,
             };
-            let checker = s.launch(program, id, &schedule.describe(), order);
-            let r = device(&schedule).run(program, launch, &schedule, &checker);
-            checker.finish();
+            let r = s.run_launch(device(&schedule), program, launch, &schedule, id, order);
             report(s);
             r
         }

@@ -31,6 +31,8 @@ impl LaunchChecker<'_> {
         };
         g.epoch_local = g.epoch_local.wrapping_add(local as u8);
         g.epoch_global = g.epoch_global.wrapping_add(global as u8);
+        g.barriers_local = g.barriers_local.wrapping_add(local as u32);
+        g.barriers_global = g.barriers_global.wrapping_add(global as u32);
         // Epochs are 7 bits: every AGE_EVERY barriers, pull the group's older records to "just
         // before now" so none looks current again after a wrap. For global memory that sweeps
         // the launch's buffers, once per AGE_EVERY global barriers of a group (only long

@@ -4,4 +4,4 @@
 mod async_copy;
 mod bounds;
 mod divergence;
-mod races;
+pub(crate) mod races;

@@ -4,6 +4,7 @@
 use crate::group::GroupState;
 use crate::launch::LaunchChecker;
 use crate::mar::{self, Op, Party};
+use crate::pairs::Pass;
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
 use shadowcl_interpreter::Access;
@@ -22,6 +23,11 @@ pub(crate) fn op_of(k: AccessKind) -> Op {
 
 impl LaunchChecker<'_> {
     pub(crate) fn check_access(&self, g: &mut GroupState, a: &Access<'_>) {
+        let first_run = match &self.pass {
+            Pass::Second(probe) => return self.probe_access(g, a, probe),
+            Pass::First(_) => true,
+            Pass::Only => false,
+        };
         let (want_races, want_uninit) =
             (self.checks.races || self.checks.benign, self.checks.uninit);
         if !(want_races || want_uninit) {
@@ -47,6 +53,14 @@ impl LaunchChecker<'_> {
         // The first byte of each race kind (an access may race with reads and writes alike).
         let mut conflicts: [Option<(u64, RaceKind, mar::Conflict)>; 3] = [None; 3];
         let mut uninit: Option<u64> = None;
+        // For a pair pass (bit i = byte i of the access): raced inside the launch, written
+        // first (global bytes).
+        let (mut racy, mut defined) = (0u128, 0u128);
+        let mark = |mask: &mut u128, i: u64, yes: bool| {
+            if first_run && yes && i < 128 {
+                *mask |= 1 << i;
+            }
+        };
         let mut note = |i: u64, s: mar::Step| {
             for (slot, (kind, c)) in conflicts.iter_mut().zip(s.conflicts.iter_all()) {
                 if slot.is_none() {
@@ -72,6 +86,7 @@ impl LaunchChecker<'_> {
                     };
                     let s = step(*rec, site, epoch);
                     *rec = s.new;
+                    mark(&mut racy, i, Self::races_inside(&s));
                     note(a.offset + i, s);
                 }
             }
@@ -99,11 +114,17 @@ impl LaunchChecker<'_> {
                             Err(now) => old = now,
                         }
                     };
+                    mark(&mut racy, i, Self::races_inside(&s));
+                    let first_write = old & mar::INIT_BIT == 0 && s.new & mar::INIT_BIT != 0;
+                    mark(&mut defined, i, first_write);
                     note(a.offset + i, s);
                 }
             }
             // Constant memory is read-only (no races) and private memory is not reported.
             AddressSpace::Constant | AddressSpace::Private => return,
+        }
+        if racy | defined != 0 {
+            Self::note_first_run(&mut g.seen, a, racy, defined);
         }
         let mut second = Self::here(a.item, Some(a.inst), op.name());
         if let RawSide::Here { group, .. } = &mut second.0 {

@@ -28,6 +28,7 @@ const KEYS: &[&str] = &[
     "requires",
     "oclgrind",
     "twin",
+    "schedule-dependent",
 ];
 
 /// Finding kinds of the JSON report contract.
@@ -352,6 +353,9 @@ pub struct Case {
     pub oclgrind: Option<OclgrindOverride>,
     /// File name (same folder) of the race-free twin of a racy case.
     pub twin: Option<String>,
+    /// Why the racing pairs may differ between schedules (which accesses happen depends on
+    /// how the race went); without it they must be the same under every schedule.
+    pub schedule_dependent: Option<String>,
 }
 
 impl Case {
@@ -576,6 +580,7 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
         options: String::new(),
         requires: Vec::new(),
         oclgrind: None,
+        schedule_dependent: None,
         twin: None,
     };
     let mut release_refs: Vec<(usize, String)> = Vec::new();
@@ -712,6 +717,12 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
                 }
                 "checks" => case.checks = Some(value),
                 "twin" => case.twin = Some(value),
+                "schedule-dependent" => {
+                    if value.is_empty() {
+                        return Err(e("`schedule-dependent: REASON` needs a reason".into()));
+                    }
+                    case.schedule_dependent = Some(value)
+                }
                 "options" => case.options = value,
                 "requires" => case
                     .requires

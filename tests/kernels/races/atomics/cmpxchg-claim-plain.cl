@@ -3,6 +3,7 @@
 // global: 64   local: 16
 // arg: buffer int 8 fill=values(-1) name=slots
 // twin: cmpxchg-claim.cl
+// schedule-dependent: which items store depends on what each read, so the racing writes differ between schedules
 // expect: data-race memory=global buffer=slots
 __kernel void claim(__global int *slots) {
   int i = get_global_id(0);

@@ -1,0 +1,738 @@
+//! Naming every racing pair: a second run of a racy launch over the bytes the first run found
+//! racy (issue #11 item 10).
+//!
+//! A record keeps one accessor per byte, so which pair of instructions the first run names for
+//! a racy byte depends on the order the work-items ran in. When a launch has races inside it,
+//! [`Session::run_launch`] runs it again from copies of its buffers as they were before it
+//! started, with a [`Probe`] that logs every access to those bytes, and pairs the logged
+//! accesses with the records' own relation ([`mar::step`] on a record that holds only the
+//! earlier one). The pairs found that way are the same under every schedule as long as the
+//! kernel touches the same bytes (its addresses do not depend on the race). The first run's
+//! verdicts stay as they are; only the names of its intra-launch race findings are replaced,
+//! per buffer and finding kind, by the pairs the second run found there.
+//!
+//! Cost: a checked launch copies its buffers first (skipped past [`SNAPSHOT_LIMIT`]; the
+//! findings then name what the first run saw); a launch with races runs twice.
+
+use crate::group::GroupState;
+use crate::launch::LaunchChecker;
+use crate::mar::{self, Me, Op};
+use crate::raw::{side_key, Raw, RawKey, RawSide};
+use crate::report::{FindingKind, RaceKind};
+use crate::session::{LaunchOrder, Session};
+use crate::Scope;
+use parking_lot::Mutex;
+use shadowcl_interpreter::{
+    Access, AddressSpace, AllocId, ArgValue, Buffer, Device, ExecError, InstId, Launch,
+    LaunchStats, Program, Schedule, WorkItem,
+};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Most bytes of buffers and program variables copied before a checked launch.
+pub const SNAPSHOT_LIMIT: u64 = 256 << 20;
+/// Most racy bytes the second run watches (the lowest offsets of each allocation first).
+const WATCH_LIMIT: usize = 1 << 16;
+/// Most access classes kept per watched byte (see [`ByteLog`]).
+const CLASS_LIMIT: usize = 1024;
+
+/// A byte of device memory: global bytes by buffer, local bytes by buffer slot and group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Byte {
+    alloc: AllocId,
+    group: [u32; 3],
+    offset: u64,
+}
+
+/// What a first run collects for the pair pass, per group and then per launch.
+#[derive(Default)]
+pub(crate) struct Seen {
+    /// Bytes with a race between two accesses of this launch.
+    racy: Vec<Byte>,
+    /// Global bytes this launch wrote for the first time: (buffer, start, end).
+    defined: Vec<(AllocId, u64, u64)>,
+}
+
+impl Seen {
+    fn merge(&mut self, other: Seen) {
+        self.racy.extend(other.racy);
+        self.defined.extend(other.defined);
+    }
+}
+
+/// How a checker takes part in naming pairs.
+pub(crate) enum Pass {
+    /// An ordinary run.
+    Only,
+    /// A run that may be followed by a pair pass: collect [`Seen`], and leave the findings to
+    /// [`LaunchChecker::finish`] called after it.
+    First(Mutex<Seen>),
+    /// The second run: log the accesses to watched bytes, check nothing.
+    Second(Probe),
+}
+
+impl LaunchChecker<'_> {
+    /// A first run notes which bytes of access `a` raced inside the launch (`racy`, bit i =
+    /// byte i) and which global bytes it wrote first (`defined`).
+    pub(crate) fn note_first_run(seen: &mut Seen, a: &Access<'_>, racy: u128, defined: u128) {
+        let group = if a.space == AddressSpace::Local {
+            a.item.group
+        } else {
+            [0; 3]
+        };
+        for i in (0..128u64).filter(|i| racy >> i & 1 != 0) {
+            seen.racy.push(Byte {
+                alloc: a.alloc,
+                group,
+                offset: a.offset + i,
+            });
+        }
+        for i in (0..128u64).filter(|i| defined >> i & 1 != 0) {
+            let byte = a.offset + i;
+            match seen.defined.last_mut() {
+                Some(r) if r.0 == a.alloc && r.2 == byte => r.2 = byte + 1,
+                _ => seen.defined.push((a.alloc, byte, byte + 1)),
+            }
+        }
+    }
+
+    /// Whether step `s` of a first run found a race between two accesses of this launch.
+    pub(crate) fn races_inside(s: &mar::Step) -> bool {
+        s.conflicts
+            .iter_all()
+            .any(|(_, c)| c.is_some_and(|c| c.scope != Scope::InterKernel))
+    }
+
+    pub(crate) fn pass_group_end(&self, g: &mut GroupState) {
+        if let Pass::First(seen) = &self.pass {
+            let mine = std::mem::take(&mut g.seen);
+            if !mine.racy.is_empty() || !mine.defined.is_empty() {
+                seen.lock().merge(mine);
+            }
+        }
+    }
+
+    /// The second run: logs an access's watched bytes.
+    pub(crate) fn probe_access(&self, g: &mut GroupState, a: &Access<'_>, probe: &Probe) {
+        let alloc = match a.space {
+            AddressSpace::Global => match probe.originals.get(&a.alloc) {
+                Some(o) => *o,
+                None => a.alloc,
+            },
+            AddressSpace::Local => a.alloc,
+            AddressSpace::Constant | AddressSpace::Private => return,
+        };
+        if !probe.allocs.contains(&alloc) {
+            return;
+        }
+        let local = a.space == AddressSpace::Local;
+        let me = g.me(a);
+        let (epoch, barriers) = if local {
+            (g.epoch_local, g.barriers_local)
+        } else {
+            (g.epoch_global, g.barriers_global)
+        };
+        let op = crate::checks::races::op_of(a.kind);
+        let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
+        let group = if local { a.item.group } else { [0; 3] };
+        for i in 0..a.size as u64 {
+            let byte = Byte {
+                alloc,
+                group,
+                offset: a.offset + i,
+            };
+            let Some(&at) = probe.index.get(&byte) else {
+                continue;
+            };
+            let mut log = probe.logs[at].lock();
+            let entry = Logged {
+                seq: probe.seq.fetch_add(1, Ordering::Relaxed),
+                me,
+                epoch,
+                barriers,
+                op,
+                same_value,
+                defined: log.defined,
+                inst: a.inst,
+                item: *a.item,
+                by_group: a.by_group,
+            };
+            if matches!(op, Op::Write | Op::Atomic) {
+                log.defined = true;
+            }
+            log.add(entry);
+        }
+    }
+}
+
+/// One logged access to a watched byte.
+#[derive(Clone, Copy, Debug)]
+struct Logged {
+    seq: u64,
+    me: Me,
+    epoch: u8,
+    barriers: u32,
+    op: Op,
+    same_value: bool,
+    /// The byte held a value before this access.
+    defined: bool,
+    inst: InstId,
+    item: WorkItem,
+    by_group: bool,
+}
+
+/// Accesses with the same class race with the same accesses, so a byte keeps two of each
+/// (two work-items, or two groups), not every access: a byte many items hit stays small.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Class {
+    /// Group and barrier interval (`None` for the cross-group view).
+    within: Option<(u32, u32, Option<u8>)>,
+    inst: InstId,
+    op: Op,
+    same_value: bool,
+    defined: bool,
+    by_group: bool,
+}
+
+#[derive(Default)]
+struct ByteLog {
+    defined: bool,
+    /// Per group and interval: up to two accesses by different work-items.
+    intra: HashMap<Class, Vec<Logged>>,
+    /// Across groups: up to two accesses by different groups.
+    inter: HashMap<Class, Vec<Logged>>,
+}
+
+impl ByteLog {
+    fn add(&mut self, e: Logged) {
+        let class = |within| Class {
+            within,
+            inst: e.inst,
+            op: e.op,
+            same_value: e.same_value,
+            defined: e.defined,
+            by_group: e.by_group,
+        };
+        let intra = class(Some((e.me.group_lo, e.barriers, e.me.actor_since)));
+        keep(&mut self.intra, intra, e, |a, b| a.me.item != b.me.item);
+        keep(&mut self.inter, class(None), e, |a, b| {
+            a.me.group_lo != b.me.group_lo
+        });
+    }
+}
+
+fn keep(
+    map: &mut HashMap<Class, Vec<Logged>>,
+    class: Class,
+    e: Logged,
+    differ: impl Fn(&Logged, &Logged) -> bool,
+) {
+    if let Some(v) = map.get_mut(&class) {
+        if v.len() < 2 && v.iter().all(|k| differ(k, &e)) {
+            v.push(e);
+        }
+    } else if map.len() < CLASS_LIMIT {
+        map.insert(class, vec![e]);
+    }
+}
+
+/// The second run's observer state: which bytes to log, and the logs.
+pub(crate) struct Probe {
+    /// Copy id -> the first run's buffer id.
+    originals: HashMap<AllocId, AllocId>,
+    allocs: HashSet<AllocId>,
+    index: HashMap<Byte, usize>,
+    logs: Vec<Mutex<ByteLog>>,
+    seq: AtomicU64,
+}
+
+/// A racing pair: both accesses and how they race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct PairKey {
+    benign: bool,
+    race: RaceKind,
+    scope: Scope,
+    first: (InstId, &'static str, bool),
+    second: (InstId, &'static str, bool),
+}
+
+impl Probe {
+    /// The pairs that race on each watched byte, as raw findings (count = bytes).
+    fn pairs(&self, memory_of: impl Fn(AllocId) -> AddressSpace) -> Vec<(Raw, AllocId)> {
+        let mut found: BTreeMap<(AllocId, PairKey), (u64, WorkItem, WorkItem, u64)> =
+            BTreeMap::new();
+        let mut bytes: Vec<(&Byte, &usize)> = self.index.iter().collect();
+        bytes.sort();
+        for (byte, &at) in bytes {
+            let log = self.logs[at].lock();
+            let mut here: HashMap<PairKey, (WorkItem, WorkItem)> = HashMap::new();
+            let mut buckets: HashMap<u32, Vec<Logged>> = HashMap::new();
+            for e in log.intra.values().flatten() {
+                buckets.entry(e.me.group_lo).or_default().push(*e);
+            }
+            let inter: Vec<Logged> = log.inter.values().flatten().copied().collect();
+            let lists = buckets.values().map(|l| (l, true)).chain([(&inter, false)]);
+            for (list, same_group) in lists {
+                for x in list {
+                    for y in list {
+                        if x.seq >= y.seq || x.me.item == y.me.item {
+                            continue;
+                        }
+                        if same_group != (x.me.group_lo == y.me.group_lo) {
+                            continue;
+                        }
+                        for (key, xi, yi) in race(x, y) {
+                            here.entry(key).or_insert((xi, yi));
+                        }
+                    }
+                }
+            }
+            for (key, (xi, yi)) in here {
+                let e = found
+                    .entry((byte.alloc, key))
+                    .or_insert((0, xi, yi, byte.offset));
+                e.0 += 1;
+            }
+        }
+        found
+            .into_iter()
+            .map(|((alloc, k), (count, xi, yi, offset))| {
+                let side = |s: (InstId, &'static str, bool)| RawSide::Here {
+                    inst: Some(s.0),
+                    access: s.1,
+                    group: s.2,
+                };
+                let (first, second) = (side(k.first), side(k.second));
+                let kind = if k.benign {
+                    FindingKind::BenignRace
+                } else {
+                    FindingKind::DataRace
+                };
+                let raw = Raw {
+                    key: RawKey {
+                        kind,
+                        race: Some(k.race),
+                        scope: Some(k.scope),
+                        memory: Some(memory_of(alloc)),
+                        alloc: Some(alloc),
+                        first: Some(side_key(&first)),
+                        second: Some((k.second.1, Some(k.second.0))),
+                    },
+                    offset: Some(offset as i64),
+                    first: Some((first, Some(xi))),
+                    second: Some((second, Some(yi))),
+                    count,
+                    message: String::new(),
+                };
+                (raw, alloc)
+            })
+            .collect()
+    }
+}
+
+/// How `x` (earlier) and `y` race, by the records' own rules: a record that holds only `x`
+/// stepped with `y`. Each race kind gives one pair, its sides in a fixed order (by
+/// instruction), so the same two accesses name the same pair whichever ran first.
+fn race(x: &Logged, y: &Logged) -> Vec<(PairKey, WorkItem, WorkItem)> {
+    let same_group = x.me.group_lo == y.me.group_lo;
+    // Epochs are 7 bits in a record; intervals far apart are ordered whatever they wrap to.
+    if same_group && y.barriers.wrapping_sub(x.barriers) >= mar::AGE_EVERY as u32 {
+        return Vec::new();
+    }
+    let start = if x.defined { mar::INITIALISED } else { 0 };
+    let mut rec = mar::step(start, &x.me, 1, x.epoch, x.op, x.same_value).new;
+    if y.defined {
+        rec |= mar::INIT_BIT;
+    }
+    let s = mar::step(rec, &y.me, 1, y.epoch, y.op, y.same_value);
+    let side = |l: &Logged| (l.inst, l.op.name(), l.by_group);
+    s.conflicts
+        .iter_all()
+        .filter_map(|(race, c)| {
+            let c = c?;
+            let (a, b) = (side(x), side(y));
+            let (first, second, fi, si) = if a <= b {
+                (a, b, x.item, y.item)
+            } else {
+                (b, a, y.item, x.item)
+            };
+            Some((
+                PairKey {
+                    benign: c.benign,
+                    race,
+                    scope: c.scope,
+                    first,
+                    second,
+                },
+                fi,
+                si,
+            ))
+        })
+        .collect()
+}
+
+/// Copies of a launch's buffers and program variables taken before it runs.
+struct Snapshot {
+    launch: Launch,
+    variables: Vec<Arc<Buffer>>,
+    originals: HashMap<AllocId, AllocId>,
+}
+
+impl Snapshot {
+    fn take(program: &Program, launch: &Launch) -> Option<Snapshot> {
+        let mut copies: HashMap<AllocId, Arc<Buffer>> = HashMap::new();
+        let mut total = 0u64;
+        let mut copy = |b: &Arc<Buffer>| -> Option<Arc<Buffer>> {
+            if let Some(c) = copies.get(&b.id()) {
+                return Some(c.clone());
+            }
+            total += b.len() as u64;
+            if total > SNAPSHOT_LIMIT {
+                return None;
+            }
+            let c = b.copy()?;
+            copies.insert(b.id(), c.clone());
+            Some(c)
+        };
+        let mut args = Vec::with_capacity(launch.args.len());
+        for a in &launch.args {
+            args.push(match a {
+                ArgValue::Buffer {
+                    buffer,
+                    offset,
+                    size,
+                } => ArgValue::Buffer {
+                    buffer: copy(buffer)?,
+                    offset: *offset,
+                    size: *size,
+                },
+                ArgValue::Image { buffer, desc } => ArgValue::Image {
+                    buffer: copy(buffer)?,
+                    desc: *desc,
+                },
+                other => other.clone(),
+            });
+        }
+        let variables = program.copy_variables()?;
+        total += variables.iter().map(|v| v.len() as u64).sum::<u64>();
+        if total > SNAPSHOT_LIMIT {
+            return None;
+        }
+        let mut originals: HashMap<AllocId, AllocId> =
+            copies.iter().map(|(o, c)| (c.id(), *o)).collect();
+        originals.extend(
+            program
+                .variables()
+                .iter()
+                .zip(&variables)
+                .map(|(o, c)| (c.id(), o.id())),
+        );
+        Some(Snapshot {
+            launch: Launch {
+                args,
+                ..launch.clone()
+            },
+            variables,
+            originals,
+        })
+    }
+}
+
+impl Session {
+    /// Runs `launch` on `device` under the checkers (the platform's launch path): when the
+    /// launch has races between its own work-items, a second run from copies of its inputs
+    /// names every racing pair (see the module comment). `id` numbers the launch in reports.
+    pub fn run_launch(
+        &self,
+        device: &Device,
+        program: &Program,
+        launch: &Launch,
+        schedule: &Schedule,
+        id: u64,
+        order: &dyn LaunchOrder,
+    ) -> Result<LaunchStats, ExecError> {
+        let describe = schedule.describe();
+        let snapshot = (self.checks().races || self.checks().benign)
+            .then(|| Snapshot::take(program, launch))
+            .flatten();
+        let mut checker = self.launch(program, id, &describe, order);
+        if snapshot.is_some() {
+            checker.pass = Pass::First(Mutex::new(Seen::default()));
+        }
+        let result = device.run(program, launch, schedule, &checker);
+        if let (Some(snap), Ok(_), Pass::First(seen)) = (snapshot, &result, &checker.pass) {
+            let seen = std::mem::take(&mut *seen.lock());
+            if !seen.racy.is_empty() {
+                self.name_pairs(&checker, device, program, schedule, snap, seen);
+            }
+        }
+        checker.finish();
+        result
+    }
+
+    fn name_pairs(
+        &self,
+        checker: &LaunchChecker<'_>,
+        device: &Device,
+        program: &Program,
+        schedule: &Schedule,
+        snap: Snapshot,
+        mut seen: Seen,
+    ) {
+        seen.racy.sort_unstable();
+        seen.racy.dedup();
+        // The first bytes in (buffer, group, offset) order, so the choice does not depend on
+        // the order the races were found in.
+        seen.racy.truncate(WATCH_LIMIT);
+        let defined_here: HashMap<AllocId, Vec<(u64, u64)>> =
+            seen.defined
+                .iter()
+                .fold(HashMap::new(), |mut m, (a, lo, hi)| {
+                    m.entry(*a).or_default().push((*lo, *hi));
+                    m
+                });
+        // Whether a global byte held a value before the launch: written at least once by
+        // the end of it, and not first by it.
+        let defined_before = |b: &Byte| {
+            if b.alloc.is_local() {
+                return false;
+            }
+            let Some(shadow) = self.shadows.read().get(&b.alloc).cloned() else {
+                return true;
+            };
+            let now = shadow
+                .cell(b.offset)
+                .is_some_and(|c| c.load(Ordering::Relaxed) & mar::INIT_BIT != 0);
+            now && !defined_here
+                .get(&b.alloc)
+                .is_some_and(|r| r.iter().any(|(lo, hi)| (*lo..*hi).contains(&b.offset)))
+        };
+        let probe = Probe {
+            originals: snap.originals,
+            allocs: seen.racy.iter().map(|b| b.alloc).collect(),
+            index: seen.racy.iter().enumerate().map(|(i, b)| (*b, i)).collect(),
+            logs: seen
+                .racy
+                .iter()
+                .map(|b| {
+                    Mutex::new(ByteLog {
+                        defined: defined_before(b),
+                        ..ByteLog::default()
+                    })
+                })
+                .collect(),
+            seq: AtomicU64::new(0),
+        };
+        // The second run checks nothing of its own: a private session keeps its records.
+        let private = Session::new(self.config.clone());
+        let mut second = private.launch(
+            checker.program,
+            checker.id,
+            &checker.schedule,
+            &crate::Sequential,
+        );
+        second.pass = Pass::Second(probe);
+        let rerun = device.run_again(program, &snap.launch, schedule, &second, &snap.variables);
+        let Pass::Second(probe) = std::mem::replace(&mut second.pass, Pass::Only) else {
+            return;
+        };
+        drop(second);
+        if let Err(e) = rerun {
+            tracing::warn!("shadowcl: the pair-naming run failed ({e}); first-run names kept");
+            return;
+        }
+        let memory_of = |a: AllocId| {
+            if a.is_local() {
+                AddressSpace::Local
+            } else {
+                AddressSpace::Global
+            }
+        };
+        checker.adopt_pairs(probe.pairs(memory_of), self.checks());
+    }
+}
+
+impl LaunchChecker<'_> {
+    /// Replaces this launch's intra-launch race findings by the named pairs, for each buffer
+    /// and finding kind the second run found pairs for; verdicts stay the first run's.
+    fn adopt_pairs(&self, pairs: Vec<(Raw, AllocId)>, checks: crate::Checks) {
+        let mut raw = self.raw.lock();
+        let verdict = |r: &Raw| (r.key.kind, r.key.alloc);
+        let intra_launch =
+            |r: &Raw| r.key.race.is_some() && r.key.scope.is_some_and(|s| s != Scope::InterKernel);
+        let had: HashSet<_> = raw
+            .list
+            .iter()
+            .filter(|r| intra_launch(r))
+            .map(verdict)
+            .collect();
+        let wanted = |k: FindingKind| match k {
+            FindingKind::BenignRace => checks.benign,
+            _ => checks.races,
+        };
+        let named: Vec<Raw> = pairs
+            .into_iter()
+            .map(|(r, _)| r)
+            .filter(|r| wanted(r.key.kind) && had.contains(&verdict(r)))
+            .collect();
+        let replaced: HashSet<_> = named.iter().map(verdict).collect();
+        let kept: Vec<Raw> = std::mem::take(&mut raw.list)
+            .into_iter()
+            .filter(|r| !(intra_launch(r) && replaced.contains(&verdict(r))))
+            .collect();
+        raw.index.clear();
+        for r in kept.into_iter().chain(named) {
+            raw.add(r);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Groups of 4 items (ids 1..=16), as in `mar`'s tests.
+    fn logged(seq: u64, item: u32, group: u32, barriers: u32, op: Op, inst: u32) -> Logged {
+        Logged {
+            seq,
+            me: Me {
+                item,
+                group_lo: 1 + group * 4,
+                group_hi: 5 + group * 4,
+                launch_lo: 1,
+                launch_hi: 17,
+                actor: 0,
+                actor_since: None,
+            },
+            epoch: barriers as u8,
+            barriers,
+            op,
+            same_value: false,
+            defined: true,
+            inst: InstId(inst),
+            item: WorkItem::default(),
+            by_group: false,
+        }
+    }
+
+    fn pairs(log: &[Logged]) -> Vec<(bool, RaceKind, Scope, u32, u32)> {
+        let mut byte = ByteLog::default();
+        for e in log {
+            byte.add(*e);
+        }
+        let probe = Probe {
+            originals: HashMap::new(),
+            allocs: HashSet::new(),
+            index: [(
+                Byte {
+                    alloc: AllocId(7),
+                    group: [0; 3],
+                    offset: 0,
+                },
+                0,
+            )]
+            .into(),
+            logs: vec![Mutex::new(byte)],
+            seq: AtomicU64::new(0),
+        };
+        let mut v: Vec<_> = probe
+            .pairs(|_| AddressSpace::Global)
+            .into_iter()
+            .map(|(r, _)| {
+                let inst = |s: Option<(RawSide, Option<WorkItem>)>| match s {
+                    Some((RawSide::Here { inst: Some(i), .. }, _)) => i.0,
+                    _ => u32::MAX,
+                };
+                (
+                    r.key.kind == FindingKind::BenignRace,
+                    r.key.race.unwrap(),
+                    r.key.scope.unwrap(),
+                    inst(r.first),
+                    inst(r.second),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn every_pair_on_a_byte_is_named_whatever_the_order() {
+        // Items 1 and 2 (group 0) read then write at instructions 10 and 11; item 5 (group 1)
+        // writes at 12. Every order of these accesses names the same pairs.
+        let accesses = [
+            logged(0, 1, 0, 0, Op::Read, 10),
+            logged(0, 1, 0, 0, Op::Write, 11),
+            logged(0, 2, 0, 0, Op::Read, 10),
+            logged(0, 2, 0, 0, Op::Write, 11),
+            logged(0, 5, 1, 0, Op::Write, 12),
+        ];
+        let expected = vec![
+            (false, RaceKind::WriteWrite, Scope::IntraGroup, 11, 11),
+            (false, RaceKind::WriteWrite, Scope::InterGroup, 11, 12),
+            (false, RaceKind::ReadWrite, Scope::IntraGroup, 10, 11),
+            (false, RaceKind::ReadWrite, Scope::InterGroup, 10, 12),
+        ];
+        let orders: [[usize; 5]; 3] = [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [0, 2, 4, 1, 3]];
+        for order in orders {
+            let log: Vec<Logged> = order
+                .iter()
+                .enumerate()
+                .map(|(seq, &i)| Logged {
+                    seq: seq as u64,
+                    ..accesses[i]
+                })
+                .collect();
+            let mut got = pairs(&log);
+            got.sort_by_key(|p| (p.1, p.2, p.3, p.4));
+            let mut want = expected.clone();
+            want.sort_by_key(|p| (p.1, p.2, p.3, p.4));
+            assert_eq!(got, want, "order {order:?}");
+        }
+    }
+
+    #[test]
+    fn a_barrier_orders_a_group_but_not_other_groups() {
+        let log = [
+            logged(0, 1, 0, 0, Op::Write, 10),
+            logged(1, 2, 0, 1, Op::Read, 11),
+            logged(2, 5, 1, 1, Op::Read, 12),
+        ];
+        assert_eq!(
+            pairs(&log),
+            vec![(false, RaceKind::ReadWrite, Scope::InterGroup, 10, 12)]
+        );
+    }
+
+    #[test]
+    fn reads_of_a_same_value_write_are_benign_and_undefined_bytes_have_no_value() {
+        let write = |seq, item, defined| Logged {
+            same_value: true,
+            defined,
+            ..logged(seq, item, 0, 0, Op::Write, 10)
+        };
+        let read = logged(1, 2, 0, 0, Op::Read, 11);
+        assert_eq!(
+            pairs(&[write(0, 1, true), read]),
+            vec![(true, RaceKind::ReadWrite, Scope::IntraGroup, 10, 11)]
+        );
+        assert_eq!(
+            pairs(&[write(0, 1, false), read]),
+            vec![(false, RaceKind::ReadWrite, Scope::IntraGroup, 10, 11)]
+        );
+    }
+
+    #[test]
+    fn a_byte_keeps_two_accesses_per_class() {
+        let mut byte = ByteLog::default();
+        for item in 1..=4 {
+            byte.add(logged(item as u64, item, 0, 0, Op::Write, 10));
+        }
+        for item in [5, 6, 9, 13] {
+            byte.add(logged(item as u64, item, item / 4, 0, Op::Write, 10));
+        }
+        assert!(byte.intra.values().all(|v| v.len() <= 2));
+        assert_eq!(byte.inter.values().map(Vec::len).sum::<usize>(), 2);
+    }
+}
