@@ -134,7 +134,7 @@ impl Compiler {
 
         let mut hasher = Sha256::new();
         // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
-        hash_part(&mut hasher, b"shadowcl-compile-v9");
+        hash_part(&mut hasher, b"shadowcl-compile-v10");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, format!("{:?}", self.mode).as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());
@@ -233,6 +233,11 @@ impl Compiler {
             if self.mode == BuildMode::SourceFaithful {
                 // Unoptimised IR to mark, without the optnone that would stop `opt` later.
                 cmd.args(["-Xclang", "-disable-O0-optnone"]);
+                // The source sees the build the application asked for: clang defines
+                // __OPTIMIZE__ only when optimising, and front end runs at -O0 here.
+                if opt_level(&args) != '0' {
+                    cmd.arg("-D__OPTIMIZE__=1");
+                }
             }
             // Textual IR, rewritten before it becomes bitcode (see `rewrite_ir`).
             cmd.args(["-S", "-x", "cl", SOURCE_NAME, "-o", "program.ll"]);

@@ -478,3 +478,23 @@ fn default_cache_dir_is_under_shadowcl() {
     }
     assert_eq!(hex(&[0, 0xab, 0x10]), "00ab10");
 }
+
+/// A source-faithful build compiles at -O0 but must preprocess like the application's build:
+/// `__OPTIMIZE__` is defined unless the options disable optimisation (issue #11).
+#[test]
+fn optimize_macro_follows_the_application_options() -> TestResult {
+    if !have_tools() {
+        return Ok(());
+    }
+    let src = "#ifndef __OPTIMIZE__\n#error not optimised\n#endif\n\
+               __kernel void f(__global int *p) { p[0] = 1; }\n";
+    for mode in [BuildMode::SourceFaithful, BuildMode::Application] {
+        Compiler::new().with_mode(mode).compile(&req(src, ""))?;
+        let off = Compiler::new()
+            .with_mode(mode)
+            .compile(&req(src, "-cl-opt-disable"))
+            .unwrap_err();
+        assert_eq!(off.kind, FailureKind::BuildFailed, "{mode:?}");
+    }
+    Ok(())
+}
