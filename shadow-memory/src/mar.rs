@@ -663,10 +663,11 @@ pub fn item_of(rec: u64) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn me(item: u32, group: u32) -> Me {
+    /// Who accesses, in tests (also `pairs`'s).
+    pub(crate) fn me(item: u32, group: u32) -> Me {
         // Groups of 4 items, launch items 1..=16.
         Me {
             item,

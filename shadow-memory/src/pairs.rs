@@ -81,14 +81,14 @@ impl LaunchChecker<'_> {
         } else {
             [0; 3]
         };
-        for i in (0..128u64).filter(|i| racy >> i & 1 != 0) {
+        for i in set_bits(racy) {
             seen.racy.push(Byte {
                 alloc: a.alloc,
                 group,
                 offset: a.offset + i,
             });
         }
-        for i in (0..128u64).filter(|i| defined >> i & 1 != 0) {
+        for i in set_bits(defined) {
             let byte = a.offset + i;
             match seen.defined.last_mut() {
                 Some(r) if r.0 == a.alloc && r.2 == byte => r.2 = byte + 1,
@@ -164,6 +164,17 @@ impl LaunchChecker<'_> {
             log.add(entry);
         }
     }
+}
+
+/// The positions of the set bits of `mask`, lowest first.
+fn set_bits(mut mask: u128) -> impl Iterator<Item = u64> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let i = mask.trailing_zeros() as u64;
+            mask &= mask - 1;
+            i
+        })
+    })
 }
 
 /// One logged access to a watched byte.
@@ -596,15 +607,7 @@ mod tests {
     fn logged(seq: u64, item: u32, group: u32, barriers: u32, op: Op, inst: u32) -> Logged {
         Logged {
             seq,
-            me: Me {
-                item,
-                group_lo: 1 + group * 4,
-                group_hi: 5 + group * 4,
-                launch_lo: 1,
-                launch_hi: 17,
-                actor: 0,
-                actor_since: None,
-            },
+            me: crate::mar::tests::me(item, group),
             epoch: barriers as u8,
             barriers,
             op,

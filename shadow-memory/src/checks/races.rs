@@ -53,14 +53,9 @@ impl LaunchChecker<'_> {
         // The first byte of each race kind (an access may race with reads and writes alike).
         let mut conflicts: [Option<(u64, RaceKind, mar::Conflict)>; 3] = [None; 3];
         let mut uninit: Option<u64> = None;
-        // For a pair pass (bit i = byte i of the access): raced inside the launch, written
+        // Only for a pair pass (bit i = byte i of the access): raced inside the launch, written
         // first (global bytes).
         let (mut racy, mut defined) = (0u128, 0u128);
-        let mark = |mask: &mut u128, i: u64, yes: bool| {
-            if first_run && yes && i < 128 {
-                *mask |= 1 << i;
-            }
-        };
         let mut note = |i: u64, s: mar::Step| {
             for (slot, (kind, c)) in conflicts.iter_mut().zip(s.conflicts.iter_all()) {
                 if slot.is_none() {
@@ -86,7 +81,9 @@ impl LaunchChecker<'_> {
                     };
                     let s = step(*rec, site, epoch);
                     *rec = s.new;
-                    mark(&mut racy, i, Self::races_inside(&s));
+                    if first_run && i < 128 {
+                        racy |= (Self::races_inside(&s) as u128) << i;
+                    }
                     note(a.offset + i, s);
                 }
             }
@@ -114,9 +111,11 @@ impl LaunchChecker<'_> {
                             Err(now) => old = now,
                         }
                     };
-                    mark(&mut racy, i, Self::races_inside(&s));
-                    let first_write = old & mar::INIT_BIT == 0 && s.new & mar::INIT_BIT != 0;
-                    mark(&mut defined, i, first_write);
+                    if first_run && i < 128 {
+                        racy |= (Self::races_inside(&s) as u128) << i;
+                        let first_write = old & mar::INIT_BIT == 0 && s.new & mar::INIT_BIT != 0;
+                        defined |= (first_write as u128) << i;
+                    }
                     note(a.offset + i, s);
                 }
             }
