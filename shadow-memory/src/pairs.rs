@@ -57,7 +57,18 @@ pub(crate) struct Seen {
 impl Seen {
     fn merge(&mut self, other: Seen) {
         self.racy.extend(other.racy);
+        keep_lowest(&mut self.racy, 2 * WATCH_LIMIT);
         self.defined.extend(other.defined);
+    }
+}
+
+/// Once `v` holds more than `past` bytes, keeps only the lowest [`WATCH_LIMIT`]: the lowest of
+/// the lowest are the lowest of all, so memory stays bounded and the choice order-free.
+fn keep_lowest(v: &mut Vec<Byte>, past: usize) {
+    if v.len() > past {
+        v.sort_unstable();
+        v.dedup();
+        v.truncate(WATCH_LIMIT);
     }
 }
 
@@ -88,6 +99,7 @@ impl LaunchChecker<'_> {
                 offset: a.offset + i,
             });
         }
+        keep_lowest(&mut seen.racy, 2 * WATCH_LIMIT);
         for i in set_bits(defined) {
             let byte = a.offset + i;
             match seen.defined.last_mut() {
@@ -491,18 +503,23 @@ impl Session {
         snap: Snapshot,
         mut seen: Seen,
     ) {
-        seen.racy.sort_unstable();
-        seen.racy.dedup();
         // The first bytes in (buffer, group, offset) order, so the choice does not depend on
         // the order the races were found in.
-        seen.racy.truncate(WATCH_LIMIT);
-        let defined_here: HashMap<AllocId, Vec<(u64, u64)>> =
-            seen.defined
-                .iter()
-                .fold(HashMap::new(), |mut m, (a, lo, hi)| {
-                    m.entry(*a).or_default().push((*lo, *hi));
-                    m
-                });
+        keep_lowest(&mut seen.racy, 0);
+        // Disjoint (a byte is first written once), sorted for a binary search.
+        let mut defined_here: HashMap<AllocId, Vec<(u64, u64)>> = HashMap::new();
+        for (a, lo, hi) in &seen.defined {
+            defined_here.entry(*a).or_default().push((*lo, *hi));
+        }
+        for ranges in defined_here.values_mut() {
+            ranges.sort_unstable();
+        }
+        let first_written = |b: &Byte| {
+            defined_here.get(&b.alloc).is_some_and(|r| {
+                let i = r.partition_point(|(lo, _)| *lo <= b.offset);
+                i > 0 && b.offset < r[i - 1].1
+            })
+        };
         // Whether a global byte held a value before the launch: written at least once by
         // the end of it, and not first by it.
         let defined_before = |b: &Byte| {
@@ -515,9 +532,7 @@ impl Session {
             let now = shadow
                 .cell(b.offset)
                 .is_some_and(|c| c.load(Ordering::Relaxed) & mar::INIT_BIT != 0);
-            now && !defined_here
-                .get(&b.alloc)
-                .is_some_and(|r| r.iter().any(|(lo, hi)| (*lo..*hi).contains(&b.offset)))
+            now && !first_written(b)
         };
         let probe = Probe {
             originals: snap.originals,
@@ -737,5 +752,27 @@ mod tests {
         }
         assert!(byte.intra.values().all(|v| v.len() <= 2));
         assert_eq!(byte.inter.values().map(Vec::len).sum::<usize>(), 2);
+    }
+
+    #[test]
+    fn the_watched_bytes_are_the_lowest_whatever_the_order_found() {
+        let byte = |offset| Byte {
+            alloc: AllocId(1),
+            group: [0; 3],
+            offset,
+        };
+        let n = WATCH_LIMIT as u64 * 3;
+        let (mut up, mut down) = (Vec::new(), Vec::new());
+        for o in 0..n {
+            up.push(byte(o));
+            keep_lowest(&mut up, 2 * WATCH_LIMIT);
+            down.push(byte(n - 1 - o));
+            keep_lowest(&mut down, 2 * WATCH_LIMIT);
+        }
+        keep_lowest(&mut up, 0);
+        keep_lowest(&mut down, 0);
+        assert_eq!(up, down);
+        assert_eq!(up.len(), WATCH_LIMIT);
+        assert_eq!(up.last().map(|b| b.offset), Some(WATCH_LIMIT as u64 - 1));
     }
 }
