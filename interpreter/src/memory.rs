@@ -181,14 +181,27 @@ impl Buffer {
     /// the memory cannot be had.
     pub fn copy(&self) -> Option<Arc<Buffer>> {
         let copy = Buffer::new(self.len)?;
+        copy.overwrite_with(self).ok()?;
+        Some(copy)
+    }
+
+    /// Makes these bytes those of `src`, a buffer of the same length, word by word.
+    pub fn overwrite_with(&self, src: &Buffer) -> Result<(), OutOfRange> {
+        src.check(0, self.len)?;
+        self.check(0, src.len)?;
         let words = self.len / 8;
         for w in 0..words {
-            copy.store(w * 8, 8, self.load(w * 8, 8)?)?;
+            let v = src.load(w * 8, 8).ok_or(OutOfRange {
+                offset: w * 8,
+                size: 8,
+                len: src.len,
+            })?;
+            self.store(w * 8, 8, v);
         }
         for i in words * 8..self.len {
-            copy.store(i, 1, self.load(i, 1)?)?;
+            self.byte(i).store(src.byte(i).load(Relaxed), Relaxed);
         }
-        Some(copy)
+        Ok(())
     }
 
     /// Copies `size` bytes from `src` (which may be `self`; overlapping ranges behave as memmove).
@@ -393,6 +406,23 @@ impl Buffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copies_hold_the_bytes_and_spares_take_new_ones() {
+        let src = Buffer::new(21).unwrap();
+        let bytes: Vec<u8> = (1..=21).collect();
+        src.write(0, &bytes).unwrap();
+        let copy = src.copy().unwrap();
+        assert_ne!(copy.id(), src.id());
+        let mut got = vec![0; 21];
+        copy.read(0, &mut got).unwrap();
+        assert_eq!(got, bytes);
+        src.fill(0, 21, &[7]).unwrap();
+        copy.overwrite_with(&src).unwrap();
+        copy.read(0, &mut got).unwrap();
+        assert_eq!(got, vec![7; 21]);
+        assert!(copy.overwrite_with(&Buffer::new(20).unwrap()).is_err());
+    }
 
     #[test]
     fn owned_buffers_start_on_the_reported_alignment() {

@@ -480,7 +480,13 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn access(&self, g: &mut GroupState, a: &Access<'_>) {
-        self.check_access(g, a);
+        // One instance of the access check per pass, so an ordinary run carries none of the
+        // first run's bookkeeping.
+        match &self.pass {
+            Pass::Only => self.check_access::<false>(g, a),
+            Pass::First(_) => self.check_access::<true>(g, a),
+            Pass::Second(probe) => self.probe_access(g, a, probe),
+        }
     }
 
     fn barrier(&self, g: &mut GroupState, arrival: &BarrierArrival<'_>) {

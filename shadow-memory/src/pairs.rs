@@ -23,13 +23,15 @@ use crate::session::{LaunchOrder, Session};
 use crate::Scope;
 use parking_lot::Mutex;
 use shadowcl_interpreter::{
-    Access, AddressSpace, AllocId, ArgValue, Buffer, Device, ExecError, InstId, Launch,
-    LaunchStats, Program, Schedule, WorkItem,
+    Access, AddressSpace, AllocId, ArgAccess, ArgAddress, ArgValue, Buffer, Device, ExecError,
+    InstId, Launch, LaunchStats, Program, Schedule, WorkItem,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+/// `CL_KERNEL_ARG_TYPE_CONST` in [`shadowcl_interpreter::KernelArg::type_qualifier`].
+const CL_KERNEL_ARG_TYPE_CONST: u64 = 1;
 /// Most bytes of buffers and program variables copied before a checked launch.
 pub const SNAPSHOT_LIMIT: u64 = 256 << 20;
 /// Most racy bytes the second run watches (the lowest offsets of each allocation first).
@@ -109,13 +111,6 @@ impl LaunchChecker<'_> {
         }
     }
 
-    /// Whether step `s` of a first run found a race between two accesses of this launch.
-    pub(crate) fn races_inside(s: &mar::Step) -> bool {
-        s.conflicts
-            .iter_all()
-            .any(|(_, c)| c.is_some_and(|c| c.scope != Scope::InterKernel))
-    }
-
     pub(crate) fn pass_group_end(&self, g: &mut GroupState) {
         if let Pass::First(seen) = &self.pass {
             let mine = std::mem::take(&mut g.seen);
@@ -126,6 +121,7 @@ impl LaunchChecker<'_> {
     }
 
     /// The second run: logs an access's watched bytes.
+    #[inline(never)]
     pub(crate) fn probe_access(&self, g: &mut GroupState, a: &Access<'_>, probe: &Probe) {
         let alloc = match a.space {
             AddressSpace::Global => match probe.originals.get(&a.alloc) {
@@ -400,13 +396,39 @@ struct Snapshot {
     launch: Launch,
     variables: Vec<Arc<Buffer>>,
     originals: HashMap<AllocId, AllocId>,
+    /// The copies made, handed back to the session's spares when the launch is done.
+    copies: Vec<Arc<Buffer>>,
 }
 
 impl Snapshot {
-    fn take(program: &Program, launch: &Launch) -> Option<Snapshot> {
+    /// `spares`: copies of earlier launches, reused when a length matches.
+    fn take(program: &Program, launch: &Launch, spares: &mut Vec<Arc<Buffer>>) -> Option<Snapshot> {
+        // Buffers the kernel can only read (`const` or `__constant` pointers, read-only
+        // images) hold the same bytes in the second run: shared, not copied, unless another
+        // argument can write them.
+        let params = program.kernel(&launch.kernel).map(|k| k.args.as_slice());
+        let read_only = |i: usize| {
+            params.and_then(|p| p.get(i)).is_some_and(|p| {
+                p.address == ArgAddress::Constant
+                    || p.type_qualifier & CL_KERNEL_ARG_TYPE_CONST != 0
+                    || p.access == ArgAccess::ReadOnly
+            })
+        };
+        let written: HashSet<AllocId> = (launch.args.iter().enumerate())
+            .filter(|(i, _)| !read_only(*i))
+            .filter_map(|(_, a)| match a {
+                ArgValue::Buffer { buffer, .. } | ArgValue::Image { buffer, .. } => {
+                    Some(buffer.id())
+                }
+                _ => None,
+            })
+            .collect();
         let mut copies: HashMap<AllocId, Arc<Buffer>> = HashMap::new();
         let mut total = 0u64;
         let mut copy = |b: &Arc<Buffer>| -> Option<Arc<Buffer>> {
+            if !written.contains(&b.id()) {
+                return Some(b.clone());
+            }
             if let Some(c) = copies.get(&b.id()) {
                 return Some(c.clone());
             }
@@ -414,7 +436,14 @@ impl Snapshot {
             if total > SNAPSHOT_LIMIT {
                 return None;
             }
-            let c = b.copy()?;
+            let c = match spares.iter().position(|s| s.len() == b.len()) {
+                Some(i) => {
+                    let c = spares.swap_remove(i);
+                    c.overwrite_with(b).ok()?;
+                    c
+                }
+                None => b.copy()?,
+            };
             copies.insert(b.id(), c.clone());
             Some(c)
         };
@@ -458,6 +487,7 @@ impl Snapshot {
             },
             variables,
             originals,
+            copies: copies.into_values().collect(),
         })
     }
 }
@@ -477,21 +507,44 @@ impl Session {
     ) -> Result<LaunchStats, ExecError> {
         let describe = schedule.describe();
         let snapshot = (self.checks().races || self.checks().benign)
-            .then(|| Snapshot::take(program, launch))
+            .then(|| Snapshot::take(program, launch, &mut self.spares.lock()))
             .flatten();
         let mut checker = self.launch(program, id, &describe, order);
         if snapshot.is_some() {
             checker.pass = Pass::First(Mutex::new(Seen::default()));
         }
         let result = device.run(program, launch, schedule, &checker);
-        if let (Some(snap), Ok(_), Pass::First(seen)) = (snapshot, &result, &checker.pass) {
+        if let (Some(snap), Ok(_), Pass::First(seen)) = (&snapshot, &result, &checker.pass) {
             let seen = std::mem::take(&mut *seen.lock());
             if !seen.racy.is_empty() {
                 self.name_pairs(&checker, device, program, schedule, snap, seen);
             }
         }
         checker.finish();
+        if let Some(snap) = snapshot {
+            self.keep_spares(snap);
+        }
         result
+    }
+
+    /// Keeps a launch's copies for the next launch (up to [`SNAPSHOT_LIMIT`] bytes, newest
+    /// first): an application launches the same kernel on the same buffers again and again, and
+    /// allocating then freeing big copies each time makes the C allocator keep ever more memory.
+    fn keep_spares(&self, snap: Snapshot) {
+        let Snapshot { launch, copies, .. } = snap;
+        drop(launch);
+        let mut spares = self.spares.lock();
+        let mut kept: Vec<Arc<Buffer>> = copies
+            .into_iter()
+            .filter(|c| Arc::strong_count(c) == 1)
+            .collect();
+        kept.append(&mut spares);
+        let mut total = 0u64;
+        kept.retain(|c| {
+            total += c.len() as u64;
+            total <= SNAPSHOT_LIMIT
+        });
+        *spares = kept;
     }
 
     fn name_pairs(
@@ -500,7 +553,7 @@ impl Session {
         device: &Device,
         program: &Program,
         schedule: &Schedule,
-        snap: Snapshot,
+        snap: &Snapshot,
         mut seen: Seen,
     ) {
         // The first bytes in (buffer, group, offset) order, so the choice does not depend on
@@ -535,7 +588,7 @@ impl Session {
             now && !first_written(b)
         };
         let probe = Probe {
-            originals: snap.originals,
+            originals: snap.originals.clone(),
             allocs: seen.racy.iter().map(|b| b.alloc).collect(),
             index: seen.racy.iter().enumerate().map(|(i, b)| (*b, i)).collect(),
             logs: seen

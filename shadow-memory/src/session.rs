@@ -122,6 +122,8 @@ pub struct Session {
     pub(crate) state: Mutex<State>,
     /// When the report files were last written, and how many launches and findings they had.
     written: Mutex<Option<(std::time::Instant, usize, usize)>>,
+    /// Copies of launch inputs kept for the next launch's pair pass (`pairs`).
+    pub(crate) spares: Mutex<Vec<Arc<shadowcl_interpreter::Buffer>>>,
 }
 
 impl Session {
@@ -130,6 +132,7 @@ impl Session {
             config,
             shadows: RwLock::new(HashMap::new()),
             written: Mutex::new(None),
+            spares: Mutex::new(Vec::new()),
             state: Mutex::new(State {
                 next_item: 1,
                 window: Vec::new(),

@@ -4,7 +4,6 @@
 use crate::group::GroupState;
 use crate::launch::LaunchChecker;
 use crate::mar::{self, Op, Party};
-use crate::pairs::Pass;
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
 use shadowcl_interpreter::Access;
@@ -22,12 +21,8 @@ pub(crate) fn op_of(k: AccessKind) -> Op {
 }
 
 impl LaunchChecker<'_> {
-    pub(crate) fn check_access(&self, g: &mut GroupState, a: &Access<'_>) {
-        let first_run = match &self.pass {
-            Pass::Second(probe) => return self.probe_access(g, a, probe),
-            Pass::First(_) => true,
-            Pass::Only => false,
-        };
+    /// `FIRST`: a first run that a pair pass may follow (see `pairs`).
+    pub(crate) fn check_access<const FIRST: bool>(&self, g: &mut GroupState, a: &Access<'_>) {
         let (want_races, want_uninit) =
             (self.checks.races || self.checks.benign, self.checks.uninit);
         if !(want_races || want_uninit) {
@@ -56,16 +51,24 @@ impl LaunchChecker<'_> {
         // Only for a pair pass (bit i = byte i of the access): raced inside the launch, written
         // first (global bytes).
         let (mut racy, mut defined) = (0u128, 0u128);
+        // Whether byte `i` raced with another access of this launch.
         let mut note = |i: u64, s: mar::Step| {
+            let mut inside = false;
             for (slot, (kind, c)) in conflicts.iter_mut().zip(s.conflicts.iter_all()) {
-                if slot.is_none() {
-                    *slot = c.map(|c| (i, kind, c));
+                if let Some(c) = c {
+                    inside |= c.scope != mar::Scope::InterKernel;
+                    if slot.is_none() {
+                        *slot = Some((i, kind, c));
+                    }
                 }
             }
             if s.uninit && uninit.is_none() {
                 uninit = Some(i);
             }
+            inside
         };
+        // Only writes make bytes defined.
+        let writes = FIRST && matches!(op, Op::Write | Op::Atomic);
         match a.space {
             AddressSpace::Local => {
                 let epoch = g.epoch_local;
@@ -81,10 +84,10 @@ impl LaunchChecker<'_> {
                     };
                     let s = step(*rec, site, epoch);
                     *rec = s.new;
-                    if first_run && i < 128 {
-                        racy |= (Self::races_inside(&s) as u128) << i;
+                    let inside = note(a.offset + i, s);
+                    if FIRST && i < 128 {
+                        racy |= (inside as u128) << i;
                     }
-                    note(a.offset + i, s);
                 }
             }
             AddressSpace::Global => {
@@ -111,18 +114,20 @@ impl LaunchChecker<'_> {
                             Err(now) => old = now,
                         }
                     };
-                    if first_run && i < 128 {
-                        racy |= (Self::races_inside(&s) as u128) << i;
+                    if writes && i < 128 {
                         let first_write = old & mar::INIT_BIT == 0 && s.new & mar::INIT_BIT != 0;
                         defined |= (first_write as u128) << i;
                     }
-                    note(a.offset + i, s);
+                    let inside = note(a.offset + i, s);
+                    if FIRST && i < 128 {
+                        racy |= (inside as u128) << i;
+                    }
                 }
             }
             // Constant memory is read-only (no races) and private memory is not reported.
             AddressSpace::Constant | AddressSpace::Private => return,
         }
-        if racy | defined != 0 {
+        if FIRST && racy | defined != 0 {
             Self::note_first_run(&mut g.seen, a, racy, defined);
         }
         let mut second = Self::here(a.item, Some(a.inst), op.name());
