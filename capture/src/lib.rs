@@ -25,6 +25,6 @@ pub use recorder::{
 };
 pub use replay::{
     amplify, amplify_plain, replay, schedules_for, Amplification, AmplifyOptions, Finding,
-    OutputBuffer, ReplayOptions, ReplayOutcome, Replayer,
+    OutputBuffer, ReplayOptions, ReplayOutcome, Replayer, RunLaunch,
 };
 pub use sim::{sim_file, SimExport};

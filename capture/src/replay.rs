@@ -6,11 +6,23 @@ use crate::error::{CaptureError, Result};
 use crate::record::{pointee_size, AddressQualifier, ArgValueRecord, RecordDir};
 use serde::Serialize;
 use shadowcl_interpreter::{
-    AllocId, ArgAddress, ArgValue, Buffer, Device, KernelInfo, Launch, LaunchStats, NoObserver,
-    Observer, Order, Program, Schedule,
+    AllocId, ArgAddress, ArgValue, Buffer, Device, ExecError, KernelInfo, Launch, LaunchStats,
+    NoObserver, Observer, Order, Program, Schedule,
 };
 use std::path::Path;
 use std::sync::Arc;
+
+/// Runs one launch on the device: `Device::run` with an observer, or a checker session's
+/// launch path (which may run the launch more than once). Any such closure is one.
+pub trait RunLaunch:
+    FnMut(&Device, &Program, &Launch, &Schedule) -> std::result::Result<LaunchStats, ExecError>
+{
+}
+
+impl<F> RunLaunch for F where
+    F: FnMut(&Device, &Program, &Launch, &Schedule) -> std::result::Result<LaunchStats, ExecError>
+{
+}
 
 /// How to replay.
 #[derive(Clone, Debug)]
@@ -143,13 +155,20 @@ impl Replayer {
 
     /// Runs the launch once under `schedule`, reporting to `observer`; fresh buffers each time.
     pub fn run<O: Observer>(&self, schedule: &Schedule, observer: &O) -> Result<ReplayOutcome> {
-        self.run_with(schedule, observer, true)
+        self.run_by(schedule, |d, p, l, s| d.run(p, l, s, observer))
     }
 
-    fn run_with<O: Observer>(
+    /// Runs the launch once under `schedule` through `launch`, which runs it on the device
+    /// (a checker session's own launch path, e.g. one that runs a racy launch twice to name
+    /// its racing pairs); fresh buffers each time.
+    pub fn run_by(&self, schedule: &Schedule, launch: impl RunLaunch) -> Result<ReplayOutcome> {
+        self.run_with(schedule, launch, true)
+    }
+
+    fn run_with(
         &self,
         schedule: &Schedule,
-        observer: &O,
+        mut run: impl RunLaunch,
         allow_missing: bool,
     ) -> Result<ReplayOutcome> {
         let rd = &self.record;
@@ -252,13 +271,12 @@ impl Replayer {
             local_size: r.local_size,
             args: args.clone(),
         };
-        let stats = self
-            .device
-            .run(&self.program, &launch, schedule, observer)
-            .map_err(|e| CaptureError::Exec {
+        let stats = run(&self.device, &self.program, &launch, schedule).map_err(|e| {
+            CaptureError::Exec {
                 path: rd.dir.clone(),
                 msg: e.to_string(),
-            })?;
+            }
+        })?;
         let mut outputs: Vec<OutputBuffer> = Vec::new();
         let mut seen: Vec<(u32, u64, u64)> = Vec::new();
         let mut mismatches = Vec::new();
@@ -376,7 +394,11 @@ pub fn replay<O: Observer>(
     observer: &O,
 ) -> Result<ReplayOutcome> {
     let rp = Replayer::open(dir)?;
-    rp.run_with(&opts.schedule, observer, opts.allow_missing_contents)
+    rp.run_with(
+        &opts.schedule,
+        |d: &Device, p: &Program, l: &Launch, s: &Schedule| d.run(p, l, s, observer),
+        opts.allow_missing_contents,
+    )
 }
 
 /// Settings of the schedule amplifier.
@@ -495,28 +517,34 @@ pub struct Amplification {
 }
 
 /// Runs `rp` under `opts.schedules` schedules ([`schedules_for`]), comparing every output
-/// buffer with schedule 0's. `observer_for(i, schedule)` makes the observer of run `i`;
-/// `after_run(i, schedule, observer, outcome)` receives it back after the run (for checkers'
-/// results and progress output).
-pub fn amplify<O, F, G>(
+/// buffer with schedule 0's. `run(i, device, program, launch, schedule)` runs run `i` (with
+/// whatever checkers it attaches); `after_run(i, schedule, outcome)` follows each run (for
+/// checkers' results and progress output).
+pub fn amplify<F, G>(
     rp: &Replayer,
     opts: &AmplifyOptions,
-    mut observer_for: F,
+    mut run: F,
     mut after_run: G,
 ) -> Result<Amplification>
 where
-    O: Observer,
-    F: FnMut(usize, &Schedule) -> O,
-    G: FnMut(usize, &Schedule, O, &ReplayOutcome),
+    F: FnMut(
+        usize,
+        &Device,
+        &Program,
+        &Launch,
+        &Schedule,
+    ) -> std::result::Result<LaunchStats, ExecError>,
+    G: FnMut(usize, &Schedule, &ReplayOutcome),
 {
     let schedules = schedules_for(&opts.base, opts.schedules);
     let mut baseline: Option<ReplayOutcome> = None;
     // Per output buffer: (first differing run, its outcome bytes, count of differing runs).
     let mut diffs: Vec<Option<(usize, Vec<u8>, usize)>> = Vec::new();
     for (i, s) in schedules.iter().enumerate() {
-        let obs = observer_for(i, s);
-        let out = rp.run(s, &obs)?;
-        after_run(i, s, obs, &out);
+        let out = rp.run_by(s, |d: &Device, p: &Program, l: &Launch, s: &Schedule| {
+            run(i, d, p, l, s)
+        })?;
+        after_run(i, s, &out);
         match &baseline {
             None => {
                 diffs = vec![None; out.outputs.len()];
@@ -587,7 +615,12 @@ where
 
 /// [`amplify`] without checkers.
 pub fn amplify_plain(rp: &Replayer, opts: &AmplifyOptions) -> Result<Amplification> {
-    amplify(rp, opts, |_, _| NoObserver, |_, _, _, _| {})
+    amplify(
+        rp,
+        opts,
+        |_, d, p, l, s| d.run(p, l, s, &NoObserver),
+        |_, _, _| {},
+    )
 }
 
 #[cfg(test)]

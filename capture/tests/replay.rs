@@ -76,8 +76,8 @@ fn amplifier_finds_inter_group_dependence() {
     let amp = amplify(
         &rp,
         &opts,
-        |_, _| NoObserver,
-        |i, s, _, _| runs.push((i, s.describe())),
+        |_, device, program, launch, s| device.run(program, launch, s, &NoObserver),
+        |i, s, _| runs.push((i, s.describe())),
     )
     .unwrap();
     assert_eq!(runs.len(), 10);

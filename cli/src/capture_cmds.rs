@@ -393,7 +393,8 @@ fn to_report_finding(f: &Finding, second_run: u64) -> shadowcl_shadow::Finding {
     }
 }
 
-/// Runs the amplifier with the checkers attached (each schedule is one checked launch).
+/// Runs the amplifier with the checkers attached (each schedule is one checked launch, through
+/// the session's launch path, which names every racing pair as the platform does).
 fn amplify_checked(
     rp: &Replayer,
     opts: &AmplifyOptions,
@@ -403,9 +404,10 @@ fn amplify_checked(
     amplify(
         rp,
         opts,
-        |i, s| session.launch(&rp.program, i as u64, &s.describe(), &Sequential),
-        |i, s, checker, out| {
-            checker.finish();
+        |i, device, program, launch, s| {
+            session.run_launch(device, program, launch, s, i as u64, &Sequential)
+        },
+        |i, s, out| {
             for id in &out.allocations {
                 session.buffer_released(*id);
             }
@@ -472,8 +474,8 @@ pub(crate) fn replay_cmd(args: &ReplayArgs) -> i32 {
         None => amplify(
             &rp,
             &opts,
-            |_, _| NoObserver,
-            |i, s, _, _| progress.step(i, s),
+            |_, device, program, launch, s| device.run(program, launch, s, &NoObserver),
+            |i, s, _| progress.step(i, s),
         ),
     };
     let amp = match amp {
@@ -835,6 +837,40 @@ mod tests {
             ]),
             0
         );
+        // Replay names the same racing pairs under every schedule, as the platform does.
+        let pairs = |flags: &[&str]| {
+            let mut a = vec!["replay", racy_s, "--report", rep];
+            a.extend_from_slice(flags);
+            assert_eq!(run(&a), 1, "{flags:?}");
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+            let mut pairs: Vec<(String, String, u64, u64)> = v["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["kind"] == "data-race")
+                .map(|f| {
+                    let line = |side: &str| f[side]["location"]["line"].as_u64().unwrap_or(0);
+                    let (a, b) = (line("first"), line("second"));
+                    let name = |k: &str| f[k].as_str().unwrap_or("").to_string();
+                    (name("race"), name("buffer"), a.min(b), a.max(b))
+                })
+                .collect();
+            pairs.sort();
+            pairs.dedup();
+            pairs
+        };
+        let in_order = pairs(&[]);
+        assert!(
+            !in_order.is_empty() && in_order.iter().all(|p| p.2 > 0),
+            "every pair names both lines: {in_order:?}"
+        );
+        for flags in [
+            &["--wg-order", "reverse", "--wi-order", "reverse"][..],
+            &["--wg-order", "random", "--seed", "5", "--quantum", "1"],
+        ] {
+            assert_eq!(pairs(flags), in_order, "{flags:?}");
+        }
         assert_eq!(run(&["replay", racy_s, "--checks", "bogus"]), 2);
         assert_eq!(run(&["replay", "/nonexistent/launch-0000"]), 2);
         assert_eq!(run(&["replay", racy_s, "--schedules", "0"]), 2);
