@@ -161,7 +161,7 @@ mod ir;
 mod lower;
 mod printf;
 mod program;
-pub use program::Program;
+pub use program::{Alignments, Program};
 
 mod exec;
 pub use exec::{Device, DEFAULT_LOCAL_MEMORY_LIMIT};

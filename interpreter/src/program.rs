@@ -10,6 +10,7 @@ pub struct Program {
     kernels: Vec<KernelInfo>,
     pub(crate) code: Code,
     locs: Vec<Option<SourceLoc>>,
+    aligns: Vec<u8>,
     /// Module `__constant` data, one buffer per variable (ids stable across launches).
     pub(crate) const_bufs: Vec<Arc<Buffer>>,
 }
@@ -39,6 +40,7 @@ impl Program {
             kernels: l.kernels,
             code: l.code,
             locs: l.locs,
+            aligns: l.aligns,
             const_bufs,
         })
     }
@@ -55,6 +57,11 @@ impl Program {
     /// Source location of an instruction, when the module carried line information.
     pub fn location(&self, inst: InstId) -> Option<SourceLoc> {
         self.locs.get(inst.0 as usize).cloned().flatten()
+    }
+
+    /// The alignment each instruction's memory access requires (see [`Alignments`]).
+    pub fn alignments(&self) -> Alignments<'_> {
+        Alignments(&self.aligns)
     }
 
     /// Number of lowered executable instructions (for diagnostics and tests).
@@ -90,5 +97,27 @@ impl Program {
             .iter()
             .map(|v| v.name.as_str())
             .collect()
+    }
+}
+
+/// The alignment in bytes that each instruction's memory access requires: what the module
+/// declares for a load or store (`Aligned`, else the type's size), the natural one for an
+/// atomic, 1 for everything else. Checkers report an access whose offset is not a multiple
+/// of it (OpenCL C 6.3: undefined behaviour). A vector access is reported lane by lane, and
+/// a lane needs only its element's alignment.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Alignments<'a>(&'a [u8]);
+
+impl Alignments<'_> {
+    /// No requirements (every access aligned).
+    pub const NONE: Alignments<'static> = Alignments(&[]);
+
+    #[inline]
+    pub fn of(self, inst: InstId) -> u32 {
+        match self.0.get(inst.0 as usize) {
+            // Stored as log2 + 1, 0 for none.
+            Some(&a) if a > 0 => 1 << (a - 1),
+            _ => 1,
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! buffers at start, hands each event to its check (`checks/`), and resolves the launch's
 //! findings into the session at the end.
 
+use crate::checks::access_rules::AccessRules;
 use crate::group::{GroupState, SiteMap};
 use crate::mar::{self, Me};
 use crate::pairs::Pass;
@@ -12,8 +13,8 @@ use crate::shadow::Shadow;
 use crate::Checks;
 use parking_lot::Mutex;
 use shadowcl_interpreter::{
-    Access, AddressSpace, AllocId, ArgBinding, BarrierArrival, Fault, GroupCopy, GroupInfo,
-    GroupWait, InstId, LaunchInfo, LocalAlloc, Observer, Release, WorkItem,
+    Access, AddressSpace, Alignments, AllocId, ArgBinding, BarrierArrival, Fault, GroupCopy,
+    GroupInfo, GroupWait, InstId, LaunchInfo, LocalAlloc, Observer, Release, WorkItem,
 };
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -111,6 +112,8 @@ pub(crate) struct LaunchState {
     /// Item ranges of earlier launches that may overlap this one. Records naming any other
     /// item below `lo` come from launches ordered before this one and count as reset.
     pub(crate) overlapping: Vec<(u32, u32)>,
+    /// The access flags of the arguments' memory objects.
+    pub(crate) rules: AccessRules,
 }
 
 impl LaunchState {
@@ -131,6 +134,8 @@ impl LaunchState {
 pub struct LaunchChecker<'a> {
     pub(crate) session: &'a Session,
     pub(crate) program: &'a dyn Locations,
+    /// The program's alignment requirements (`program.alignments()`, looked up once).
+    pub(crate) alignments: Alignments<'a>,
     pub(crate) order: &'a dyn LaunchOrder,
     pub(crate) id: u64,
     pub(crate) schedule: String,
@@ -426,6 +431,7 @@ impl Observer for LaunchChecker<'_> {
             local_allocs: info.local_allocs.to_vec(),
             shadows,
             overlapping,
+            rules: AccessRules::of(self.session, info.args),
         });
     }
 
@@ -480,6 +486,9 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn access(&self, g: &mut GroupState, a: &Access<'_>) {
+        if self.checks.bounds && !matches!(self.pass, Pass::Second(_)) {
+            self.check_access_rules(g, a);
+        }
         // One instance of the access check per pass, so an ordinary run carries none of the
         // first run's bookkeeping.
         match &self.pass {

@@ -65,7 +65,9 @@ pub use group::GroupState;
 pub use launch::LaunchChecker;
 pub use pairs::SNAPSHOT_LIMIT;
 pub use report::{Finding, FindingKind, LaunchSummary, RaceKind, Report, Scope, Side};
-pub use session::{LaunchOrder, Locations, Sequential, Session, Unordered, LAUNCH_CAP};
+pub use session::{
+    KernelAccess, LaunchOrder, Locations, Sequential, Session, Unordered, LAUNCH_CAP,
+};
 
 use std::path::PathBuf;
 

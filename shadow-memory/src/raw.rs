@@ -50,6 +50,17 @@ pub(crate) struct RawSet {
 }
 
 impl RawSet {
+    /// Counts one more occurrence of a finding already collected; false when it is new.
+    pub(crate) fn count_again(&mut self, key: &RawKey) -> bool {
+        match self.index.get(key) {
+            Some(&i) => {
+                self.list[i].count += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
     pub(crate) fn add(&mut self, r: Raw) {
         match self.index.get(&r.key) {
             Some(&i) => {

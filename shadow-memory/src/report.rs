@@ -17,10 +17,12 @@ pub enum FindingKind {
     UseAfterRelease,
     ScheduleDependentOutput,
     AsyncCopyMisuse,
+    MisalignedAccess,
+    InvalidAccess,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 8] = [
+    pub const ALL: [FindingKind; 10] = [
         FindingKind::DataRace,
         FindingKind::BenignRace,
         FindingKind::BarrierDivergence,
@@ -29,6 +31,8 @@ impl FindingKind {
         FindingKind::UseAfterRelease,
         FindingKind::ScheduleDependentOutput,
         FindingKind::AsyncCopyMisuse,
+        FindingKind::MisalignedAccess,
+        FindingKind::InvalidAccess,
     ];
 
     pub fn name(self) -> &'static str {
@@ -41,6 +45,8 @@ impl FindingKind {
             FindingKind::UseAfterRelease => "use-after-release",
             FindingKind::ScheduleDependentOutput => "schedule-dependent-output",
             FindingKind::AsyncCopyMisuse => "async-copy-misuse",
+            FindingKind::MisalignedAccess => "misaligned-access",
+            FindingKind::InvalidAccess => "invalid-access",
         }
     }
 
@@ -55,6 +61,8 @@ impl FindingKind {
             FindingKind::UseAfterRelease => "A kernel uses a buffer that was released",
             FindingKind::ScheduleDependentOutput => "Output bytes differ between work-group / work-item schedules",
             FindingKind::AsyncCopyMisuse => "wait_group_events on an event no async copy returned, or an async copy never waited for",
+            FindingKind::MisalignedAccess => "Load, store or atomic at an address that is not a multiple of its type's alignment",
+            FindingKind::InvalidAccess => "Kernel write to memory created read-only, or read of memory created write-only",
         }
     }
 

@@ -7,7 +7,7 @@ use crate::report::{self, Finding, FindingKind, LaunchSummary, Report};
 use crate::shadow::Shadow;
 use crate::{Checks, Config};
 use parking_lot::{Mutex, RwLock};
-use shadowcl_interpreter::{AddressSpace, AllocId, InstId, Program, SourceLoc};
+use shadowcl_interpreter::{AddressSpace, Alignments, AllocId, InstId, Program, SourceLoc};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
@@ -15,12 +15,50 @@ use std::sync::{Arc, OnceLock};
 /// Maps instructions to source lines: implemented by `Program`; tests use a closure.
 pub trait Locations: Sync {
     fn location(&self, inst: InstId) -> Option<SourceLoc>;
+    /// The alignment each instruction's access requires (none unless the program says).
+    fn alignments(&self) -> Alignments<'_> {
+        Alignments::NONE
+    }
 }
 
 impl Locations for Program {
     fn location(&self, inst: InstId) -> Option<SourceLoc> {
         Program::location(self, inst)
     }
+    fn alignments(&self) -> Alignments<'_> {
+        Program::alignments(self)
+    }
+}
+
+/// What kernels may do with a memory object's bytes: its `CL_MEM_READ_ONLY` /
+/// `CL_MEM_WRITE_ONLY` creation flag (a kernel write to the first, or read of the second,
+/// is undefined behaviour, OpenCL 3.0 5.2.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum KernelAccess {
+    #[default]
+    ReadWrite,
+    ReadOnly,
+    WriteOnly,
+}
+
+impl KernelAccess {
+    /// The flag's name as the application wrote it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            KernelAccess::ReadWrite => "CL_MEM_READ_WRITE",
+            KernelAccess::ReadOnly => "CL_MEM_READ_ONLY",
+            KernelAccess::WriteOnly => "CL_MEM_WRITE_ONLY",
+        }
+    }
+}
+
+/// A memory object's bytes inside its storage allocation (a buffer is all of it, a
+/// sub-buffer a region) and what kernels may do with them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct View {
+    pub(crate) offset: u64,
+    pub(crate) size: u64,
+    pub(crate) access: KernelAccess,
 }
 
 impl<F: Fn(InstId) -> Option<SourceLoc> + Sync> Locations for F {
@@ -119,6 +157,8 @@ pub(crate) struct State {
 pub struct Session {
     pub(crate) config: Config,
     pub(crate) shadows: RwLock<HashMap<AllocId, Arc<Shadow>>>,
+    /// Memory objects over each allocation that kernels may not both read and write.
+    pub(crate) views: RwLock<HashMap<AllocId, Vec<View>>>,
     pub(crate) state: Mutex<State>,
     /// When the report files were last written, and how many launches and findings they had.
     written: Mutex<Option<(std::time::Instant, usize, usize)>>,
@@ -131,6 +171,7 @@ impl Session {
         Session {
             config,
             shadows: RwLock::new(HashMap::new()),
+            views: RwLock::new(HashMap::new()),
             written: Mutex::new(None),
             spares: Mutex::new(Vec::new()),
             state: Mutex::new(State {
@@ -170,9 +211,31 @@ impl Session {
         }
     }
 
+    /// A memory object (buffer, sub-buffer, image) over bytes `offset..offset + size` of
+    /// allocation `id` was created with kernel access `access`. A kernel argument bound to
+    /// exactly those bytes then may not be written (read-only) or read (write-only): such
+    /// an access is reported unless another argument of the launch permits it.
+    pub fn memory_object_created(&self, id: AllocId, offset: u64, size: u64, access: KernelAccess) {
+        let mut views = self.views.write();
+        let list = views.entry(id).or_default();
+        // The newest object over the same bytes decides (an older one was released).
+        list.retain(|v| (v.offset, v.size) != (offset, size));
+        if access != KernelAccess::ReadWrite {
+            list.push(View {
+                offset,
+                size,
+                access,
+            });
+        }
+        if list.is_empty() {
+            views.remove(&id);
+        }
+    }
+
     /// The buffer is gone; its shadow is freed.
     pub fn buffer_released(&self, id: AllocId) {
         self.shadows.write().remove(&id);
+        self.views.write().remove(&id);
     }
 
     /// The platform found a launch that uses a released buffer (bound to argument `arg`).
@@ -225,6 +288,7 @@ impl Session {
         LaunchChecker {
             session: self,
             program,
+            alignments: program.alignments(),
             order,
             id: launch_id,
             schedule: schedule.to_string(),

@@ -263,6 +263,29 @@ fn every_kind() -> Report {
             )
         },
         Finding {
+            memory: Some(AddressSpace::Global),
+            buffer: Some("in".into()),
+            offset: Some(2),
+            index: Some(0),
+            second: Some(side("read", Some(0), loc(SOURCE, 70, 9), "reduce")),
+            ..finding(
+                FindingKind::MisalignedAccess,
+                "4-byte read at offset 2, which needs 4-byte alignment",
+            )
+        },
+        Finding {
+            memory: Some(AddressSpace::Global),
+            buffer: Some("in".into()),
+            offset: Some(0),
+            index: Some(0),
+            second: Some(side("write", Some(0), loc(SOURCE, 80, 5), "reduce")),
+            count: 16,
+            ..finding(
+                FindingKind::InvalidAccess,
+                "write to memory the host created CL_MEM_READ_ONLY",
+            )
+        },
+        Finding {
             buffer: Some("out".into()),
             offset: Some(0),
             index: Some(0),

@@ -262,6 +262,7 @@ pub fn new_image(
     }
     if buffer.is_none() {
         launch::buffer_created(&storage, from_host);
+        launch::memory_object_created(&storage, 0, storage.len(), flags);
     }
     Ok(new_mem(
         ctx,

@@ -5,13 +5,15 @@
 //! environment once (DESIGN.md, "Contracts"). Memory commands call the `buffer_*` hooks here so
 //! the uninitialised-read check knows which bytes the host wrote.
 
+use crate::consts::{CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY};
 use crate::core::order::{self, Clock, Point};
+use crate::types::cl_mem_flags;
 use shadowcl_capture::{ProgramInput, Recorder};
 use shadowcl_interpreter::{
     AllocId, Buffer, Device, ExecError, KernelInfo, Launch, LaunchStats, NoObserver, Program,
     Schedule,
 };
-use shadowcl_shadow::{Config, LaunchOrder, Sequential, Session};
+use shadowcl_shadow::{Config, KernelAccess, LaunchOrder, Sequential, Session};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::sync::OnceLock;
@@ -101,6 +103,22 @@ pub(crate) fn recorder() -> Option<&'static Recorder> {
 pub fn buffer_created(buffer: &Buffer, from_host: bool) {
     if let Some(s) = session() {
         s.buffer_created(buffer.id(), buffer.len() as u64, from_host);
+    }
+}
+
+/// A memory object with creation `flags` now covers `size` bytes of `storage` from `offset`:
+/// the checkers report kernel writes to it when it is `CL_MEM_READ_ONLY`, reads when it is
+/// `CL_MEM_WRITE_ONLY`.
+pub fn memory_object_created(storage: &Buffer, offset: usize, size: usize, flags: cl_mem_flags) {
+    let access = if flags & CL_MEM_READ_ONLY != 0 {
+        KernelAccess::ReadOnly
+    } else if flags & CL_MEM_WRITE_ONLY != 0 {
+        KernelAccess::WriteOnly
+    } else {
+        KernelAccess::ReadWrite
+    };
+    if let Some(s) = session() {
+        s.memory_object_created(storage.id(), offset as u64, size as u64, access);
     }
 }
 

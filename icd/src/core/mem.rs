@@ -107,6 +107,7 @@ impl Mem {
             &storage,
             flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0,
         );
+        launch::memory_object_created(&storage, 0, size, flags);
         Ok(object::create(Mem {
             context,
             flags,
@@ -134,6 +135,7 @@ impl Mem {
         origin: usize,
         size: usize,
     ) -> Ref<Mem> {
+        launch::memory_object_created(&parent.storage, parent.offset + origin, size, flags);
         let host_ptr = if parent.host_ptr.0.is_null() {
             std::ptr::null_mut()
         } else {

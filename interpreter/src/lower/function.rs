@@ -418,6 +418,7 @@ fn lower_blocks(fx: &mut Fx, f: &rspirv::dr::Function) -> R<Vec<u32>> {
                 _ => {}
             }
             fx.md.locs.push(loc.clone());
+            fx.md.aligns.push(0);
             lower_inst(fx, inst, label)?;
         }
     }

@@ -262,6 +262,8 @@ pub(super) fn lower_atomic(fx: &mut Fx, inst: &Instruction, a: AtomicOp) -> R<()
     if w != 32 && w != 64 {
         return Err(fx.unsup(format!("{w}-bit atomic")));
     }
+    // Atomics need their natural alignment.
+    set_alignment(fx, w as u64 / 8);
     let d = if a == AtomicOp::Store {
         0
     } else {
@@ -296,8 +298,50 @@ pub(super) fn lower_load(fx: &mut Fx, inst: &Instruction) -> R<()> {
     }
     let p = fx.val(pid)?;
     let ty = result_ty(inst)?;
+    require_alignment(fx, ty, memory_access_alignment(inst, 1))?;
     emit_load(fx, ty, d, p)?;
     Ok(())
+}
+
+/// The `Aligned` literal of an OpLoad/OpStore's memory operands (which start at operand
+/// `first`), if any.
+fn memory_access_alignment(inst: &Instruction, first: usize) -> Option<u64> {
+    match inst.operands.get(first) {
+        Some(Operand::MemoryAccess(m)) if m.contains(spirv::MemoryAccess::ALIGNED) => {
+            match inst.operands.get(first + 1) {
+                Some(Operand::LiteralBit32(a)) => Some(*a as u64),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Notes the alignment the current instruction's access of a `ty` value requires: what the
+/// module declares (`Aligned`), else the type's own (OpenCL C 6.3: a data item is aligned
+/// to its size). Scalars and vectors only: the executor reports a vector lane by lane, so a
+/// lane is checked against its element's alignment (no wider); aggregates are not checked.
+fn require_alignment(fx: &mut Fx, ty: Word, declared: Option<u64>) -> R<()> {
+    let t = fx.md.ty(ty)?;
+    let align = match t.k {
+        TyK::Bool | TyK::Int(_) | TyK::Float(_) | TyK::Ptr(..) => declared.unwrap_or(t.size),
+        TyK::Vector(e, _) => {
+            let e = fx.md.ty(e)?.size;
+            declared.unwrap_or(e).min(e)
+        }
+        _ => return Ok(()),
+    };
+    set_alignment(fx, align);
+    Ok(())
+}
+
+/// Records `align` (bytes; a power of two, else ignored) for the current instruction.
+pub(super) fn set_alignment(fx: &mut Fx, align: u64) {
+    if align > 1 && align.is_power_of_two() {
+        if let Some(slot) = fx.md.aligns.get_mut(fx.cur_inst as usize) {
+            *slot = align.trailing_zeros() as u8 + 1;
+        }
+    }
 }
 
 pub(super) fn lower_store(fx: &mut Fx, inst: &Instruction) -> R<()> {
@@ -305,6 +349,7 @@ pub(super) fn lower_store(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let vid = id_at(inst, 1)?;
     let v = fx.val(vid)?;
     let ty = fx.md.type_id_of(vid)?;
+    require_alignment(fx, ty, memory_access_alignment(inst, 2))?;
     emit_store(fx, ty, p, v)?;
     Ok(())
 }

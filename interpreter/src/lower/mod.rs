@@ -75,6 +75,7 @@ pub(crate) struct Loaded {
     pub code: Code,
     pub kernels: Vec<KernelInfo>,
     pub locs: Vec<Option<SourceLoc>>,
+    pub aligns: Vec<u8>,
 }
 
 fn id_at(inst: &Instruction, i: usize) -> R<Word> {
@@ -149,8 +150,12 @@ pub(crate) fn load(bytes: &[u8]) -> R<Loaded> {
     // Structural pre-check: every instruction's word count must be non-zero and fit.
     // Module-level OpExtInst (OpenCL.DebugInfo.100 types) is valid SPIR-V that rspirv's
     // loader refuses, so those are set aside here (they only feed argument type names).
+    // So is OpSpecConstantOp, whose operands rspirv decodes one per grammar operand (an
+    // access chain without indices reads past its end): it is kept as an OpUndef of the
+    // same type and id, and its opcode and operands go to the lowering aside.
     let mut kept = words[..5].to_vec();
     let mut dbg = vec![];
+    let mut spec_ops = HashMap::new();
     let mut in_func = false;
     let mut i = 5;
     while i < words.len() {
@@ -171,6 +176,9 @@ pub(crate) fn load(bytes: &[u8]) -> R<Loaded> {
                 id: words[i + 2],
                 w: words[i + 3..i + wc].to_vec(),
             });
+        } else if opcode == S::SpecConstantOp as u32 && wc >= 4 {
+            spec_ops.insert(words[i + 2], words[i + 3..i + wc].to_vec());
+            kept.extend_from_slice(&[(3 << 16) | S::Undef as u32, words[i + 1], words[i + 2]]);
         } else {
             kept.extend_from_slice(&words[i..i + wc]);
         }
@@ -180,6 +188,8 @@ pub(crate) fn load(bytes: &[u8]) -> R<Loaded> {
     let module = std::panic::catch_unwind(|| rspirv::dr::load_words(&kept))
         .map_err(|_| malformed("the SPIR-V parser rejected the module"))?
         .map_err(|e| malformed(e.to_string()))?;
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lower_module(&module, &dbg)))
-        .map_err(|_| malformed("internal error while lowering the module"))?
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        lower_module(&module, &dbg, spec_ops)
+    }))
+    .map_err(|_| malformed("internal error while lowering the module"))?
 }

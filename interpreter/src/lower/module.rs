@@ -56,7 +56,13 @@ pub(super) struct DbgInst {
     pub(super) w: Vec<u32>,
 }
 
-pub(super) fn lower_module(m: &Module, dbg: &[DbgInst]) -> R<Loaded> {
+/// `spec_ops`: each OpSpecConstantOp's result id → its opcode and operand words (the module
+/// holds an OpUndef in its place, see [`super::load`]).
+pub(super) fn lower_module(
+    m: &Module,
+    dbg: &[DbgInst],
+    spec_ops: HashMap<Word, Vec<u32>>,
+) -> R<Loaded> {
     for c in &m.capabilities {
         if let Some(Operand::Capability(cap)) = c.operands.first() {
             if !ALLOWED_CAPS.contains(cap) {
@@ -84,6 +90,7 @@ pub(super) fn lower_module(m: &Module, dbg: &[DbgInst]) -> R<Loaded> {
         id_ty: HashMap::new(),
         consts: HashMap::new(),
         bad_consts: HashMap::new(),
+        spec_ops,
         builtins: HashMap::new(),
         mod_vars: HashMap::new(),
         names: HashMap::new(),
@@ -94,6 +101,7 @@ pub(super) fn lower_module(m: &Module, dbg: &[DbgInst]) -> R<Loaded> {
         layouts: HashMap::new(),
         code: Code::default(),
         locs: vec![],
+        aligns: vec![],
         files: HashMap::new(),
         inst_counter: 0,
     };
@@ -297,6 +305,7 @@ pub(super) fn lower_module(m: &Module, dbg: &[DbgInst]) -> R<Loaded> {
         code: md.code,
         kernels,
         locs: md.locs,
+        aligns: md.aligns,
     })
 }
 

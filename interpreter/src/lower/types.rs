@@ -11,6 +11,8 @@ pub(super) struct Mod<'m> {
     pub(super) id_ty: HashMap<Word, Word>,
     pub(super) consts: HashMap<Word, Vec<u64>>,
     pub(super) bad_consts: HashMap<Word, String>,
+    /// OpSpecConstantOp result id → opcode, operand ids (see `load`).
+    pub(super) spec_ops: HashMap<Word, Vec<u32>>,
     pub(super) builtins: HashMap<Word, Builtin>,
     /// Module variables: id → (is local, index).
     pub(super) mod_vars: HashMap<Word, (bool, u32)>,
@@ -22,6 +24,9 @@ pub(super) struct Mod<'m> {
     pub(super) layouts: HashMap<Word, u32>,
     pub(super) code: Code,
     pub(super) locs: Vec<Option<SourceLoc>>,
+    /// Alignment each instruction's memory access requires, per instruction (see
+    /// [`crate::Program::alignment`]): log2 + 1, 0 for none.
+    pub(super) aligns: Vec<u8>,
     pub(super) files: HashMap<Word, Arc<str>>,
     pub(super) inst_counter: u32,
 }
@@ -341,6 +346,14 @@ impl<'m> Mod<'m> {
             }
             S::ConstantTrue | S::SpecConstantTrue => vec![1],
             S::ConstantFalse | S::SpecConstantFalse => vec![0],
+            S::Undef
+                if inst
+                    .result_id
+                    .is_some_and(|id| self.spec_ops.contains_key(&id)) =>
+            {
+                let id = inst.result_id.unwrap_or_default();
+                self.spec_constant_op(self.spec_ops.get(&id).map_or(&[][..], Vec::as_slice))?
+            }
             S::ConstantNull | S::Undef => {
                 if t.lanes > MAX_LANES {
                     return Err(LoadError::Unsupported {
@@ -368,6 +381,96 @@ impl<'m> Mod<'m> {
                 })
             }
         })
+    }
+
+    /// The value of an `OpSpecConstantOp` that llvm-spirv emits for program-scope data
+    /// initialised with addresses (`global int *p = &table[1];`, OpenCL C 2.0): pointer casts
+    /// and access chains over a module variable's address, folded to a pointer constant.
+    /// `words`: the opcode, then the operand ids.
+    fn spec_constant_op(&self, words: &[u32]) -> R<Vec<u64>> {
+        let op = words
+            .first()
+            .and_then(|&w| S::from_u32(w))
+            .ok_or_else(|| malformed("OpSpecConstantOp without a known opcode"))?;
+        let id = |i: usize| -> R<Word> {
+            words
+                .get(i)
+                .copied()
+                .ok_or_else(|| malformed(format!("OpSpecConstantOp {op:?} lacks operand {i}")))
+        };
+        let lane = |i: usize| -> R<u64> {
+            let c = id(i)?;
+            match self.consts.get(&c).map(Vec::as_slice) {
+                Some([v]) => Ok(*v),
+                Some(_) => Err(malformed(format!("constant %{c} is not a scalar"))),
+                None => Err(LoadError::Unsupported {
+                    what: format!("constant %{c} (operand of OpSpecConstantOp {op:?})"),
+                    function: None,
+                }),
+            }
+        };
+        Ok(vec![match op {
+            S::Bitcast
+            | S::PtrCastToGeneric
+            | S::GenericCastToPtr
+            | S::ConvertPtrToU
+            | S::ConvertUToPtr => lane(1)?,
+            S::PtrAccessChain
+            | S::InBoundsPtrAccessChain
+            | S::AccessChain
+            | S::InBoundsAccessChain => {
+                let base = id(1)?;
+                let mut ty = match self.id_ty.get(&base).map(|t| self.ty(*t)) {
+                    Some(Ok(Ty {
+                        k: TyK::Ptr(_, p), ..
+                    })) => *p,
+                    _ => return Err(malformed("access chain over a non-pointer constant")),
+                };
+                let indices = (2..words.len())
+                    .map(|i| {
+                        let c = id(i)?;
+                        let w = match self.id_ty.get(&c).map(|t| self.ty(*t)) {
+                            Some(Ok(Ty { k: TyK::Int(w), .. })) => *w,
+                            _ => 64,
+                        };
+                        Ok(sext(lane(i)?, w))
+                    })
+                    .collect::<R<Vec<i64>>>()?;
+                let mut off = 0i64;
+                let mut rest = indices.as_slice();
+                if matches!(op, S::PtrAccessChain | S::InBoundsPtrAccessChain) {
+                    if let Some((&e, r)) = rest.split_first() {
+                        off = off.wrapping_add(e.wrapping_mul(self.ty(ty)?.size as i64));
+                        rest = r;
+                    }
+                }
+                for &i in rest {
+                    let t = self.ty(ty)?;
+                    let (step, next) = match &t.k {
+                        TyK::Array(e, _) | TyK::Vector(e, _) => {
+                            (i.wrapping_mul(self.ty(*e)?.size as i64), *e)
+                        }
+                        TyK::Struct(ms) => {
+                            let m = usize::try_from(i)
+                                .ok()
+                                .filter(|&m| m < ms.len())
+                                .ok_or_else(|| malformed("struct index out of range"))?;
+                            (t.offsets.get(m).copied().unwrap_or(0) as i64, ms[m])
+                        }
+                        _ => return Err(malformed("access chain into a scalar")),
+                    };
+                    off = off.wrapping_add(step);
+                    ty = next;
+                }
+                lane(1)?.wrapping_add(off as u64)
+            }
+            op => {
+                return Err(LoadError::Unsupported {
+                    what: format!("OpSpecConstantOp {op:?}"),
+                    function: None,
+                })
+            }
+        }])
     }
 
     pub(super) fn var_init_bytes(&mut self, pointee: Word, init: Option<Word>) -> R<Vec<u8>> {

@@ -28,7 +28,8 @@ fn compile_with(src: &str, opt: &str, debug: bool) -> Result<Vec<u8>, String> {
     let spv = dir.path().join("k.spv");
     std::fs::write(&cl, src).expect("write source");
     let mut c = Command::new("clang-15");
-    c.args(["-c", "-target", "spir64", "-cl-std=CL1.2", opt]);
+    c.args(["-c", "-target", "spir64", "-cl-std=CL1.2"]);
+    c.args(opt.split_whitespace());
     if debug {
         c.arg("-g");
     }

@@ -1,6 +1,7 @@
 //! One module per check, each an `impl LaunchChecker` block the observer seam
 //! (`launch.rs`) calls into.
 
+pub(crate) mod access_rules;
 mod async_copy;
 mod bounds;
 mod divergence;

@@ -41,6 +41,8 @@ pub const KINDS: &[&str] = &[
     "use-after-release",
     "schedule-dependent-output",
     "async-copy-misuse",
+    "misaligned-access",
+    "invalid-access",
 ];
 
 /// Fields of a finding an expectation may pin.
@@ -198,6 +200,18 @@ pub struct BufferDecl {
     /// An RGBA image of this width, height and depth (depth 1: 2-D) instead of a buffer;
     /// `count` is then width × height × depth × 4 channels of `elem`.
     pub image: Option<[usize; 3]>,
+    /// What kernels may do with it: the `CL_MEM_READ_WRITE` / `_READ_ONLY` / `_WRITE_ONLY`
+    /// creation flag (`flags=`).
+    pub access: KernelAccess,
+}
+
+/// A memory object's kernel access flag.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KernelAccess {
+    #[default]
+    ReadWrite,
+    ReadOnly,
+    WriteOnly,
 }
 
 impl BufferDecl {
@@ -852,7 +866,7 @@ enum ParsedArg {
     Arg(Arg),
 }
 
-/// `buffer TYPE COUNT [fill=..] [name=..]` | `use NAME` | `local TYPE COUNT` | `scalar TYPE VALUE`
+/// `buffer TYPE COUNT [fill=..] [name=..] [flags=..]` | `use NAME` | `local TYPE COUNT` | `scalar TYPE VALUE`
 fn parse_arg(
     v: &str,
     argi: usize,
@@ -894,6 +908,7 @@ fn parse_arg(
             };
             let words: Vec<&str> = [&words[..2], &["_"], &words[2 + dims..]].concat();
             let mut fill = Fill::Zero;
+            let mut access = KernelAccess::ReadWrite;
             let mut name = if launchi == 0 {
                 format!("arg{argi}")
             } else {
@@ -904,10 +919,19 @@ fn parse_arg(
                     fill = parse_fill(f)?;
                 } else if let Some(n) = w.strip_prefix("name=") {
                     name = n.to_string();
+                } else if let Some(f) = w.strip_prefix("flags=") {
+                    access = match f {
+                        "read-write" => KernelAccess::ReadWrite,
+                        "read-only" => KernelAccess::ReadOnly,
+                        "write-only" => KernelAccess::WriteOnly,
+                        _ => return Err(format!("`flags={f}`: read-write, read-only or write-only")),
+                    };
                 } else if *w == "none" {
                     fill = Fill::None;
                 } else {
-                    return Err(format!("unknown buffer option `{w}` (fill=.. or name=..)"));
+                    return Err(format!(
+                        "unknown buffer option `{w}` (fill=.., name=.. or flags=..)"
+                    ));
                 }
             }
             if buffers.iter().any(|b| b.name == name) {
@@ -919,6 +943,7 @@ fn parse_arg(
                 count,
                 fill,
                 image,
+                access,
             }))
         }
         Some("sampler") => {
@@ -1044,6 +1069,7 @@ mod tests {
                 range: Some((0.0, 1.0)),
             },
             image: None,
+            access: KernelAccess::ReadWrite,
         };
         assert_eq!(b.initial().ok(), b.initial().ok());
     }

@@ -211,7 +211,7 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
             }
             let m = clCreateBuffer(
                 ctx,
-                CL_MEM_READ_WRITE,
+                mem_flags(b.access),
                 b.bytes().max(1),
                 null_mut(),
                 &mut err,
@@ -438,7 +438,16 @@ unsafe fn create_image(
     };
     let mut err = 0;
     // SAFETY: format and desc are valid for the call; no host pointer.
-    let m = unsafe { clCreateImage(ctx, CL_MEM_READ_WRITE, &format, &desc, null_mut(), &mut err) };
+    let m = unsafe {
+        clCreateImage(
+            ctx,
+            mem_flags(b.access),
+            &format,
+            &desc,
+            null_mut(),
+            &mut err,
+        )
+    };
     check(err, &format!("clCreateImage({})", b.name))?;
     if let Some(data) = init {
         let origin = [0usize; 3];
@@ -461,4 +470,13 @@ unsafe fn create_image(
         check(rc, &format!("clEnqueueWriteImage({})", b.name))?;
     }
     Ok(m)
+}
+
+/// The creation flag of a memory object kernels may use as `access` says.
+fn mem_flags(access: crate::case::KernelAccess) -> cl_bitfield {
+    match access {
+        crate::case::KernelAccess::ReadWrite => CL_MEM_READ_WRITE,
+        crate::case::KernelAccess::ReadOnly => CL_MEM_READ_ONLY,
+        crate::case::KernelAccess::WriteOnly => CL_MEM_WRITE_ONLY,
+    }
 }

@@ -49,6 +49,8 @@ pub const CL_DEVICE_NAME: cl_uint = 0x102B;
 pub const CL_DEVICE_EXTENSIONS: cl_uint = 0x1030;
 pub const CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE: cl_bitfield = 1 << 0;
 pub const CL_MEM_READ_WRITE: cl_bitfield = 1 << 0;
+pub const CL_MEM_WRITE_ONLY: cl_bitfield = 1 << 1;
+pub const CL_MEM_READ_ONLY: cl_bitfield = 1 << 2;
 pub const CL_PROGRAM_BUILD_LOG: cl_uint = 0x1183;
 pub const CL_TRUE: cl_uint = 1;
 

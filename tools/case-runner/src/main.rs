@@ -418,6 +418,10 @@ fn oclgrind_kinds(stderr: &str) -> (BTreeSet<String>, Vec<String>) {
         let low = l.to_lowercase();
         let k = if low.contains("data race") {
             "data-race"
+        } else if low.contains("read-only buffer") || low.contains("write-only buffer") {
+            "invalid-access"
+        } else if low.contains("not aligned") {
+            "misaligned-access"
         } else if low.starts_with("invalid read") || low.starts_with("invalid write") {
             "out-of-bounds"
         } else if low.contains("divergence") {

@@ -1,5 +1,8 @@
 // Race-free twin of local-atomic-partial-overlap.cl: a barrier orders the atomic before the
 // reads.
+// The atomic is misaligned on purpose (undefined behaviour, which the bounds check reports as
+// misaligned-access): this case checks what the race check makes of the overlap.
+// checks: races,divergence,uninit
 // kernel: overlap
 // global: 128   local: 64
 // arg: local int 64

@@ -1,5 +1,8 @@
 // Issue #11 item 4: an atomic on bytes 1..4 of local memory overlaps item 1's plain read of
 // a[1] (bytes 4..7) in one byte only; that byte races.
+// The atomic is misaligned on purpose (undefined behaviour, which the bounds check reports as
+// misaligned-access): this case checks what the race check makes of the overlap.
+// checks: races,divergence,uninit
 // kernel: overlap
 // global: 128   local: 64
 // arg: local int 64

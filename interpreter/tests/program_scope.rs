@@ -1,0 +1,39 @@
+//! Program-scope data initialised with addresses (OpenCL C 2.0; issue #12 M5): llvm-spirv
+//! emits the initialisers as `OpSpecConstantOp` pointer casts and access chains.
+
+mod common;
+use common::*;
+
+#[test]
+fn program_scope_pointers_point_where_their_initialisers_say() {
+    let src = r#"
+    struct pair { int a; int b; };
+    global int table[] = {7, 42, 99};
+    global struct pair two = {5, 6};
+    global int *second = &table[1];
+    global int *ptrs[] = {&table[2], &two.b, 0};
+    constant int rows[2][2] = {{1, 2}, {3, 4}};
+    global int *third;
+    __kernel void read_table(__global int *out) {
+        out[0] = table[0];
+        out[1] = *second;
+        out[2] = *ptrs[0];
+        out[3] = *ptrs[1];
+        out[4] = ptrs[2] == 0;
+        third = second + 1;          // a pointer stored at run time keeps working too
+        out[5] = *third;
+        out[6] = rows[1][0];
+    }"#;
+    // clang optimises OpenCL C unless told not to: both builds.
+    for opt in ["-cl-std=CL2.0", "-cl-std=CL2.0 -cl-opt-disable"] {
+        let spirv = compile(src, opt);
+        let p =
+            shadowcl_interpreter::Program::load(&spirv).unwrap_or_else(|e| panic!("{opt}: {e}"));
+        let out = buf_i32(&[0; 7]);
+        run(
+            &p,
+            &launch("read_table", 1, [1, 1, 1], [1, 1, 1], vec![arg(&out)]),
+        );
+        assert_eq!(read_i32(&out), [7, 42, 99, 6, 1, 99, 3], "{opt}");
+    }
+}

@@ -1,0 +1,179 @@
+//! Accesses the program or the host forbade, whatever the schedule: an address that is not
+//! a multiple of its type's alignment (OpenCL C 6.3) and a kernel write to memory the host
+//! created `CL_MEM_READ_ONLY` or read of memory created `CL_MEM_WRITE_ONLY` (OpenCL 3.0
+//! 5.2.1). Both are undefined behaviour that most devices let pass silently.
+
+use super::races::op_of;
+use crate::group::GroupState;
+use crate::launch::LaunchChecker;
+use crate::raw::{Raw, RawKey};
+use crate::report::FindingKind;
+use crate::session::{KernelAccess, Session};
+use shadowcl_interpreter::{Access, AccessKind, AddressSpace, AllocId, ArgBinding};
+
+/// The access flags of one launch's global arguments. Empty (one test per access) unless an
+/// argument's memory object is read-only or write-only.
+#[derive(Debug, Default)]
+pub(crate) struct AccessRules {
+    /// Every global argument's bytes and flag: (allocation, start, end, access).
+    bound: Vec<(AllocId, u64, u64, KernelAccess)>,
+}
+
+impl AccessRules {
+    /// The flags of the memory objects `args` are bound to (a binding that matches no
+    /// object's exact bytes may be read and written).
+    pub(crate) fn of(session: &Session, args: &[ArgBinding]) -> AccessRules {
+        let views = session.views.read();
+        if views.is_empty() {
+            return AccessRules::default();
+        }
+        let bound: Vec<_> = args
+            .iter()
+            .filter(|a| a.space == AddressSpace::Global)
+            .filter_map(|a| {
+                let id = a.alloc?;
+                let access = views
+                    .get(&id)
+                    .and_then(|vs| {
+                        vs.iter()
+                            .find(|v| (v.offset, v.size) == (a.view_offset, a.view_size))
+                    })
+                    .map_or(KernelAccess::ReadWrite, |v| v.access);
+                Some((id, a.view_offset, a.view_offset + a.view_size, access))
+            })
+            .collect();
+        if bound.iter().all(|b| b.3 == KernelAccess::ReadWrite) {
+            return AccessRules::default();
+        }
+        AccessRules { bound }
+    }
+
+    /// The flag an access breaks: it falls inside an argument whose flag forbids it and
+    /// inside no argument whose flag permits it (two arguments may alias).
+    fn broken(&self, alloc: AllocId, lo: u64, hi: u64, kind: AccessKind) -> Option<KernelAccess> {
+        let (reads, writes) = match kind {
+            AccessKind::Read | AccessKind::AtomicRead => (true, false),
+            AccessKind::Write => (false, true),
+            AccessKind::Atomic => (true, true),
+        };
+        let mut broken = None;
+        for &(id, start, end, access) in &self.bound {
+            if id != alloc || lo < start || hi > end {
+                continue;
+            }
+            match access {
+                KernelAccess::ReadOnly if writes => broken = Some(access),
+                KernelAccess::WriteOnly if reads => broken = Some(access),
+                _ => return None,
+            }
+        }
+        broken
+    }
+}
+
+impl LaunchChecker<'_> {
+    pub(crate) fn check_access_rules(&self, g: &mut GroupState, a: &Access<'_>) {
+        let align = self.alignments.of(a.inst) as u64;
+        if align > 1 && a.offset & (align - 1) != 0 {
+            self.report_rule(g, a, FindingKind::MisalignedAccess, || {
+                format!(
+                    "{}-byte {} at offset {}, which needs {align}-byte alignment",
+                    a.size,
+                    op_of(a.kind).name(),
+                    a.offset
+                )
+            });
+        }
+        if a.space != AddressSpace::Global {
+            return;
+        }
+        let Some(rules) = self.state().map(|s| &s.rules) else {
+            return;
+        };
+        if rules.bound.is_empty() {
+            return;
+        }
+        let end = a.offset + a.size as u64;
+        if let Some(flag) = rules.broken(a.alloc, a.offset, end, a.kind) {
+            let what = match flag {
+                KernelAccess::ReadOnly => "write to",
+                _ => "read of",
+            };
+            self.report_rule(g, a, FindingKind::InvalidAccess, || {
+                format!("{what} memory the host created {}", flag.flag())
+            });
+        }
+    }
+
+    /// One finding per (kind, allocation, instruction); the message is made once.
+    fn report_rule(
+        &self,
+        g: &mut GroupState,
+        a: &Access<'_>,
+        kind: FindingKind,
+        message: impl FnOnce() -> String,
+    ) {
+        let access = op_of(a.kind).name();
+        let key = RawKey {
+            kind,
+            race: None,
+            scope: None,
+            memory: Some(a.space),
+            alloc: Some(a.alloc),
+            first: None,
+            second: Some((access, Some(a.inst))),
+        };
+        if g.raw.count_again(&key) {
+            return;
+        }
+        g.raw.add(Raw {
+            key,
+            offset: Some(a.offset as i64),
+            first: None,
+            second: Some(Self::here(a.item, Some(a.inst), access)),
+            count: 1,
+            message: message(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(bound: &[(u64, u64, KernelAccess)]) -> AccessRules {
+        AccessRules {
+            bound: bound
+                .iter()
+                .map(|&(s, e, k)| (AllocId(7), s, e, k))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn flags_forbid_what_they_say_unless_another_argument_permits_it() {
+        use AccessKind::*;
+        use KernelAccess::*;
+        let ro = rules(&[(0, 64, ReadOnly)]);
+        assert_eq!(ro.broken(AllocId(7), 0, 4, Write), Some(ReadOnly));
+        assert_eq!(ro.broken(AllocId(7), 0, 4, Atomic), Some(ReadOnly));
+        assert_eq!(ro.broken(AllocId(7), 0, 4, Read), None);
+        assert_eq!(ro.broken(AllocId(8), 0, 4, Write), None, "other buffer");
+        let wo = rules(&[(0, 64, WriteOnly)]);
+        assert_eq!(wo.broken(AllocId(7), 60, 64, Read), Some(WriteOnly));
+        assert_eq!(wo.broken(AllocId(7), 60, 64, AtomicRead), Some(WriteOnly));
+        assert_eq!(wo.broken(AllocId(7), 60, 64, Atomic), Some(WriteOnly));
+        assert_eq!(wo.broken(AllocId(7), 0, 4, Write), None);
+        // A read-only sub-buffer inside a buffer also bound read-write: the write may have
+        // gone through the read-write argument.
+        let both = rules(&[(16, 32, ReadOnly), (0, 64, ReadWrite)]);
+        assert_eq!(both.broken(AllocId(7), 16, 20, Write), None);
+        let sub = rules(&[(16, 32, ReadOnly), (48, 64, ReadWrite)]);
+        assert_eq!(sub.broken(AllocId(7), 16, 20, Write), Some(ReadOnly));
+        assert_eq!(
+            sub.broken(AllocId(7), 0, 4, Write),
+            None,
+            "outside the view"
+        );
+    }
+}
