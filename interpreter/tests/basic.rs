@@ -62,6 +62,43 @@ fn launches_too_large_to_count_are_refused() {
     );
 }
 
+/// A launch of more work-groups than memory could list runs (group orders are generated, not
+/// materialised: 2^34 groups once meant a 128 GiB vector) and ends at the watchdog.
+#[test]
+fn launches_of_billions_of_groups_start_at_once_in_every_order() {
+    use shadowcl_interpreter::Order;
+    let p = program(VADD, "-O2");
+    let (ba, bb, bc) = (buf_f32(&[0.0]), buf_f32(&[0.0]), buf_f32(&[0.0]));
+    let l = launch(
+        "vadd",
+        1,
+        [1 << 34, 1, 1],
+        [1, 1, 1],
+        vec![arg(&ba), arg(&bb), arg(&bc), val(1i32)],
+    );
+    for wg_order in [Order::InOrder, Order::Reverse, Order::Random] {
+        let s = Schedule {
+            wg_order,
+            ..Schedule::default()
+        };
+        let r = Device::new(2)
+            .with_instruction_limit(100_000)
+            .run(&p, &l, &s, &NoObserver);
+        assert!(
+            matches!(&r, Err(ExecError::Aborted(m)) if m.contains("instruction limit")),
+            "{wg_order:?}: {r:?}"
+        );
+    }
+    // The time limit too, though no single group runs long enough to be looked at.
+    let r = Device::new(2)
+        .with_time_limit(std::time::Duration::from_millis(300))
+        .run(&p, &l, &Schedule::default(), &NoObserver);
+    assert!(
+        matches!(&r, Err(ExecError::Aborted(m)) if m.contains("time limit")),
+        "{r:?}"
+    );
+}
+
 /// Local memory past the device's limit is refused before anything is allocated: found by
 /// the fuzz smoke test, where a module-scope `__local` array of 73 GB aborted the process.
 #[test]

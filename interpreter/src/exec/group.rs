@@ -149,7 +149,12 @@ pub(super) fn run_group<O: Observer>(
             }
         }
     }
-    lx.instructions.fetch_add(executed, Ordering::Relaxed);
+    // The watchdog also looks at group ends: a launch of many short groups never has a turn
+    // long enough to be looked at inside one.
+    match lx.watchdog(&mut executed) {
+        Some(why) if result.is_ok() => result = Err(ExecError::Aborted(why)),
+        _ => {}
+    }
     *locals = gx.locals;
     lx.obs.group_end(gx.obs);
     result

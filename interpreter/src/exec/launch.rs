@@ -3,13 +3,14 @@
 //! threads. Also the launch-wide state every worker shares ([`Lx`]) and the builtins it
 //! answers.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use super::group::{ordered, run_group, Rng};
+use super::group::run_group;
+use super::group_order::GroupOrder;
 use super::state::{Gx, Scratch};
 use super::Device;
 use crate::ir::{ptr, Builtin, Code, KernelCode, Op, ParamKind};
@@ -246,9 +247,7 @@ impl Device {
                 local_allocs: &local_allocs,
             });
         }
-        let mut order: Vec<u64> = (0..geo.total_groups).collect();
-        let mut rng = Rng(schedule.seed ^ 0x5EED_0F60_0D00);
-        ordered(&mut order, schedule.wg_order, &mut rng);
+        let order = GroupOrder::new(schedule.wg_order, geo.total_groups, schedule.seed);
         run_groups(&lx, &order, self.threads_for(schedule, geo.total_groups));
         if O::ENABLED {
             observer.launch_end();
@@ -575,8 +574,8 @@ fn param_init(
 
 /// Runs the work-groups of `order` on `threads` workers, each taking the next group not
 /// yet taken. The first error is kept in `lx.error` and stops the launch.
-fn run_groups<O: Observer>(lx: &Lx<O>, order: &[u64], threads: usize) {
-    let next = AtomicUsize::new(0);
+fn run_groups<O: Observer>(lx: &Lx<O>, order: &GroupOrder, threads: usize) {
+    let next = AtomicU64::new(0);
     let worker = || {
         let mut scratch = Scratch::default();
         loop {
@@ -584,7 +583,10 @@ fn run_groups<O: Observer>(lx: &Lx<O>, order: &[u64], threads: usize) {
                 break;
             }
             let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&g) = order.get(i) else { break };
+            if i >= order.len() {
+                break;
+            }
+            let g = order.get(i);
             // Last resort: an interpreter bug must not unwind into the host application.
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 run_group(lx, g, &mut scratch)

@@ -3,6 +3,7 @@
 //! One file per concern:
 //! - `launch`: [`Device::run`]: sizes, argument binding, worker threads; the launch-wide
 //!   state and the builtins it answers.
+//! - `group_order`: the order groups start in, generated (never listed).
 //! - `group`: one work-group: its items' identities and start state, its schedule, its
 //!   lockstep and barrier phases.
 //! - `state`: what a group, an item and a worker keep (frames, private and local memory).
@@ -18,6 +19,7 @@ mod cold;
 mod dispatch;
 mod ext;
 mod group;
+mod group_order;
 mod launch;
 mod lockstep;
 mod state;
