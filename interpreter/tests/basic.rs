@@ -214,3 +214,25 @@ fn spinning_kernels_end_at_the_time_limit() {
         .run(&p, &l, &Schedule::default(), &NoObserver)
         .is_ok());
 }
+
+/// A work-item's private memory is bounded: a private array past the limit ends the launch
+/// with a message instead of allocating gigabytes per work-item.
+#[test]
+fn private_memory_past_the_limit_ends_the_launch() {
+    let src = r#"
+    __kernel void k(__global int *out, int i) {
+        volatile char big[1 << 24];
+        big[i] = 3;
+        out[0] = big[i];
+    }"#;
+    for opt in ["-cl-opt-disable", "-O2"] {
+        let p = program(src, opt);
+        let out = buf_i32(&[0]);
+        let l = launch("k", 1, [64, 1, 1], [64, 1, 1], vec![arg(&out), val(5i32)]);
+        let r = Device::new(1).run(&p, &l, &Schedule::default(), &NoObserver);
+        assert!(
+            matches!(&r, Err(ExecError::Aborted(m)) if m.contains("private memory of a work-item past 4 MiB")),
+            "{opt}: {r:?}"
+        );
+    }
+}

@@ -37,3 +37,20 @@ fn program_scope_pointers_point_where_their_initialisers_say() {
         assert_eq!(read_i32(&out), [7, 42, 99, 6, 1, 99, 3], "{opt}");
     }
 }
+
+/// Module-scope data is allocated when the module loads: past the limit the load fails with
+/// a message (a 16 GiB program-scope array once made the process abort allocating it).
+#[test]
+fn huge_program_scope_data_is_refused_at_load() {
+    let src = r#"
+    global char big[1L << 34];
+    __kernel void k(__global char *out) { out[0] = big[get_global_id(0)]; }"#;
+    let spirv = compile(src, "-cl-std=CL2.0");
+    let err = shadowcl_interpreter::Program::load(&spirv)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("module-scope variables of more than 256 MiB"),
+        "{err}"
+    );
+}

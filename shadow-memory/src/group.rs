@@ -34,6 +34,8 @@ pub struct GroupState {
     pub(crate) completed: Vec<u64>,
     /// What the pair pass needs from a first run (see `pairs`).
     pub(crate) seen: crate::pairs::Seen,
+    /// The launch has more work-items than records tell apart: races are not checked.
+    pub(crate) races_off: bool,
 }
 
 /// An `async_work_group_copy` the group has not waited for yet.

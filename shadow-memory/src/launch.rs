@@ -6,8 +6,8 @@ use crate::checks::access_rules::AccessRules;
 use crate::group::{GroupState, SiteMap};
 use crate::mar::{self, Me};
 use crate::pairs::Pass;
-use crate::raw::{Raw, RawSet, RawSide};
-use crate::report::{Finding, LaunchSummary, Side};
+use crate::raw::{Raw, RawKey, RawSet, RawSide};
+use crate::report::{Finding, FindingKind, LaunchSummary, Side};
 use crate::session::{LaunchOrder, Locations, Session, Site, State, WindowLaunch, WINDOW_CAP};
 use crate::shadow::Shadow;
 use crate::Checks;
@@ -114,6 +114,9 @@ pub(crate) struct LaunchState {
     pub(crate) overlapping: Vec<(u32, u32)>,
     /// The access flags of the arguments' memory objects.
     pub(crate) rules: AccessRules,
+    /// More work-items than race records tell apart ([`mar::MAX_ITEM`]): races are not
+    /// checked in this launch (the report says so).
+    pub(crate) races_off: bool,
 }
 
 impl LaunchState {
@@ -209,9 +212,10 @@ impl LaunchChecker<'_> {
         if self.finished.swap(true, Ordering::AcqRel) {
             return 0;
         }
+        let Some(ls) = self.state() else { return 0 };
+        self.note_limits(ls);
         let mut raws = std::mem::take(&mut *self.raw.lock()).list;
         raws.sort_by(|a, b| a.key.cmp(&b.key));
-        let Some(ls) = self.state() else { return 0 };
         let mut st = self.session.state.lock();
         let mut findings: Vec<Finding> = raws.iter().map(|r| self.resolve(&st, ls, r)).collect();
         // Identified races first, so unidentified ones of the same pair fold into them.
@@ -221,6 +225,59 @@ impl LaunchChecker<'_> {
             Session::merge_locked(&mut st, f, &mut new);
         }
         new
+    }
+
+    /// Says in the report what this launch could not check: buffers whose shadow did not fit
+    /// the budget (once per buffer), a launch too large for the race records.
+    fn note_limits(&self, ls: &LaunchState) {
+        let mut raw = self.raw.lock();
+        let mut note = |alloc: Option<AllocId>, message: String| {
+            raw.add(Raw {
+                key: RawKey {
+                    kind: FindingKind::ChecksDegraded,
+                    race: None,
+                    scope: None,
+                    memory: alloc.map(|_| AddressSpace::Global),
+                    alloc,
+                    first: None,
+                    second: None,
+                },
+                offset: None,
+                first: None,
+                second: None,
+                count: 1,
+                message,
+            })
+        };
+        for (alloc, shadow) in &ls.shadows {
+            if shadow.degraded() && !shadow.degraded_reported.swap(true, Ordering::Relaxed) {
+                note(
+                    Some(*alloc),
+                    format!(
+                        "the shadow memory budget of {} MiB (SHADOWCL_SHADOW_LIMIT) was reached: \
+                         accesses to parts of this buffer are not checked for races or \
+                         uninitialised reads",
+                        self.session.budget.limit() >> 20
+                    ),
+                );
+            }
+        }
+        if ls.races_off && self.checks.races {
+            note(
+                None,
+                format!(
+                    "{} work-items in one launch: race records tell apart at most {} ids (one per \
+                     work-item and one per group) per synchronisation window, so races are not \
+                     checked in this launch",
+                    ls.geometry
+                        .num_groups
+                        .iter()
+                        .product::<u64>()
+                        .saturating_mul(ls.geometry.group_items),
+                    mar::MAX_ITEM
+                ),
+            );
+        }
     }
 
     pub(crate) fn resolve(&self, st: &State, ls: &LaunchState, r: &Raw) -> Finding {
@@ -432,6 +489,7 @@ impl Observer for LaunchChecker<'_> {
             shadows,
             overlapping,
             rules: AccessRules::of(self.session, info.args),
+            races_off: total > mar::MAX_ITEM,
         });
     }
 
@@ -482,6 +540,7 @@ impl Observer for LaunchChecker<'_> {
             waited: Vec::new(),
             completed: Vec::new(),
             seen: Default::default(),
+            races_off: self.state().is_some_and(|s| s.races_off),
         }
     }
 

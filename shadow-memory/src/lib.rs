@@ -165,6 +165,40 @@ pub struct Config {
     pub report: Option<PathBuf>,
     /// `SHADOWCL_SARIF`: SARIF 2.1.0 path.
     pub sarif: Option<PathBuf>,
+    /// `SHADOWCL_SHADOW_LIMIT`: bytes of shadow memory all buffers may use together (8 per
+    /// byte a kernel touches); `None`: half the machine's memory ([`default_shadow_limit`]).
+    pub shadow_limit: Option<u64>,
+}
+
+/// The shadow budget when none is set: half the machine's memory (8 GiB when unknown).
+pub fn default_shadow_limit() -> u64 {
+    let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    });
+    total_kib.map_or(8 << 30, |k| k.saturating_mul(1024) / 2)
+}
+
+/// `SHADOWCL_SHADOW_LIMIT`'s syntax: bytes with an optional `K`, `M` or `G` (binary) suffix,
+/// or `off` for no limit.
+fn parse_bytes(v: &str) -> Result<u64, String> {
+    let v = v.trim();
+    if v.eq_ignore_ascii_case("off") {
+        return Ok(u64::MAX);
+    }
+    let (digits, shift) = match v.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&v[..i], 10),
+        Some((i, 'm' | 'M')) => (&v[..i], 20),
+        Some((i, 'g' | 'G')) => (&v[..i], 30),
+        _ => (v, 0),
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| format!("`{v}` is not a size (bytes, or with K, M or G; or off)"))
 }
 
 impl Config {
@@ -185,6 +219,12 @@ impl Config {
             },
             report: path("SHADOWCL_REPORT"),
             sarif: path("SHADOWCL_SARIF"),
+            shadow_limit: match get("SHADOWCL_SHADOW_LIMIT") {
+                Some(v) if !v.trim().is_empty() => {
+                    Some(parse_bytes(&v).map_err(|e| format!("SHADOWCL_SHADOW_LIMIT={v}: {e}"))?)
+                }
+                _ => None,
+            },
         })
     }
 }

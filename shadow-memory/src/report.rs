@@ -19,10 +19,11 @@ pub enum FindingKind {
     AsyncCopyMisuse,
     MisalignedAccess,
     InvalidAccess,
+    ChecksDegraded,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 10] = [
+    pub const ALL: [FindingKind; 11] = [
         FindingKind::DataRace,
         FindingKind::BenignRace,
         FindingKind::BarrierDivergence,
@@ -33,6 +34,7 @@ impl FindingKind {
         FindingKind::AsyncCopyMisuse,
         FindingKind::MisalignedAccess,
         FindingKind::InvalidAccess,
+        FindingKind::ChecksDegraded,
     ];
 
     pub fn name(self) -> &'static str {
@@ -47,6 +49,7 @@ impl FindingKind {
             FindingKind::AsyncCopyMisuse => "async-copy-misuse",
             FindingKind::MisalignedAccess => "misaligned-access",
             FindingKind::InvalidAccess => "invalid-access",
+            FindingKind::ChecksDegraded => "checks-degraded",
         }
     }
 
@@ -63,13 +66,16 @@ impl FindingKind {
             FindingKind::AsyncCopyMisuse => "wait_group_events on an event no async copy returned, or an async copy never waited for",
             FindingKind::MisalignedAccess => "Load, store or atomic at an address that is not a multiple of its type's alignment",
             FindingKind::InvalidAccess => "Kernel write to memory created read-only, or read of memory created write-only",
+            FindingKind::ChecksDegraded => "Part of a launch went unchecked because a limit was reached (shadow memory budget, work-items per launch)",
         }
     }
 
     fn level(self) -> &'static str {
         match self {
             FindingKind::BenignRace => "note",
-            FindingKind::UninitializedRead | FindingKind::ScheduleDependentOutput => "warning",
+            FindingKind::UninitializedRead
+            | FindingKind::ScheduleDependentOutput
+            | FindingKind::ChecksDegraded => "warning",
             _ => "error",
         }
     }

@@ -4,8 +4,8 @@
 use crate::launch::{Geometry, LaunchChecker};
 use crate::raw::RawSet;
 use crate::report::{self, Finding, FindingKind, LaunchSummary, Report};
-use crate::shadow::Shadow;
-use crate::{Checks, Config};
+use crate::shadow::{Shadow, ShadowBudget};
+use crate::{default_shadow_limit, Checks, Config};
 use parking_lot::{Mutex, RwLock};
 use shadowcl_interpreter::{AddressSpace, Alignments, AllocId, InstId, Program, SourceLoc};
 use std::collections::HashMap;
@@ -157,6 +157,7 @@ pub(crate) struct State {
 pub struct Session {
     pub(crate) config: Config,
     pub(crate) shadows: RwLock<HashMap<AllocId, Arc<Shadow>>>,
+    pub(crate) budget: Arc<ShadowBudget>,
     /// Memory objects over each allocation that kernels may not both read and write.
     pub(crate) views: RwLock<HashMap<AllocId, Vec<View>>>,
     pub(crate) state: Mutex<State>,
@@ -168,9 +169,11 @@ pub struct Session {
 
 impl Session {
     pub fn new(config: Config) -> Session {
+        let budget = ShadowBudget::new(config.shadow_limit.unwrap_or_else(default_shadow_limit));
         Session {
             config,
             shadows: RwLock::new(HashMap::new()),
+            budget,
             views: RwLock::new(HashMap::new()),
             written: Mutex::new(None),
             spares: Mutex::new(Vec::new()),
@@ -199,9 +202,10 @@ impl Session {
     /// A buffer was created. `initialised`: its bytes came from the host
     /// (`CL_MEM_COPY_HOST_PTR` / `CL_MEM_USE_HOST_PTR`), so reading them is not an uninit read.
     pub fn buffer_created(&self, id: AllocId, len: u64, initialised: bool) {
-        self.shadows
-            .write()
-            .insert(id, Arc::new(Shadow::new(len, initialised)));
+        self.shadows.write().insert(
+            id,
+            Arc::new(Shadow::new(len, initialised, self.budget.clone())),
+        );
     }
 
     /// The host wrote bytes of a buffer (write, fill, copy, unmap of a write mapping).
@@ -417,7 +421,7 @@ impl Session {
         self.shadows
             .write()
             .entry(id)
-            .or_insert_with(|| Arc::new(Shadow::new(len, true)))
+            .or_insert_with(|| Arc::new(Shadow::new(len, true, self.budget.clone())))
             .clone()
     }
 }

@@ -2,7 +2,41 @@
 
 use crate::mar;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+
+/// The shadow memory all buffers of a session may use together (`SHADOWCL_SHADOW_LIMIT`).
+/// Past it, pages of shadow are not allocated: accesses to their bytes go unchecked and the
+/// buffer is marked degraded, which the report says (issue #15 item 4).
+#[derive(Debug)]
+pub(crate) struct ShadowBudget {
+    limit: u64,
+    used: AtomicU64,
+}
+
+impl ShadowBudget {
+    pub(crate) fn new(limit: u64) -> Arc<ShadowBudget> {
+        Arc::new(ShadowBudget {
+            limit,
+            used: AtomicU64::new(0),
+        })
+    }
+
+    pub(crate) fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    fn reserve(&self, bytes: u64) -> bool {
+        self.used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                u.checked_add(bytes).filter(|&n| n <= self.limit)
+            })
+            .is_ok()
+    }
+
+    fn release(&self, bytes: u64) {
+        self.used.fetch_sub(bytes, Ordering::Relaxed);
+    }
+}
 
 /// Bytes of device memory per shadow page (the page itself is 8x that).
 const PAGE: u64 = 4096;
@@ -15,17 +49,30 @@ pub(crate) struct Shadow {
     /// Pages touched since the last reset: a reset after each in-order launch sweeps only
     /// those, not every page a big buffer ever had.
     dirty: Box<[AtomicBool]>,
+    budget: Arc<ShadowBudget>,
+    /// A page could not be had within the budget: some accesses went unchecked.
+    degraded: AtomicBool,
+    /// The report already says so.
+    pub(crate) degraded_reported: AtomicBool,
 }
 
 impl Shadow {
-    pub fn new(len: u64, initialised: bool) -> Shadow {
+    pub fn new(len: u64, initialised: bool, budget: Arc<ShadowBudget>) -> Shadow {
         let n = len.div_ceil(PAGE) as usize;
         Shadow {
             len,
             fresh: if initialised { mar::INITIALISED } else { 0 },
             pages: (0..n).map(|_| OnceLock::new()).collect(),
             dirty: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            budget,
+            degraded: AtomicBool::new(false),
+            degraded_reported: AtomicBool::new(false),
         }
+    }
+
+    /// Whether some bytes went unchecked for want of shadow memory.
+    pub fn degraded(&self) -> bool {
+        self.degraded.load(Ordering::Relaxed)
     }
 
     /// The record of byte `offset`, allocating its page on first touch.
@@ -39,11 +86,27 @@ impl Shadow {
         if !dirty.load(Ordering::Relaxed) {
             dirty.store(true, Ordering::Relaxed);
         }
+        let at = (offset % PAGE) as usize;
+        if let Some(p) = page.get() {
+            return p.get(at);
+        }
         let fresh = self.fresh;
         // The last page covers only the buffer's tail.
         let n = PAGE.min(self.len - index * PAGE);
-        let p = page.get_or_init(|| (0..n).map(|_| AtomicU64::new(fresh)).collect());
-        p.get((offset % PAGE) as usize)
+        if !self.budget.reserve(n * 8) {
+            self.degraded.store(true, Ordering::Relaxed);
+            return None;
+        }
+        let mut mine = false;
+        let p = page.get_or_init(|| {
+            mine = true;
+            (0..n).map(|_| AtomicU64::new(fresh)).collect()
+        });
+        if !mine {
+            // Another thread allocated the page meanwhile: its reservation counts.
+            self.budget.release(n * 8);
+        }
+        p.get(at)
     }
 
     /// Applies `f` to every record of the pages touched since the last call (untouched pages
@@ -92,7 +155,7 @@ impl Shadow {
         }
     }
 
-    /// Bytes of shadow currently allocated (for tests and statistics).
+    /// Bytes of shadow currently allocated (for tests, statistics and the budget).
     pub fn allocated_bytes(&self) -> usize {
         self.pages
             .iter()
@@ -102,17 +165,24 @@ impl Shadow {
     }
 }
 
+impl Drop for Shadow {
+    fn drop(&mut self) {
+        self.budget.release(self.allocated_bytes() as u64);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn pages_are_allocated_on_first_touch_and_reset_keeps_init() {
-        let s = Shadow::new(3 * PAGE, false);
+        let budget = ShadowBudget::new(u64::MAX);
+        let s = Shadow::new(3 * PAGE, false, budget.clone());
         assert_eq!(s.allocated_bytes(), 0);
         s.cell(PAGE + 5).unwrap().store(u64::MAX, Ordering::Relaxed);
         assert_eq!(s.allocated_bytes(), PAGE as usize * 8);
-        let small = Shadow::new(10, true);
+        let small = Shadow::new(10, true, budget.clone());
         small.cell(9).unwrap();
         assert_eq!(small.allocated_bytes(), 80);
         assert!(s.cell(3 * PAGE).is_none());
@@ -125,5 +195,25 @@ mod tests {
         s.initialise(0, 2);
         assert_eq!(s.cell(1).unwrap().load(Ordering::Relaxed), mar::INIT_BIT);
         assert_eq!(s.cell(2).unwrap().load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn past_the_budget_pages_go_unchecked_and_the_buffer_says_so() {
+        let budget = ShadowBudget::new(PAGE * 8 + 80);
+        let a = Shadow::new(3 * PAGE, false, budget.clone());
+        assert!(a.cell(0).is_some());
+        assert!(a.cell(PAGE).is_none(), "a second page is past the budget");
+        assert!(a.degraded());
+        let small = Shadow::new(10, false, budget.clone());
+        assert!(small.cell(3).is_some(), "80 bytes of shadow still fit");
+        assert!(!small.degraded());
+        drop(a);
+        assert_eq!(
+            budget.used.load(Ordering::Relaxed),
+            80,
+            "a dropped shadow gives back"
+        );
+        let b = Shadow::new(3 * PAGE, false, budget.clone());
+        assert!(b.cell(2 * PAGE).is_some());
     }
 }

@@ -1103,6 +1103,7 @@ fn write_files_writes_json_and_sarif() {
         checks: Checks::default(),
         report: Some(dir.join("r.json")),
         sarif: Some(dir.join("r.sarif")),
+        ..Config::default()
     });
     s.write_files().unwrap();
     let j: serde_json::Value =

@@ -286,6 +286,14 @@ fn every_kind() -> Report {
             )
         },
         Finding {
+            memory: Some(AddressSpace::Global),
+            buffer: Some("in".into()),
+            ..finding(
+                FindingKind::ChecksDegraded,
+                "the shadow memory budget of 64 MiB (SHADOWCL_SHADOW_LIMIT) was reached",
+            )
+        },
+        Finding {
             buffer: Some("out".into()),
             offset: Some(0),
             index: Some(0),

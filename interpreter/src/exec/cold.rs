@@ -7,7 +7,7 @@
 use super::access::{rd, Mx};
 use super::async_copy::{async_copy, async_wait};
 use super::ext::ext_inst;
-use super::state::alloca;
+use super::state::{alloca, PRIVATE_MEMORY_LIMIT};
 use crate::alu::{self, mask};
 use crate::ir::{ptr, AtomicOp, Leaf, Op};
 use crate::observer::Observer;
@@ -116,8 +116,12 @@ pub(super) fn run_cold<O: Observer>(
             r!(d) = (r!(a).wrapping_sub(r!(b)) as i64 / elem.max(1) as i64) as u64;
         }
         Op::Alloca { size, align, d } => {
-            if mx.mem.allocs.len() as u64 >= ptr::IDX_MASK || mx.mem.bytes.len() > 1 << 30 {
-                return Err("private memory exhausted".into());
+            let after = mx.mem.bytes.len() as u64 + size as u64 + align as u64;
+            if mx.mem.allocs.len() as u64 >= ptr::IDX_MASK || after > PRIVATE_MEMORY_LIMIT {
+                return Err(format!(
+                    "private memory of a work-item past {} MiB",
+                    PRIVATE_MEMORY_LIMIT >> 20
+                ));
             }
             r!(d) = alloca(mx.mem, size as usize, align as usize);
         }

@@ -39,6 +39,9 @@ fn malformed(s: impl Into<String>) -> LoadError {
 
 /// Largest value (in lanes) a register value may have.
 const MAX_LANES: u64 = 1 << 16;
+/// Most bytes of module-scope variables (`__constant` and program-scope `global` data) a
+/// module may declare: they are allocated when it loads, before any launch.
+pub(crate) const MAX_MODULE_DATA: u64 = 256 << 20;
 
 #[derive(Clone, Debug)]
 enum TyK {

@@ -90,6 +90,7 @@ pub(super) fn lower_module(
         id_ty: HashMap::new(),
         consts: HashMap::new(),
         bad_consts: HashMap::new(),
+        module_data: 0,
         spec_ops,
         builtins: HashMap::new(),
         mod_vars: HashMap::new(),

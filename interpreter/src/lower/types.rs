@@ -11,6 +11,8 @@ pub(super) struct Mod<'m> {
     pub(super) id_ty: HashMap<Word, Word>,
     pub(super) consts: HashMap<Word, Vec<u64>>,
     pub(super) bad_consts: HashMap<Word, String>,
+    /// Bytes of module-scope variables so far (see [`MAX_MODULE_DATA`]).
+    pub(super) module_data: u64,
     /// OpSpecConstantOp result id → opcode, operand ids (see `load`).
     pub(super) spec_ops: HashMap<Word, Vec<u32>>,
     pub(super) builtins: HashMap<Word, Builtin>,
@@ -474,8 +476,18 @@ impl<'m> Mod<'m> {
     }
 
     pub(super) fn var_init_bytes(&mut self, pointee: Word, init: Option<Word>) -> R<Vec<u8>> {
-        let t = self.ty(pointee)?;
-        let mut bytes = vec![0u8; t.size as usize];
+        let size = self.ty(pointee)?.size;
+        self.module_data = self.module_data.saturating_add(size);
+        if self.module_data > MAX_MODULE_DATA {
+            return Err(LoadError::Unsupported {
+                what: format!(
+                    "module-scope variables of more than {} MiB in all",
+                    MAX_MODULE_DATA >> 20
+                ),
+                function: None,
+            });
+        }
+        let mut bytes = vec![0u8; size as usize];
         if let Some(init) = init {
             let lanes = self
                 .consts

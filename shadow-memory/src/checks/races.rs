@@ -23,8 +23,10 @@ pub(crate) fn op_of(k: AccessKind) -> Op {
 impl LaunchChecker<'_> {
     /// `FIRST`: a first run that a pair pass may follow (see `pairs`).
     pub(crate) fn check_access<const FIRST: bool>(&self, g: &mut GroupState, a: &Access<'_>) {
-        let (want_races, want_uninit) =
-            (self.checks.races || self.checks.benign, self.checks.uninit);
+        let (want_races, want_uninit) = (
+            (self.checks.races || self.checks.benign) && !g.races_off,
+            self.checks.uninit,
+        );
         if !(want_races || want_uninit) {
             return;
         }
@@ -126,6 +128,12 @@ impl LaunchChecker<'_> {
             }
             // Constant memory is read-only (no races) and private memory is not reported.
             AddressSpace::Constant | AddressSpace::Private => return,
+        }
+        if !want_races {
+            // Only uninitialised reads are wanted (or the launch is past what records tell
+            // apart): conflicts are not races to report or to name.
+            conflicts = [None; 3];
+            racy = 0;
         }
         if FIRST && racy | defined != 0 {
             Self::note_first_run(&mut g.seen, a, racy, defined);
