@@ -57,7 +57,7 @@ mod launch;
 mod mar;
 mod pairs;
 mod raw;
-pub mod report;
+mod report;
 mod session;
 mod shadow;
 

@@ -154,7 +154,7 @@ fn clstd_math_exact_table_f32_f64() {
     for &(op, xs, want) in cases {
         for w in [32u8, 64] {
             let f = Fmt::of(w).expect("width");
-            let want = f.to_f64(f.from_f64(want));
+            let want = f.to_f64(f.encode(want));
             let got = run(op, w, xs).0;
             assert!(
                 same(got, want),
@@ -222,8 +222,8 @@ fn clstd_math_accuracy_f32_f64() {
             let f = Fmt::of(w).expect("width");
             // Operands are rounded to the format; the exact value is for the f64 operands,
             // so compare f32 only where the operands are exact in f32.
-            let exact_args = xs.iter().all(|&x| f.to_f64(f.from_f64(x)) == x);
-            if !exact_args || !want.is_finite() || f.to_f64(f.from_f64(want)).is_infinite() {
+            let exact_args = xs.iter().all(|&x| f.to_f64(f.encode(x)) == x);
+            if !exact_args || !want.is_finite() || f.to_f64(f.encode(want)).is_infinite() {
                 continue;
             }
             let got = run(op, w, xs).0;
@@ -242,7 +242,7 @@ fn clstd_math_ldexp() {
     // ldexp with an int operand.
     let ld = |w: u8, x: f64, k: i32| -> u64 {
         let f = Fmt::of(w).expect("width");
-        let a = [f.from_f64(x)];
+        let a = [f.encode(x)];
         let b = [u64::from(k as u32)];
         let args = [
             LaneArgs {
@@ -281,7 +281,7 @@ fn clstd_math_pown_rootn() {
     // pown / rootn (int second operand).
     let int2 = |op: CLOp, w: u8, x: f64, k: i32| -> f64 {
         let f = Fmt::of(w).expect("width");
-        let a = [f.from_f64(x)];
+        let a = [f.encode(x)];
         let b = [u64::from(k as u32)];
         let args = [
             LaneArgs {
@@ -328,7 +328,7 @@ fn clstd_math_ilogb_nan_nextafter() {
     // ilogb: int result.
     let il = |w: u8, x: f64| -> i32 {
         let f = Fmt::of(w).expect("width");
-        let a = [f.from_f64(x)];
+        let a = [f.encode(x)];
         let mut out = [0u64];
         let args = [LaneArgs {
             elem: Elem::Float(w),
@@ -368,7 +368,7 @@ fn clstd_math_ilogb_nan_nextafter() {
     assert_eq!(out[0], 0x7ff8_0000_0000_0005);
     let nx = |w: u8, x: f64, y: f64| -> u64 {
         let f = Fmt::of(w).expect("width");
-        let (a, b) = ([f.from_f64(x)], [f.from_f64(y)]);
+        let (a, b) = ([f.encode(x)], [f.encode(y)]);
         let args = [
             LaneArgs {
                 elem: Elem::Float(w),
@@ -429,7 +429,7 @@ fn clstd_math_pointee_results() {
         (sincos, -0.0, -0.0, 1.0),
     ];
     for &(op, x, want, want2) in float_ptr {
-        let a = [F32.from_f64(x)];
+        let a = [F32.encode(x)];
         let args = [LaneArgs {
             elem: Elem::Float(32),
             lanes: &a,
@@ -469,7 +469,7 @@ fn clstd_math_pointee_results() {
         (lgamma_r, &[-2.5], -0.05624371649767405, -1),
     ];
     for &(op, xs, want, want2) in int_ptr {
-        let lanes: Vec<[u64; 1]> = xs.iter().map(|&x| [F32.from_f64(x)]).collect();
+        let lanes: Vec<[u64; 1]> = xs.iter().map(|&x| [F32.encode(x)]).collect();
         let args: Vec<LaneArgs<'_>> = lanes
             .iter()
             .map(|l| LaneArgs {
@@ -481,7 +481,7 @@ fn clstd_math_pointee_results() {
         let r = eval(op as u32, Elem::Float(32), &args, &mut out, &mut out2);
         assert_eq!(r, Ok(Produced::ResultAndPointee), "{op:?}");
         let g = F32.to_f64(out[0]);
-        let want = F32.to_f64(F32.from_f64(want));
+        let want = F32.to_f64(F32.encode(want));
         assert!(ulps(F32, g, want) <= 1, "{op:?}{xs:?} = {g}, want {want}");
         assert_eq!(out2[0] as u32 as i32, want2, "{op:?}{xs:?} pointee");
     }
@@ -502,9 +502,9 @@ fn clstd_math_vectors_and_half() {
     // fmax(float4, float) broadcasts the scalar; f16 lanes go through the same table.
     let x: Vec<u64> = [1.0, -2.0, NAN, 7.0]
         .iter()
-        .map(|&v| F32.from_f64(v))
+        .map(|&v| F32.encode(v))
         .collect();
-    let y = [F32.from_f64(0.5)];
+    let y = [F32.encode(0.5)];
     let args = [
         LaneArgs {
             elem: Elem::Float(32),
@@ -544,8 +544,8 @@ fn clstd_math_vectors_and_half() {
     assert!(e.is_err_and(|t| t.contains("sqrt")));
 
     let h = |op: CLOp, xs: &[f64]| run(op, 16, xs).0;
-    assert_eq!(F16.from_f64(h(sqrt, &[2.0])), 0x3da8);
-    assert_eq!(F16.from_f64(h(exp, &[1.0])), 0x4170);
+    assert_eq!(F16.encode(h(sqrt, &[2.0])), 0x3da8);
+    assert_eq!(F16.encode(h(exp, &[1.0])), 0x4170);
     assert!(same(h(fmin, &[NAN, 3.0]), 3.0));
     assert!(same(h(mad, &[300.0, 300.0, 0.0]), INF));
     assert!(same(h(fma, &[2.0, 3.0, 1.0]), 7.0));

@@ -15,7 +15,7 @@ use super::{eval, Elem, LaneArgs, Produced};
 /// format); returns the result's exact value and the pointee lane.
 fn run(op: CLOp, w: u8, xs: &[f64]) -> (f64, u64) {
     let f = Fmt::of(w).expect("float width");
-    let lanes: Vec<[u64; 1]> = xs.iter().map(|&x| [f.from_f64(x)]).collect();
+    let lanes: Vec<[u64; 1]> = xs.iter().map(|&x| [f.encode(x)]).collect();
     let args: Vec<LaneArgs<'_>> = lanes
         .iter()
         .map(|l| LaneArgs {
@@ -52,7 +52,7 @@ fn ulps(f: Fmt, a: f64, b: f64) -> u64 {
         return u64::MAX;
     }
     let key = |x: f64| -> i128 {
-        let bits = i128::from(f.from_f64(x));
+        let bits = i128::from(f.encode(x));
         let sign = i128::from(f.sign_bit());
         if bits & sign != 0 {
             -(bits & (sign - 1))

@@ -218,7 +218,7 @@ fn clstd_every_instruction_is_covered() {
         printf,
         prefetch,
     ];
-    let fl = [F32.from_f64(0.5), F32.from_f64(1.5), F32.from_f64(2.0)];
+    let fl = [F32.encode(0.5), F32.encode(1.5), F32.encode(2.0)];
     let it = [1u64, 2, 3];
     let (f, i) = (Elem::Float(32), Elem::Int(32));
     // (operand types, result type)

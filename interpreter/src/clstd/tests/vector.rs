@@ -7,7 +7,7 @@ fn runv(op: CLOp, w: u8, xs: &[&[f64]], n: usize) -> Vec<f64> {
     let f = Fmt::of(w).expect("width");
     let lanes: Vec<Vec<u64>> = xs
         .iter()
-        .map(|v| v.iter().map(|&x| f.from_f64(x)).collect())
+        .map(|v| v.iter().map(|&x| f.encode(x)).collect())
         .collect();
     let args: Vec<LaneArgs<'_>> = lanes
         .iter()
@@ -162,8 +162,8 @@ fn clstd_shuffle() {
     );
     assert_eq!(out, [10, 50, 80, 20, 80, 20]); // 0xffff_fff9 % 8 = 1
                                                // shuffle2 of two 2-lane float vectors into 8 lanes.
-    let xf = [F32.from_f64(1.5), F32.from_f64(2.5)];
-    let yf = [F32.from_f64(-1.0), F32.from_f64(-2.0)];
+    let xf = [F32.encode(1.5), F32.encode(2.5)];
+    let yf = [F32.encode(-1.0), F32.encode(-2.0)];
     let m8 = [3u64, 2, 1, 0, 4, 5, 6, 7];
     let args = [
         LaneArgs {
@@ -222,8 +222,8 @@ fn clstd_select() {
     );
     assert_eq!(out1, [5]); // scalar: c = 1 is true
                            // select on 8-bit masks with float operands: the MSB of each 8-bit lane.
-    let af = [F32.from_f64(1.0); 2];
-    let bf = [F32.from_f64(2.0); 2];
+    let af = [F32.encode(1.0); 2];
+    let bf = [F32.encode(2.0); 2];
     let c8 = [0x80u64, 0x7f];
     let args = [
         LaneArgs {
@@ -251,8 +251,8 @@ fn clstd_select() {
 fn clstd_bitselect() {
     use CLOp::*;
     // bitselect: bits of b where c is set, of a elsewhere; floats by bit pattern.
-    let a = [F32.from_f64(1.0)];
-    let b = [F32.from_f64(-3.0)];
+    let a = [F32.encode(1.0)];
+    let b = [F32.encode(-3.0)];
     let c = [0x8000_0000u64];
     let args = [
         LaneArgs {
