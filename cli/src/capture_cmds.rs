@@ -346,6 +346,7 @@ fn checker_session(args: &ReplayArgs) -> Result<Option<Session>, String> {
             checks,
             report: args.report.clone(),
             sarif: args.sarif.clone(),
+            exports: Vec::new(),
         })
     }))
 }

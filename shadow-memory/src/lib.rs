@@ -52,6 +52,7 @@
 //! before the newest are forgotten (their races with later overlapping launches are missed).
 
 mod checks;
+mod export;
 mod group;
 mod launch;
 mod mar;
@@ -61,6 +62,7 @@ mod report;
 mod session;
 mod shadow;
 
+pub use export::{exporter, exporter_names, parse_exports, Exporter, Json, Sarif, Text, EXPORTERS};
 pub use group::GroupState;
 pub use launch::LaunchChecker;
 pub use pairs::SNAPSHOT_LIMIT;
@@ -163,6 +165,8 @@ pub struct Config {
     pub report: Option<PathBuf>,
     /// `SHADOWCL_SARIF`: SARIF 2.1.0 path.
     pub sarif: Option<PathBuf>,
+    /// `SHADOWCL_EXPORT`: more report files, as (registered format name, path).
+    pub exports: Vec<(String, PathBuf)>,
 }
 
 impl Config {
@@ -183,6 +187,32 @@ impl Config {
             },
             report: path("SHADOWCL_REPORT"),
             sarif: path("SHADOWCL_SARIF"),
+            exports: match get("SHADOWCL_EXPORT") {
+                Some(v) => parse_exports(&v)
+                    .map_err(|e| format!("SHADOWCL_EXPORT={v}: {e}"))?
+                    .into_iter()
+                    .map(|(e, p)| (e.name().to_string(), p))
+                    .collect(),
+                None => Vec::new(),
+            },
         })
+    }
+
+    /// The report files to write and their formats: `SHADOWCL_REPORT` (JSON),
+    /// `SHADOWCL_SARIF`, then `SHADOWCL_EXPORT`'s.
+    pub fn files(&self) -> Vec<(&'static dyn Exporter, &PathBuf)> {
+        let named = self
+            .exports
+            .iter()
+            .filter_map(|(name, p)| exporter(name).ok().map(|e| (e, p)));
+        let fixed = [
+            (&export::Json as &dyn Exporter, self.report.as_ref()),
+            (&export::Sarif, self.sarif.as_ref()),
+        ];
+        fixed
+            .into_iter()
+            .filter_map(|(e, p)| p.map(|p| (e, p)))
+            .chain(named)
+            .collect()
     }
 }

@@ -178,6 +178,7 @@ fn write_files_writes_json_and_sarif() {
         checks: Checks::default(),
         report: Some(dir.join("r.json")),
         sarif: Some(dir.join("r.sarif")),
+        exports: Vec::new(),
     });
     s.write_files().unwrap();
     let j: serde_json::Value =
@@ -187,4 +188,28 @@ fn write_files_writes_json_and_sarif() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("r.sarif")).unwrap()).unwrap();
     assert_eq!(v["version"], "2.1.0");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn exports_write_each_registered_format_byte_for_byte() {
+    let dir = std::env::temp_dir().join(format!("shadowcl-exports-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = format!(
+        "text={},json={},sarif={}",
+        dir.join("r.txt").display(),
+        dir.join("r.json").display(),
+        dir.join("r.sarif").display()
+    );
+    let config = Config::from_lookup(|k| (k == "SHADOWCL_EXPORT").then(|| list.clone())).unwrap();
+    let s = Session::new(config);
+    s.write_files().unwrap();
+    let r = s.report();
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    assert_eq!(read("r.txt"), r.render_text());
+    let pretty = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap() + "\n";
+    assert_eq!(read("r.json"), pretty(r.to_json()));
+    assert_eq!(read("r.sarif"), pretty(r.to_sarif()));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let bad = Config::from_lookup(|k| (k == "SHADOWCL_EXPORT").then(|| "xml=r.xml".into()));
+    assert!(bad.unwrap_err().contains("text, json, sarif"));
 }
