@@ -949,3 +949,62 @@ impl Code {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One function of `frame` registers running `ops`.
+    fn code(frame: u32, ops: Vec<Op>) -> Code {
+        let end = ops.len() as u32;
+        Code {
+            inst_of: vec![0; ops.len()],
+            ops,
+            funcs: vec![Func {
+                name: "f".into(),
+                entry: 0,
+                frame,
+                const_base: 0,
+                consts: vec![],
+                params: vec![],
+                end,
+            }],
+            ..Code::default()
+        }
+    }
+
+    #[test]
+    fn verify_checks_the_operands_of_every_op() {
+        assert_eq!(
+            code(3, vec![Op::Mov { d: 0, s: 2 }, Op::Ret]).verify(),
+            Ok(())
+        );
+        assert!(code(3, vec![Op::Mov { d: 0, s: 3 }, Op::Ret])
+            .verify()
+            .is_err());
+        // Ops off the hot path too: every lane of a vector operand, a select's condition.
+        assert!(code(4, vec![Op::MovN { d: 0, s: 2, n: 3 }, Op::Ret])
+            .verify()
+            .is_err());
+        let select = Op::Select {
+            cvec: true,
+            n: 4,
+            d: 0,
+            c: 5,
+            a: 0,
+            b: 0,
+        };
+        assert!(code(8, vec![select, Op::Ret]).verify().is_err());
+        // Side tables must hold the entry an op names.
+        assert!(code(2, vec![Op::ExtInst { e: 0 }, Op::Ret])
+            .verify()
+            .is_err());
+        let barrier = Op::Barrier {
+            fences: Fences::default(),
+            flags: 2,
+        };
+        assert!(code(2, vec![barrier, Op::Ret]).verify().is_err());
+        // The last op may not fall through.
+        assert!(code(2, vec![Op::Mov { d: 0, s: 1 }]).verify().is_err());
+    }
+}
