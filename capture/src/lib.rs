@@ -5,26 +5,35 @@
 //! * [`RecordDir`]: reads and validates a record folder.
 //! * [`replay`] / [`Replayer`]: runs a record on the software device with any observer;
 //!   [`amplify`]: the schedule amplifier (`schedule-dependent-output` findings).
-//! * [`gpuverify_command`], [`gpuverify::instantiation`], [`sim_file`]: exporters.
+//! * [`gpuverify_command`], [`sim_file`]: exporters.
 
-pub mod error;
-pub mod gpuverify;
-pub mod record;
-pub mod recorder;
-pub mod replay;
-pub mod sim;
+mod error;
+mod gpuverify;
+mod record;
+mod recorder;
+mod replay;
+mod sim;
 
 pub use error::{CaptureError, Result};
-pub use gpuverify::gpuverify_command;
+pub use gpuverify::{gpuverify_command, scalar_hex};
 pub use record::{
-    find_records, AddressQualifier, ArgRecord, ArgValueRecord, DataMode, LaunchRecord, RecordDir,
+    find_records, AddressQualifier, ArgRecord, ArgValueRecord, DataMode, HexBytes, ImageRecord,
+    LaunchRecord, ProcessInfo, ProgramRecord, RecordDir,
 };
 pub use recorder::{
     launch_dir_name, ArgData, ArgInput, BufferArg, CaptureConfig, Contents, LaunchInput,
-    ProgramInput, RecordId, Recorder,
+    ProgramInput, RecordId, Recorder, TYPE_CONST,
 };
 pub use replay::{
-    amplify, amplify_plain, replay, schedules_for, Amplification, AmplifyOptions, Finding,
-    OutputBuffer, ReplayOptions, ReplayOutcome, Replayer, RunLaunch,
+    amplify, amplify_plain, replay, reproduce_flags, schedules_for, Amplification, AmplifyOptions,
+    Finding, OutputBuffer, ReplayOptions, ReplayOutcome, Replayer, RunLaunch, ScheduleRun,
 };
 pub use sim::{sim_file, SimExport};
+
+/// What the integration tests (`capture/tests/`) call beyond the API above: rebuilding
+/// GPUVerify's log from records, and reading Oclgrind's buffer dumps. The modules are
+/// private so that each item has one path; add an item here when a test needs one.
+pub mod test_support {
+    pub use crate::gpuverify::log_from_records;
+    pub use crate::sim::parse_oclgrind_dump;
+}

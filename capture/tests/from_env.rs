@@ -1,7 +1,7 @@
 //! `Recorder::from_env` (its own test binary: it changes the process environment).
 
 mod common;
-use shadowcl_capture::record::DataMode;
+use shadowcl_capture::DataMode;
 use shadowcl_capture::{find_records, Recorder};
 
 #[test]

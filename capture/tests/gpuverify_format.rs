@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use serde_json::Value;
-use shadowcl_capture::record::DataMode;
+use shadowcl_capture::DataMode;
 use shadowcl_capture::{
     gpuverify_command, AddressQualifier, ArgData, ArgInput, BufferArg, Contents, LaunchInput,
     ProgramInput, RecordDir,
@@ -288,7 +288,7 @@ fn log_json_follows_every_documented_rule() {
     assert!(e2["kernel_arguments"][2].get("data").is_none());
 
     // The same log can be rebuilt from the records on disk.
-    let rebuilt = shadowcl_capture::gpuverify::log_from_records(rec.dir()).unwrap();
+    let rebuilt = shadowcl_capture::test_support::log_from_records(rec.dir()).unwrap();
     assert_eq!(Value::Array(rebuilt), v);
 }
 

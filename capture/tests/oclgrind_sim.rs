@@ -2,8 +2,8 @@
 
 mod common;
 use common::*;
-use shadowcl_capture::record::DataMode;
-use shadowcl_capture::sim::parse_oclgrind_dump;
+use shadowcl_capture::test_support::parse_oclgrind_dump;
+use shadowcl_capture::DataMode;
 use shadowcl_capture::{replay, sim_file, RecordDir, ReplayOptions};
 use shadowcl_interpreter::NoObserver;
 use std::process::Command;

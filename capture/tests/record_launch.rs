@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use shadowcl_capture::record::DataMode;
+use shadowcl_capture::DataMode;
 use shadowcl_capture::{
     launch_dir_name, replay, ArgValueRecord, ProgramInput, RecordDir, ReplayOptions,
 };

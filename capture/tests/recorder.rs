@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use shadowcl_capture::record::DataMode;
+use shadowcl_capture::DataMode;
 use shadowcl_capture::{
     find_records, AddressQualifier, ArgData, ArgInput, ArgValueRecord, BufferArg, CaptureConfig,
     Contents, LaunchInput, ProgramInput, RecordDir, Recorder,
@@ -61,7 +61,7 @@ fn round_trip_of_every_field() {
     assert_eq!(
         r.args[3].value,
         ArgValueRecord::Scalar {
-            bytes: shadowcl_capture::record::HexBytes(3i32.to_le_bytes().to_vec())
+            bytes: shadowcl_capture::HexBytes(3i32.to_le_bytes().to_vec())
         }
     );
     assert_eq!(r.args[4].value, ArgValueRecord::Local { size: 16 });

@@ -2,7 +2,7 @@
 
 mod common;
 use common::*;
-use shadowcl_capture::record::DataMode;
+use shadowcl_capture::DataMode;
 use shadowcl_capture::{amplify, amplify_plain, replay, AmplifyOptions, ReplayOptions, Replayer};
 use shadowcl_interpreter::{NoObserver, Order, Schedule};
 

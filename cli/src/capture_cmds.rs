@@ -8,11 +8,11 @@
 //! output, replay differs from the recorded outputs) or unreadable records in a listing;
 //! 2 = usage or I/O error, bad record.
 
-use shadowcl_capture::record::{ArgValueRecord, LaunchRecord};
 use shadowcl_capture::{
-    amplify, find_records, gpuverify_command, replay::reproduce_flags, sim_file, Amplification,
+    amplify, find_records, gpuverify_command, reproduce_flags, sim_file, Amplification,
     AmplifyOptions, Finding, RecordDir, ReplayOutcome, Replayer,
 };
+use shadowcl_capture::{ArgValueRecord, LaunchRecord};
 use shadowcl_interpreter::{AddressSpace, NoObserver, Order, Schedule};
 use shadowcl_shadow::{Checks, Config, FindingKind, Sequential, Session, Side};
 use std::io::IsTerminal;
@@ -128,7 +128,7 @@ fn arg_summary(r: &LaunchRecord) -> String {
                 "{}={}:{}",
                 a.name,
                 a.type_name,
-                shadowcl_capture::gpuverify::scalar_hex(&bytes.0)
+                shadowcl_capture::scalar_hex(&bytes.0)
             ),
             ArgValueRecord::Buffer { size, contents, .. } => format!(
                 "{}={}[{}{}]",
@@ -346,6 +346,7 @@ fn checker_session(args: &ReplayArgs) -> Result<Option<Session>, String> {
             checks,
             report: args.report.clone(),
             sarif: args.sarif.clone(),
+            exports: Vec::new(),
             ..Config::from_env().unwrap_or_default()
         })
     }))
@@ -640,7 +641,7 @@ fn export_sim(record: &Path, output: Option<&Path>) -> i32 {
 mod tests {
     use super::*;
     use clap::Parser;
-    use shadowcl_capture::record::DataMode;
+    use shadowcl_capture::DataMode;
     use shadowcl_capture::{
         AddressQualifier, ArgData, ArgInput, BufferArg, CaptureConfig, Contents, LaunchInput,
         ProgramInput, Recorder,

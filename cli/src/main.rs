@@ -24,6 +24,8 @@ enum Command {
     Install(run::InstallArgs),
     #[command(flatten)]
     Capture(capture_cmds::CaptureCommand),
+    /// List the report formats (`run --export FORMAT=FILE`, `SHADOWCL_EXPORT`).
+    Formats,
 }
 
 fn main() {
@@ -32,6 +34,12 @@ fn main() {
         Command::Run(args) => run::run(args),
         Command::Install(args) => run::install(args),
         Command::Capture(cmd) => capture_cmds::dispatch(cmd),
+        Command::Formats => {
+            for e in shadowcl_shadow::EXPORTERS {
+                println!("{:<8} .{:<7} {}", e.name(), e.extension(), e.description());
+            }
+            0
+        }
     };
     std::process::exit(code);
 }

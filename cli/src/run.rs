@@ -33,6 +33,8 @@ pub struct RunArgs {
     /// Write a SARIF 2.1.0 report here (for CI code-scanning views).
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
+    #[arg(long, value_name = "FORMAT=FILE", help = export_help(), value_parser = parse_export)]
+    pub export: Vec<String>,
     /// Work-group order: in-order, reverse or random.
     #[arg(long, value_name = "ORD")]
     pub wg_order: Option<Order>,
@@ -143,6 +145,30 @@ fn library_from_env() -> Result<PathBuf, String> {
     )
 }
 
+/// `--export`'s help, naming the registered formats.
+fn export_help() -> String {
+    format!(
+        "Also write the report in FORMAT to FILE, after each kernel and at exit \
+         (repeatable; formats: {}; `shadowcl formats` describes them)",
+        shadowcl_shadow::exporter_names()
+    )
+}
+
+/// One `--export FORMAT=FILE`, checked against the registered formats.
+fn parse_export(v: &str) -> Result<String, String> {
+    if v.contains(',') {
+        // SHADOWCL_EXPORT separates entries with commas.
+        return Err("one FORMAT=FILE per --export, without commas".into());
+    }
+    match shadowcl_shadow::parse_exports(v)?.as_slice() {
+        [_] => Ok(v.to_string()),
+        _ => Err(format!(
+            "`{v}` is not FORMAT=FILE (formats: {})",
+            shadowcl_shadow::exporter_names()
+        )),
+    }
+}
+
 /// Seconds a launch may run under `shadowcl run` unless told otherwise: far past any real
 /// kernel on the interpreter, short enough that a spinning kernel does not hang a CI job.
 const DEFAULT_TIMEOUT: u32 = 300;
@@ -161,6 +187,10 @@ fn child_env(args: &RunArgs, report: &Path) -> Vec<(&'static str, String)> {
             opt(
                 "SHADOWCL_SARIF",
                 args.sarif.as_ref().map(|p| p.display().to_string()),
+            ),
+            opt(
+                "SHADOWCL_EXPORT",
+                (!args.export.is_empty()).then(|| args.export.join(",")),
             ),
             opt("SHADOWCL_WG_ORDER", args.wg_order.map(|o| o.to_string())),
             opt("SHADOWCL_WI_ORDER", args.wi_order.map(|o| o.to_string())),
@@ -396,6 +426,16 @@ mod tests {
     }
 
     #[test]
+    fn export_formats_come_from_the_registry() {
+        let Err(e) = parse(&["--export", "xml=r.xml", "--", "app"]) else {
+            panic!("an unknown format is refused");
+        };
+        assert!(e.to_string().contains("text, json, sarif"), "{e}");
+        assert!(parse(&["--export", "json", "--", "app"]).is_err());
+        assert!(export_help().contains("text, json, sarif"));
+    }
+
+    #[test]
     fn options_become_shadowcl_variables() {
         let a = parse(&[
             "--checks",
@@ -403,6 +443,10 @@ mod tests {
             "--benign",
             "--sarif",
             "o.sarif",
+            "--export",
+            "text=r.txt",
+            "--export",
+            "json=copy.json",
             "--wg-order",
             "random",
             "--wi-order",
@@ -431,6 +475,7 @@ mod tests {
         assert_eq!(get("SHADOWCL_CHECKS"), Some("races,benign,uninit"));
         assert_eq!(get("SHADOWCL_REPORT"), Some("r.json"));
         assert_eq!(get("SHADOWCL_SARIF"), Some("o.sarif"));
+        assert_eq!(get("SHADOWCL_EXPORT"), Some("text=r.txt,json=copy.json"));
         assert_eq!(get("SHADOWCL_WG_ORDER"), Some("random"));
         assert_eq!(get("SHADOWCL_WI_ORDER"), Some("reverse"));
         assert_eq!(get("SHADOWCL_QUANTUM"), Some("3"));

@@ -132,31 +132,7 @@ impl Compiler {
         }
         let versions = self.tool_versions()?;
 
-        let mut hasher = Sha256::new();
-        // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
-        hash_part(&mut hasher, b"shadowcl-compile-v10");
-        hash_part(&mut hasher, versions.as_bytes());
-        hash_part(&mut hasher, format!("{:?}", self.mode).as_bytes());
-        hash_part(&mut hasher, req.options.as_bytes());
-        if let Some(d) = &self.debug_dir {
-            hash_part(&mut hasher, d.as_os_str().as_encoded_bytes());
-        }
-        // Relative -I folders depend on the working directory.
-        if args.iter().any(|a| a.starts_with("-I")) {
-            if let Ok(cwd) = std::env::current_dir() {
-                hash_part(&mut hasher, cwd.as_os_str().as_encoded_bytes());
-            }
-        }
-        hash_part(&mut hasher, &(req.sources.len() as u64).to_le_bytes());
-        for s in &req.sources {
-            hash_part(&mut hasher, s.as_bytes());
-        }
-        hash_part(&mut hasher, &(req.headers.len() as u64).to_le_bytes());
-        for (name, text) in &req.headers {
-            hash_part(&mut hasher, name.as_bytes());
-            hash_part(&mut hasher, text.as_bytes());
-        }
-        let key = hex(&hasher.finalize());
+        let key = self.cache_key(req, versions, &args);
         let source: String = req.sources.concat();
         // Debug info names this folder, so reports can quote the source line after the
         // scratch folder is gone (also for programs that come back from the cache).
@@ -269,6 +245,37 @@ impl Compiler {
         };
         self.cache_store(&key, &out);
         Ok(out)
+    }
+
+    /// The cache key of a compile: everything that decides its result (tool versions, mode,
+    /// options, sources and headers, the debug folder, the working directory for relative
+    /// `-I` folders).
+    fn cache_key(&self, req: &CompileRequest, versions: &str, args: &[String]) -> String {
+        let mut hasher = Sha256::new();
+        // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
+        hash_part(&mut hasher, b"shadowcl-compile-v10");
+        hash_part(&mut hasher, versions.as_bytes());
+        hash_part(&mut hasher, format!("{:?}", self.mode).as_bytes());
+        hash_part(&mut hasher, req.options.as_bytes());
+        if let Some(d) = &self.debug_dir {
+            hash_part(&mut hasher, d.as_os_str().as_encoded_bytes());
+        }
+        // Relative -I folders depend on the working directory.
+        if args.iter().any(|a| a.starts_with("-I")) {
+            if let Ok(cwd) = std::env::current_dir() {
+                hash_part(&mut hasher, cwd.as_os_str().as_encoded_bytes());
+            }
+        }
+        hash_part(&mut hasher, &(req.sources.len() as u64).to_le_bytes());
+        for s in &req.sources {
+            hash_part(&mut hasher, s.as_bytes());
+        }
+        hash_part(&mut hasher, &(req.headers.len() as u64).to_le_bytes());
+        for (name, text) in &req.headers {
+            hash_part(&mut hasher, name.as_bytes());
+            hash_part(&mut hasher, text.as_bytes());
+        }
+        hex(&hasher.finalize())
     }
 
     /// Links SPIR LLVM bitcode modules and translates the result to SPIR-V.

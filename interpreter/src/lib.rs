@@ -5,7 +5,7 @@
 //! threads, reporting memory accesses and synchronisation to an [`Observer`]. The crate knows
 //! nothing of races or of the OpenCL C ABI.
 
-pub mod clstd;
+mod clstd;
 pub mod image;
 pub mod memory;
 pub mod observer;

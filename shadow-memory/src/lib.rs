@@ -52,15 +52,17 @@
 //! before the newest are forgotten (their races with later overlapping launches are missed).
 
 mod checks;
+mod export;
 mod group;
 mod launch;
 mod mar;
 mod pairs;
 mod raw;
-pub mod report;
+mod report;
 mod session;
 mod shadow;
 
+pub use export::{exporter, exporter_names, parse_exports, Exporter, Json, Sarif, Text, EXPORTERS};
 pub use group::GroupState;
 pub use launch::LaunchChecker;
 pub use pairs::SNAPSHOT_LIMIT;
@@ -168,6 +170,8 @@ pub struct Config {
     /// `SHADOWCL_SHADOW_LIMIT`: bytes of shadow memory all buffers may use together (8 per
     /// byte a kernel touches); `None`: half the machine's memory ([`default_shadow_limit`]).
     pub shadow_limit: Option<u64>,
+    /// `SHADOWCL_EXPORT`: more report files, as (registered format name, path).
+    pub exports: Vec<(String, PathBuf)>,
 }
 
 /// The shadow budget when none is set: half the machine's memory (8 GiB when unknown).
@@ -225,6 +229,32 @@ impl Config {
                 }
                 _ => None,
             },
+            exports: match get("SHADOWCL_EXPORT") {
+                Some(v) => parse_exports(&v)
+                    .map_err(|e| format!("SHADOWCL_EXPORT={v}: {e}"))?
+                    .into_iter()
+                    .map(|(e, p)| (e.name().to_string(), p))
+                    .collect(),
+                None => Vec::new(),
+            },
         })
+    }
+
+    /// The report files to write and their formats: `SHADOWCL_REPORT` (JSON),
+    /// `SHADOWCL_SARIF`, then `SHADOWCL_EXPORT`'s.
+    pub fn files(&self) -> Vec<(&'static dyn Exporter, &PathBuf)> {
+        let named = self
+            .exports
+            .iter()
+            .filter_map(|(name, p)| exporter(name).ok().map(|e| (e, p)));
+        let fixed = [
+            (&export::Json as &dyn Exporter, self.report.as_ref()),
+            (&export::Sarif, self.sarif.as_ref()),
+        ];
+        fixed
+            .into_iter()
+            .filter_map(|(e, p)| p.map(|p| (e, p)))
+            .chain(named)
+            .collect()
     }
 }

@@ -366,7 +366,7 @@ impl Session {
     /// application of many launches does not rewrite its report after each one. Call
     /// [`Session::write_files`] at exit for the final state.
     pub fn write_files_throttled(&self) -> std::io::Result<()> {
-        if self.config.report.is_none() && self.config.sarif.is_none() {
+        if self.config.files().is_empty() {
             return Ok(());
         }
         let (launches, findings) = {
@@ -383,9 +383,10 @@ impl Session {
         Ok(())
     }
 
-    /// Writes `SHADOWCL_REPORT` (JSON) and `SHADOWCL_SARIF` when configured.
+    /// Writes `SHADOWCL_REPORT` (JSON), `SHADOWCL_SARIF` and `SHADOWCL_EXPORT`'s files when
+    /// configured.
     pub fn write_files(&self) -> std::io::Result<()> {
-        if self.config.report.is_none() && self.config.sarif.is_none() {
+        if self.config.files().is_empty() {
             return Ok(());
         }
         let r = self.report();
@@ -394,18 +395,12 @@ impl Session {
             r.launches.len(),
             r.findings.len(),
         ));
-        let outputs = [
-            (self.config.report.as_ref(), r.to_json()),
-            (self.config.sarif.as_ref(), r.to_sarif()),
-        ];
-        for (path, value) in outputs {
-            let Some(path) = path else { continue };
+        for (format, path) in self.config.files() {
             // Write then rename, so a reader never sees half a report.
             let mut tmp = path.clone().into_os_string();
             tmp.push(format!(".{}.tmp", std::process::id()));
             let tmp = std::path::PathBuf::from(tmp);
-            let text = serde_json::to_string_pretty(&value).map_err(std::io::Error::other)?;
-            std::fs::write(&tmp, text + "\n")?;
+            std::fs::write(&tmp, format.render(&r))?;
             std::fs::rename(&tmp, path)?;
         }
         Ok(())

@@ -2,7 +2,7 @@
 //! the public Recorder API, the way the platform library does.
 #![allow(dead_code)]
 
-use shadowcl_capture::record::DataMode;
+use shadowcl_capture::DataMode;
 use shadowcl_capture::{
     AddressQualifier, ArgData, ArgInput, BufferArg, CaptureConfig, Contents, LaunchInput,
     ProgramInput, RecordId, Recorder,
@@ -102,7 +102,7 @@ pub fn record_saxpy(
             address: AddressQualifier::Global,
             access: "none",
             type_name: "int*",
-            type_qualifier: shadowcl_capture::recorder::TYPE_CONST,
+            type_qualifier: shadowcl_capture::TYPE_CONST,
             value: ArgData::Buffer(BufferArg {
                 size: x.len() as u64,
                 flags: 1 << 2 | 1 << 5,
@@ -117,7 +117,7 @@ pub fn record_saxpy(
             address: AddressQualifier::Constant,
             access: "none",
             type_name: "int*",
-            type_qualifier: shadowcl_capture::recorder::TYPE_CONST,
+            type_qualifier: shadowcl_capture::TYPE_CONST,
             value: ArgData::Buffer(BufferArg {
                 size: y.len() as u64,
                 flags: 1 << 2,

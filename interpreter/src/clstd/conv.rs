@@ -129,7 +129,7 @@ pub fn convert(
         (Elem::Bool, Elem::Float(w)) => {
             let f = Fmt::of(w).unwrap_or(super::fmt::F32);
             if value & 1 != 0 {
-                f.from_f64(1.0)
+                f.encode(1.0)
             } else {
                 0
             }

@@ -161,7 +161,7 @@ impl Fmt {
     }
 
     /// `x` rounded to this format (round to nearest even), as a bit pattern.
-    pub fn from_f64(self, x: f64) -> u64 {
+    pub fn encode(self, x: f64) -> u64 {
         match self.bits {
             32 => u64::from((x as f32).to_bits()),
             64 => x.to_bits(),
@@ -170,8 +170,9 @@ impl Fmt {
     }
 
     /// Rounds `x` to this format and back: the value the format would hold.
+    #[cfg(test)] // only the tests compare against a rounded value
     pub fn round_f64(self, x: f64) -> f64 {
-        self.to_f64(self.from_f64(x))
+        self.to_f64(self.encode(x))
     }
 
     /// Converts a value of this format to `to`, rounding as `mode` says. NaNs stay
@@ -274,7 +275,7 @@ mod tests {
         ] {
             let b = u64::from(x.to_bits());
             assert_eq!(F32.to_f64(b), f64::from(x));
-            assert_eq!(F32.from_f64(f64::from(x)), b);
+            assert_eq!(F32.encode(f64::from(x)), b);
             assert_eq!(
                 F64.convert_to(f64::from(x).to_bits(), F32, Rounding::Rte),
                 b
@@ -284,12 +285,12 @@ mod tests {
         assert_eq!(F16.to_f64(1), 2f64.powi(-24));
         assert_eq!(F16.to_f64(0x7bff), 65504.0);
         assert_eq!(F16.to_f64(0x3c00), 1.0);
-        assert_eq!(F16.from_f64(65504.0), 0x7bff);
-        assert_eq!(F16.from_f64(65520.0), 0x7c00); // ties to even overflows
-        assert_eq!(F16.from_f64(65519.0), 0x7bff);
-        assert_eq!(F16.from_f64(2f64.powi(-25)), 0); // tie to even zero
-        assert_eq!(F16.from_f64(2f64.powi(-25) * 1.5), 1);
-        assert!(F16.to_f64(F16.from_f64(f64::NAN)).is_nan());
+        assert_eq!(F16.encode(65504.0), 0x7bff);
+        assert_eq!(F16.encode(65520.0), 0x7c00); // ties to even overflows
+        assert_eq!(F16.encode(65519.0), 0x7bff);
+        assert_eq!(F16.encode(2f64.powi(-25)), 0); // tie to even zero
+        assert_eq!(F16.encode(2f64.powi(-25) * 1.5), 1);
+        assert!(F16.to_f64(F16.encode(f64::NAN)).is_nan());
     }
 
     #[test]

@@ -5,14 +5,6 @@ use spirv::CLOp;
 use super::fmt::Fmt;
 use super::{Elem, LaneArgs, Produced};
 
-/// The OpenCL.std name of instruction `op` (`"fmax"`, `"s_add_sat"`, or `"#999"`).
-pub fn clop_name(op: u32) -> String {
-    match CLOp::from_u32(op) {
-        Some(c) => format!("{c:?}"),
-        None => format!("#{op}"),
-    }
-}
-
 /// Lane `i` of `a`, broadcasting a one-lane operand. Callers check the lane counts first
 /// with [`check`]; a short operand reads as 0 rather than panicking.
 pub fn lane(a: &LaneArgs<'_>, i: usize) -> u64 {

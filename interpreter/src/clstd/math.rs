@@ -344,7 +344,7 @@ pub fn eval(
                 F::B(g) => g(x(0, i), x(1, i)),
                 F::T(g) => g(x(0, i), x(1, i), x(2, i)),
             };
-            *o = rf.from_f64(v);
+            *o = rf.encode(v);
         }
         return Ok(Some(Produced::Result));
     }
@@ -403,26 +403,23 @@ pub fn eval(
         let (r, r2): (u64, Option<u64>) = match op {
             fma => {
                 let c = float_fmt(args[2].elem)?.to_f64(lane(&args[2], i));
-                (rf.from_f64(fma_in(rf, x(i), y(i)?, c)), None)
+                (rf.encode(fma_in(rf, x(i), y(i)?, c)), None)
             }
             nextafter => {
-                let yb = rf.from_f64(y(i)?);
-                (nextafter_bits(rf, rf.from_f64(x(i)), yb), None)
+                let yb = rf.encode(y(i)?);
+                (nextafter_bits(rf, rf.encode(x(i)), yb), None)
             }
-            ldexp => (
-                rf.from_f64(libm::scalbn(x(i), k(i).clamp(-4000, 4000))),
-                None,
-            ),
-            pown => (rf.from_f64(libm::pow(x(i), f64::from(k(i)))), None),
-            rootn => (rf.from_f64(rootn_(x(i), k(i))), None),
+            ldexp => (rf.encode(libm::scalbn(x(i), k(i).clamp(-4000, 4000))), None),
+            pown => (rf.encode(libm::pow(x(i), f64::from(k(i)))), None),
+            rootn => (rf.encode(rootn_(x(i), k(i))), None),
             ilogb => (int_lane(ilogb_(x(i))), None),
             frexp => {
                 let (m, e) = libm::frexp(x(i));
-                (rf.from_f64(m), Some(int_lane(e)))
+                (rf.encode(m), Some(int_lane(e)))
             }
             modf => {
                 let (fr, int) = libm::modf(x(i));
-                (rf.from_f64(fr), Some(rf.from_f64(int)))
+                (rf.encode(fr), Some(rf.encode(int)))
             }
             fract => {
                 let v = x(i);
@@ -432,24 +429,21 @@ pub fn eval(
                 } else {
                     v - fl
                 };
-                let mut b = rf.from_f64(fr);
+                let mut b = rf.encode(fr);
                 if rf.to_f64(b) >= 1.0 {
-                    b = rf.from_f64(1.0) - 1; // largest value below 1
+                    b = rf.encode(1.0) - 1; // largest value below 1
                 }
-                (b, Some(rf.from_f64(fl)))
+                (b, Some(rf.encode(fl)))
             }
             remquo => {
                 let (r, q) = libm::remquo(x(i), y(i)?);
-                (rf.from_f64(r), Some(int_lane(q)))
+                (rf.encode(r), Some(int_lane(q)))
             }
-            sincos => (
-                rf.from_f64(libm::sin(x(i))),
-                Some(rf.from_f64(libm::cos(x(i)))),
-            ),
+            sincos => (rf.encode(libm::sin(x(i))), Some(rf.encode(libm::cos(x(i))))),
             _ => {
                 // lgamma_r
                 let (v, s) = libm::lgamma_r(x(i));
-                (rf.from_f64(v), Some(int_lane(s)))
+                (rf.encode(v), Some(int_lane(s)))
             }
         };
         out[i] = r;

@@ -22,7 +22,6 @@ mod tests;
 mod vector;
 
 pub use conv::implied_rounding;
-pub use lanes::clop_name;
 
 /// Element type of a lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -69,7 +69,7 @@ fn write_floats(f: Fmt, vals: &[f64], out: &mut [u64]) -> Result<(), String> {
         ));
     }
     for (o, v) in out.iter_mut().zip(vals) {
-        *o = f.from_f64(*v);
+        *o = f.encode(*v);
     }
     Ok(())
 }

@@ -158,6 +158,19 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
             pc_of(ip) - 1
         };
     }
+    // The op after the one being run, for the fused pairs below.
+    macro_rules! peek {
+        () => {{
+            // Verified code never ends a function with an op that falls through.
+            debug_assert!(
+                pc_of(ip) < ops.len(),
+                "op {} peeks past the program",
+                here!()
+            );
+            // SAFETY: see above; `ip` is past an op that falls through, inside its function.
+            unsafe { &*ip }
+        }};
+    }
     macro_rules! r {
         ($x:expr) => {
             regs!()[base + $x as usize]
@@ -218,7 +231,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
         ($d:expr, $v:expr) => {{
             let v: u64 = $v;
             u!($d) = v;
-            if let Some(&Op::BrIf { c, t, f }) = Some(unsafe { &*ip }) {
+            if let Some(&Op::BrIf { c, t, f }) = Some(peek!()) {
                 if c == $d {
                     ip = unsafe { ip.add(1) };
                     if v & 1 != 0 {
@@ -240,7 +253,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
             let a =
                 u!($p).wrapping_add(i.wrapping_mul($scale as i64).wrapping_add($off as i64) as u64);
             u!(d) = a;
-            match Some(unsafe { &*ip }) {
+            match Some(peek!()) {
                 Some(&Op::Load { w, d: ld, p: lp }) if lp == d => {
                     ip = unsafe { ip.add(1) };
                     u!(ld) = load!(a, w, here!());
@@ -265,7 +278,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                     u!(d) = u!(s);
                     // A phi's move on a loop's back edge or a branch's join is followed by the
                     // jump: take it in the same turn of the loop (the Br stays in place, counted).
-                    if let Some(&Op::Br { t }) = Some(unsafe { &*ip }) {
+                    if let Some(&Op::Br { t }) = Some(peek!()) {
                         ip = unsafe { ip.add(1) };
                         jump!(t as usize);
                     }
@@ -282,7 +295,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                         idx,
                         scale,
                         off,
-                    }) = Some(unsafe { &*ip })
+                    }) = Some(peek!())
                     {
                         if idx == d {
                             ip = unsafe { ip.add(1) };
@@ -431,7 +444,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                         }
                         // Lowering copies the component the kernel asked for (`get_global_id(1)`)
                         // out of the vector: do that move here (it stays in place, counted).
-                        if let Some(&Op::Mov { d: md, s }) = Some(unsafe { &*ip }) {
+                        if let Some(&Op::Mov { d: md, s }) = Some(peek!()) {
                             if s >= d && s < d + b.lanes() {
                                 ip = unsafe { ip.add(1) };
                                 u!(md) = v[(s - d) as usize];
@@ -522,6 +535,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                     });
                     func = f;
                     base = nb;
+                    debug_assert!(base + callee.frame as usize <= rlen);
                     // SAFETY: `base + frame` of the callee fits in the register file (grown above).
                     rb = unsafe { rp.add(base) };
                     jump!(callee.entry as usize);
@@ -551,10 +565,15 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                     if COUNTED {
                         count += unsafe { ip.offset_from(seg) } as u64;
                     }
+                    debug_assert!((fr.pc as usize) < ops.len(), "return past the program");
                     // SAFETY: `fr.pc` follows a `Call` of a verified function (not its last op).
                     ip = unsafe { ops_ptr.add(fr.pc as usize) };
                     seg = ip;
                     base = fr.base as usize;
+                    debug_assert!(
+                        base + code.funcs[fr.func as usize].frame as usize <= rlen,
+                        "the caller's frame outgrew the register file"
+                    );
                     // SAFETY: the caller's frame fitted when it made the call.
                     rb = unsafe { rp.add(base) };
                     func = fr.func;

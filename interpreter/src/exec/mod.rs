@@ -11,7 +11,8 @@
 //! - `dispatch`: the run-to-barrier interpreter loop, alone.
 //! - `cold`: the ops that loop runs out of line; `ext`: OpenCL.std instructions;
 //!   `texels`: image texels; `async_copy`: group copies and waits.
-//! - `lockstep`: quantum 1, one op for the whole group at a time.
+//! - `lockstep/`: quantum 1, one op for the whole group at a time (driver, hand-over, and
+//!   one file per op family).
 
 mod access;
 mod async_copy;

@@ -96,62 +96,7 @@ pub(super) fn kernel_info(
         if md.has_deco(pid, Decoration::Volatile) {
             qual |= 4;
         }
-        let (address, size, pointee_size, kind) = match t.k {
-            TyK::Ptr(sc, pointee) => {
-                let ps = md.ty(pointee).map(|t| t.size).unwrap_or(0) as u32;
-                match sc {
-                    StorageClass::CrossWorkgroup => (
-                        ArgAddress::Global,
-                        8,
-                        ps,
-                        ParamKind::Buffer { constant: false },
-                    ),
-                    StorageClass::UniformConstant => {
-                        qual |= 1;
-                        (
-                            ArgAddress::Constant,
-                            8,
-                            ps,
-                            ParamKind::Buffer { constant: true },
-                        )
-                    }
-                    StorageClass::Workgroup => (ArgAddress::Local, 0, ps, ParamKind::Local),
-                    StorageClass::Function
-                        if md.param_attr(pid, spirv::FunctionParameterAttribute::ByVal) =>
-                    {
-                        let pt = md.ty(pointee)?;
-                        (
-                            ArgAddress::Private,
-                            pt.size as usize,
-                            0,
-                            ParamKind::ByVal {
-                                size: pt.size as u32,
-                                align: pt.align as u32,
-                            },
-                        )
-                    }
-                    sc => {
-                        return Err(LoadError::Unsupported {
-                            what: format!("kernel argument {pname} in storage class {sc:?}"),
-                            function: Some(name.into()),
-                        })
-                    }
-                }
-            }
-            TyK::Opaque(n) if n.starts_with("image") => {
-                (ArgAddress::Global, 8, 0, ParamKind::Image)
-            }
-            TyK::Opaque(_) => (ArgAddress::Private, 8, 0, ParamKind::Opaque),
-            _ => {
-                let l = md.layout(pty)?;
-                (
-                    ArgAddress::Private,
-                    t.size as usize,
-                    0,
-                    ParamKind::Value { layout: l },
-                )
-            }
-        };
+        let (address, size, pointee_size, kind) = arg_binding(md, name, pid, pty, &mut qual)?;
         let (mut type_name, dq) = dbg
             .get(i)
             .cloned()
@@ -173,6 +118,95 @@ pub(super) fn kernel_info(
         });
         params.push(kind);
     }
+    let (reqd, hint, attributes) = work_group_sizes(md, fid)?;
+    let (local_vars_used, local_mem_size, private_mem_size) = memory_used(md, fi, uses);
+    Ok((
+        KernelInfo {
+            name: name.into(),
+            args,
+            reqd_work_group_size: reqd,
+            work_group_size_hint: hint,
+            attributes: attributes.join(" "),
+            local_mem_size,
+            private_mem_size,
+        },
+        KernelCode {
+            func: fi,
+            params,
+            local_vars_used,
+        },
+    ))
+}
+
+/// How argument `pid` (of type `pty`) is passed: its address space, size, pointee size and
+/// binding; adds `const` (1) to `qual` for `__constant` pointers.
+fn arg_binding(
+    md: &mut Mod,
+    name: &str,
+    pid: Word,
+    pty: Word,
+    qual: &mut u64,
+) -> R<(ArgAddress, usize, u32, ParamKind)> {
+    let t = md.ty(pty)?.clone();
+    let pname = md.names.get(&pid).cloned().unwrap_or_default();
+    Ok(match t.k {
+        TyK::Ptr(sc, pointee) => {
+            let ps = md.ty(pointee).map(|t| t.size).unwrap_or(0) as u32;
+            match sc {
+                StorageClass::CrossWorkgroup => (
+                    ArgAddress::Global,
+                    8,
+                    ps,
+                    ParamKind::Buffer { constant: false },
+                ),
+                StorageClass::UniformConstant => {
+                    *qual |= 1;
+                    (
+                        ArgAddress::Constant,
+                        8,
+                        ps,
+                        ParamKind::Buffer { constant: true },
+                    )
+                }
+                StorageClass::Workgroup => (ArgAddress::Local, 0, ps, ParamKind::Local),
+                StorageClass::Function
+                    if md.param_attr(pid, spirv::FunctionParameterAttribute::ByVal) =>
+                {
+                    let pt = md.ty(pointee)?;
+                    (
+                        ArgAddress::Private,
+                        pt.size as usize,
+                        0,
+                        ParamKind::ByVal {
+                            size: pt.size as u32,
+                            align: pt.align as u32,
+                        },
+                    )
+                }
+                sc => {
+                    return Err(LoadError::Unsupported {
+                        what: format!("kernel argument {pname} in storage class {sc:?}"),
+                        function: Some(name.into()),
+                    })
+                }
+            }
+        }
+        TyK::Opaque(n) if n.starts_with("image") => (ArgAddress::Global, 8, 0, ParamKind::Image),
+        TyK::Opaque(_) => (ArgAddress::Private, 8, 0, ParamKind::Opaque),
+        _ => {
+            let l = md.layout(pty)?;
+            (
+                ArgAddress::Private,
+                t.size as usize,
+                0,
+                ParamKind::Value { layout: l },
+            )
+        }
+    })
+}
+
+/// `reqd_work_group_size` and `work_group_size_hint` of kernel `fid`, and its attribute text.
+fn work_group_sizes(md: &Mod, fid: Word) -> R<([u64; 3], [u64; 3], Vec<String>)> {
     let mut reqd = [0u64; 3];
     let mut hint = [0u64; 3];
     let mut attributes = vec![];
@@ -205,6 +239,12 @@ pub(super) fn kernel_info(
             _ => {}
         }
     }
+    Ok((reqd, hint, attributes))
+}
+
+/// Module `__local` variables the kernel (function `fi` and what it calls) uses, their
+/// total size, and the private memory of its functions.
+fn memory_used(md: &Mod, fi: u32, uses: &[FnUses]) -> (Vec<bool>, u64, u64) {
     // Module variables reachable from the kernel.
     let mut seen = HashSet::new();
     let mut stack = vec![fi];
@@ -228,22 +268,7 @@ pub(super) fn kernel_info(
             local_mem_size += md.code.local_vars[*k as usize].size;
         }
     }
-    Ok((
-        KernelInfo {
-            name: name.into(),
-            args,
-            reqd_work_group_size: reqd,
-            work_group_size_hint: hint,
-            attributes: attributes.join(" "),
-            local_mem_size,
-            private_mem_size,
-        },
-        KernelCode {
-            func: fi,
-            params,
-            local_vars_used,
-        },
-    ))
+    (local_vars_used, local_mem_size, private_mem_size)
 }
 
 /// Argument type names and const qualifiers from OpenCL.DebugInfo.100, when present:

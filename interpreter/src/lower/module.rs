@@ -63,26 +63,7 @@ pub(super) fn lower_module(
     dbg: &[DbgInst],
     spec_ops: HashMap<Word, Vec<u32>>,
 ) -> R<Loaded> {
-    for c in &m.capabilities {
-        if let Some(Operand::Capability(cap)) = c.operands.first() {
-            if !ALLOWED_CAPS.contains(cap) {
-                return Err(LoadError::Unsupported {
-                    what: format!("capability {cap:?}"),
-                    function: None,
-                });
-            }
-        }
-    }
-    let ptr_size = match m.memory_model.as_ref().and_then(|i| i.operands.first()) {
-        Some(Operand::AddressingModel(spirv::AddressingModel::Physical64)) => 8,
-        Some(Operand::AddressingModel(a)) => {
-            return Err(LoadError::Unsupported {
-                what: format!("addressing model {a:?} (only Physical64 is supported)"),
-                function: None,
-            })
-        }
-        _ => return Err(malformed("missing OpMemoryModel")),
-    };
+    let ptr_size = check_header(m)?;
     let mut md = Mod {
         m,
         ptr_size,
@@ -106,28 +87,75 @@ pub(super) fn lower_module(
         files: HashMap::new(),
         inst_counter: 0,
     };
-    for i in &m.ext_inst_imports {
+    read_names_and_decorations(&mut md)?;
+    lower_globals(&mut md)?;
+    let bodies = index_functions(&mut md)?;
+    let mut uses: Vec<FnUses> = vec![];
+    for f in &bodies {
+        let u = lower_function(&mut md, f)?;
+        uses.push(u);
+    }
+    let kernels = lower_kernels(&mut md, &bodies, &uses, dbg)?;
+    md.code
+        .verify()
+        .map_err(|e| malformed(format!("internal: lowered code is inconsistent: {e}")))?;
+    Ok(Loaded {
+        code: md.code,
+        kernels,
+        locs: md.locs,
+        aligns: md.aligns,
+    })
+}
+
+/// Capabilities ShadowCL runs, and the addressing model: returns the pointer size.
+fn check_header(m: &Module) -> R<u64> {
+    for c in &m.capabilities {
+        if let Some(Operand::Capability(cap)) = c.operands.first() {
+            if !ALLOWED_CAPS.contains(cap) {
+                return Err(LoadError::Unsupported {
+                    what: format!("capability {cap:?}"),
+                    function: None,
+                });
+            }
+        }
+    }
+    let ptr_size = match m.memory_model.as_ref().and_then(|i| i.operands.first()) {
+        Some(Operand::AddressingModel(spirv::AddressingModel::Physical64)) => 8,
+        Some(Operand::AddressingModel(a)) => {
+            return Err(LoadError::Unsupported {
+                what: format!("addressing model {a:?} (only Physical64 is supported)"),
+                function: None,
+            })
+        }
+        _ => return Err(malformed("missing OpMemoryModel")),
+    };
+    Ok(ptr_size)
+}
+
+/// The OpenCL.std import, names, source strings and decorations.
+fn read_names_and_decorations(md: &mut Mod) -> R<()> {
+    for i in &md.m.ext_inst_imports {
         if let (Some(id), Some(Operand::LiteralString(s))) = (i.result_id, i.operands.first()) {
             if s == "OpenCL.std" {
                 md.opencl_std.insert(id);
             }
         }
     }
-    for i in &m.debug_names {
+    for i in &md.m.debug_names {
         if i.class.opcode == S::Name {
             if let (Ok(id), Some(Operand::LiteralString(s))) = (id_at(i, 0), i.operands.get(1)) {
                 md.names.insert(id, s.clone());
             }
         }
     }
-    for i in &m.debug_string_source {
+    for i in &md.m.debug_string_source {
         if i.class.opcode == S::String {
             if let (Some(id), Some(Operand::LiteralString(s))) = (i.result_id, i.operands.first()) {
                 md.strings.insert(id, s.clone());
             }
         }
     }
-    for i in &m.annotations {
+    for i in &md.m.annotations {
         match i.class.opcode {
             S::Decorate => {
                 let id = id_at(i, 0)?;
@@ -142,8 +170,13 @@ pub(super) fn lower_module(
             _ => {}
         }
     }
+    Ok(())
+}
+
+/// Types, constants and module variables, in order.
+fn lower_globals(md: &mut Mod) -> R<()> {
     // Types, constants and module variables, in order.
-    for inst in &m.types_global_values {
+    for inst in &md.m.types_global_values {
         let op = inst.class.opcode;
         if matches!(op, S::Line | S::NoLine) {
             continue;
@@ -156,74 +189,7 @@ pub(super) fn lower_module(
             md.id_ty.insert(id, t);
         }
         if inst.class.opcode == S::Variable {
-            let ty = result_ty(inst)?;
-            let (sc, pointee) = match md.ty(ty)?.k {
-                TyK::Ptr(sc, p) => (sc, p),
-                _ => return Err(malformed("variable of non-pointer type")),
-            };
-            let name = md.names.get(&id).cloned().unwrap_or_default();
-            let init = id_at(inst, 1).ok();
-            match sc {
-                StorageClass::Input => {
-                    let b = match md.deco_ops(id, Decoration::BuiltIn) {
-                        Some([Operand::BuiltIn(b), ..]) => builtin_of(*b),
-                        _ => None,
-                    };
-                    let b = b.ok_or_else(|| LoadError::Unsupported {
-                        what: format!("input variable {name}"),
-                        function: None,
-                    })?;
-                    md.builtins.insert(id, b);
-                }
-                StorageClass::UniformConstant | StorageClass::CrossWorkgroup => {
-                    let init = md.var_init_bytes(pointee, init)?;
-                    let pt = md.ty(pointee)?;
-                    let elem_size = match pt.k {
-                        TyK::Array(e, _) => md.ty(e)?.size as u32,
-                        _ => pt.size as u32,
-                    };
-                    let k = md.code.const_vars.len() as u32;
-                    md.code.const_vars.push(ModVar {
-                        name,
-                        size: init.len() as u64,
-                        elem_size: elem_size.max(1),
-                        init,
-                        writable: sc == StorageClass::CrossWorkgroup,
-                    });
-                    md.mod_vars.insert(id, (false, k));
-                    md.consts
-                        .insert(id, vec![ptr::enc(ptr::TAG_LAUNCH, k as u64 + 1, 0)]);
-                }
-                StorageClass::Workgroup => {
-                    let pt = md.ty(pointee)?;
-                    let elem_size = match pt.k {
-                        TyK::Array(e, _) => md.ty(e)?.size as u32,
-                        _ => pt.size as u32,
-                    };
-                    let size = pt.size;
-                    let k = md.code.local_vars.len() as u32;
-                    md.code.local_vars.push(ModVar {
-                        name: name
-                            .rsplit('.')
-                            .next()
-                            .map(str::to_string)
-                            .unwrap_or_default(),
-                        size,
-                        elem_size: elem_size.max(1),
-                        init: vec![],
-                        writable: true,
-                    });
-                    md.mod_vars.insert(id, (true, k));
-                    md.consts
-                        .insert(id, vec![ptr::enc(ptr::TAG_LOCAL, k as u64, 0)]);
-                }
-                sc => {
-                    return Err(LoadError::Unsupported {
-                        what: format!("module variable {name} in storage class {sc:?}"),
-                        function: None,
-                    })
-                }
-            }
+            module_variable(md, inst, id)?;
             continue;
         }
         if is_type(op) {
@@ -241,9 +207,89 @@ pub(super) fn lower_module(
             }
         }
     }
+    Ok(())
+}
+
+/// A module-scope OpVariable: a builtin input, a `__constant` or program-scope `global`
+/// variable (launch allocation), or a `__local` one (per-group allocation).
+fn module_variable(md: &mut Mod, inst: &Instruction, id: Word) -> R<()> {
+    let ty = result_ty(inst)?;
+    let (sc, pointee) = match md.ty(ty)?.k {
+        TyK::Ptr(sc, p) => (sc, p),
+        _ => return Err(malformed("variable of non-pointer type")),
+    };
+    let name = md.names.get(&id).cloned().unwrap_or_default();
+    let init = id_at(inst, 1).ok();
+    match sc {
+        StorageClass::Input => {
+            let b = match md.deco_ops(id, Decoration::BuiltIn) {
+                Some([Operand::BuiltIn(b), ..]) => builtin_of(*b),
+                _ => None,
+            };
+            let b = b.ok_or_else(|| LoadError::Unsupported {
+                what: format!("input variable {name}"),
+                function: None,
+            })?;
+            md.builtins.insert(id, b);
+        }
+        StorageClass::UniformConstant | StorageClass::CrossWorkgroup => {
+            let init = md.var_init_bytes(pointee, init)?;
+            let pt = md.ty(pointee)?;
+            let elem_size = match pt.k {
+                TyK::Array(e, _) => md.ty(e)?.size as u32,
+                _ => pt.size as u32,
+            };
+            let k = md.code.const_vars.len() as u32;
+            md.code.const_vars.push(ModVar {
+                name,
+                size: init.len() as u64,
+                elem_size: elem_size.max(1),
+                init,
+                writable: sc == StorageClass::CrossWorkgroup,
+            });
+            md.mod_vars.insert(id, (false, k));
+            md.consts
+                .insert(id, vec![ptr::enc(ptr::TAG_LAUNCH, k as u64 + 1, 0)]);
+        }
+        StorageClass::Workgroup => {
+            let pt = md.ty(pointee)?;
+            let elem_size = match pt.k {
+                TyK::Array(e, _) => md.ty(e)?.size as u32,
+                _ => pt.size as u32,
+            };
+            let size = pt.size;
+            let k = md.code.local_vars.len() as u32;
+            md.code.local_vars.push(ModVar {
+                name: name
+                    .rsplit('.')
+                    .next()
+                    .map(str::to_string)
+                    .unwrap_or_default(),
+                size,
+                elem_size: elem_size.max(1),
+                init: vec![],
+                writable: true,
+            });
+            md.mod_vars.insert(id, (true, k));
+            md.consts
+                .insert(id, vec![ptr::enc(ptr::TAG_LOCAL, k as u64, 0)]);
+        }
+        sc => {
+            return Err(LoadError::Unsupported {
+                what: format!("module variable {name} in storage class {sc:?}"),
+                function: None,
+            })
+        }
+    }
+    Ok(())
+}
+
+/// Numbers the functions with bodies (calls may go forward) and records the type of every
+/// id inside them.
+fn index_functions<'m>(md: &mut Mod<'m>) -> R<Vec<&'m rspirv::dr::Function>> {
     // Function indices first (calls may go forward).
     let mut bodies = vec![];
-    for f in &m.functions {
+    for f in &md.m.functions {
         let def = f
             .def
             .as_ref()
@@ -255,7 +301,7 @@ pub(super) fn lower_module(
         md.func_index.insert(id, bodies.len() as u32);
         bodies.push(f);
     }
-    for f in &m.functions {
+    for f in &md.m.functions {
         for p in &f.parameters {
             if let (Some(id), Some(t)) = (p.result_id, p.result_type) {
                 md.id_ty.insert(id, t);
@@ -269,14 +315,19 @@ pub(super) fn lower_module(
             }
         }
     }
-    let mut uses: Vec<FnUses> = vec![];
-    for f in &bodies {
-        let u = lower_function(&mut md, f)?;
-        uses.push(u);
-    }
+    Ok(bodies)
+}
+
+/// The kernels: each entry point's lowered function and argument information.
+fn lower_kernels(
+    md: &mut Mod,
+    bodies: &[&rspirv::dr::Function],
+    uses: &[FnUses],
+    dbg: &[DbgInst],
+) -> R<Vec<KernelInfo>> {
     // Kernels.
     let mut kernels = vec![];
-    for ep in &m.entry_points {
+    for ep in &md.m.entry_points {
         if !matches!(
             ep.operands.first(),
             Some(Operand::ExecutionModel(spirv::ExecutionModel::Kernel))
@@ -295,19 +346,11 @@ pub(super) fn lower_module(
                 what: format!("kernel {name} has no body"),
                 function: Some(name.clone()),
             })?;
-        let (info, kc) = kernel_info(&mut md, bodies[fi as usize], fid, fi, &name, &uses, dbg)?;
+        let (info, kc) = kernel_info(md, bodies[fi as usize], fid, fi, &name, uses, dbg)?;
         kernels.push(info);
         md.code.kernels.push(kc);
     }
-    md.code
-        .verify()
-        .map_err(|e| malformed(format!("internal: lowered code is inconsistent: {e}")))?;
-    Ok(Loaded {
-        code: md.code,
-        kernels,
-        locs: md.locs,
-        aligns: md.aligns,
-    })
+    Ok(kernels)
 }
 
 pub(super) fn is_type(op: S) -> bool {

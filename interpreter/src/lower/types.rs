@@ -169,29 +169,7 @@ impl<'m> Mod<'m> {
                     depth: 1,
                 }
             }
-            S::TypeArray => {
-                let e = id_at(inst, 0)?;
-                let len_id = id_at(inst, 1)?;
-                let len = *self
-                    .consts
-                    .get(&len_id)
-                    .and_then(|v| v.first())
-                    .ok_or_else(|| malformed("array length is not a constant"))?;
-                let et = self.ty(e)?;
-                let size = et
-                    .size
-                    .checked_mul(len)
-                    .filter(|s| *s < 1 << 40)
-                    .ok_or_else(|| malformed("array too large"))?;
-                Ty {
-                    k: TyK::Array(e, len),
-                    size,
-                    align: et.align,
-                    lanes: et.lanes.saturating_mul(len),
-                    offsets: vec![],
-                    depth: 1,
-                }
-            }
+            S::TypeArray => self.array_type(inst)?,
             S::TypeRuntimeArray => {
                 let e = id_at(inst, 0)?;
                 let et = self.ty(e)?;
@@ -204,32 +182,7 @@ impl<'m> Mod<'m> {
                     depth: 1,
                 }
             }
-            S::TypeStruct => {
-                let id = result_id(inst)?;
-                let packed = self.has_deco(id, Decoration::CPacked);
-                let mut members = vec![];
-                let mut offsets = vec![];
-                let (mut off, mut align, mut lanes) = (0u64, 1u64, 0u64);
-                for i in 0..inst.operands.len() {
-                    let m = id_at(inst, i)?;
-                    let mt = self.ty(m)?;
-                    let a = if packed { 1 } else { mt.align.max(1) };
-                    off = off.div_ceil(a) * a;
-                    offsets.push(off);
-                    off = off.saturating_add(mt.size);
-                    align = align.max(a);
-                    lanes = lanes.saturating_add(mt.lanes);
-                    members.push(m);
-                }
-                Ty {
-                    k: TyK::Struct(members),
-                    size: off.div_ceil(align) * align,
-                    align,
-                    lanes,
-                    offsets,
-                    depth: 1,
-                }
-            }
+            S::TypeStruct => self.struct_type(inst)?,
             S::TypePointer => {
                 let sc = match inst.operands.first() {
                     Some(Operand::StorageClass(s)) => *s,
@@ -268,6 +221,59 @@ impl<'m> Mod<'m> {
                     function: None,
                 })
             }
+        })
+    }
+
+    /// OpTypeArray: a constant length of elements, at most 2^40 bytes.
+    fn array_type(&self, inst: &Instruction) -> R<Ty> {
+        let e = id_at(inst, 0)?;
+        let len_id = id_at(inst, 1)?;
+        let len = *self
+            .consts
+            .get(&len_id)
+            .and_then(|v| v.first())
+            .ok_or_else(|| malformed("array length is not a constant"))?;
+        let et = self.ty(e)?;
+        let size = et
+            .size
+            .checked_mul(len)
+            .filter(|s| *s < 1 << 40)
+            .ok_or_else(|| malformed("array too large"))?;
+        Ok(Ty {
+            k: TyK::Array(e, len),
+            size,
+            align: et.align,
+            lanes: et.lanes.saturating_mul(len),
+            offsets: vec![],
+            depth: 1,
+        })
+    }
+
+    /// OpTypeStruct: members at their natural alignment (none when `CPacked`).
+    fn struct_type(&self, inst: &Instruction) -> R<Ty> {
+        let id = result_id(inst)?;
+        let packed = self.has_deco(id, Decoration::CPacked);
+        let mut members = vec![];
+        let mut offsets = vec![];
+        let (mut off, mut align, mut lanes) = (0u64, 1u64, 0u64);
+        for i in 0..inst.operands.len() {
+            let m = id_at(inst, i)?;
+            let mt = self.ty(m)?;
+            let a = if packed { 1 } else { mt.align.max(1) };
+            off = off.div_ceil(a) * a;
+            offsets.push(off);
+            off = off.saturating_add(mt.size);
+            align = align.max(a);
+            lanes = lanes.saturating_add(mt.lanes);
+            members.push(m);
+        }
+        Ok(Ty {
+            k: TyK::Struct(members),
+            size: off.div_ceil(align) * align,
+            align,
+            lanes,
+            offsets,
+            depth: 1,
         })
     }
 

@@ -1,6 +1,6 @@
 //! Runs one parsed case on an OpenCL platform through the ICD loader.
 
-use crate::case::{Arg, Case};
+use crate::case::{Arg, Case, Launch};
 use crate::ffi::*;
 use std::ffi::{c_void, CString};
 use std::ptr::{null, null_mut};
@@ -169,72 +169,9 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
         }
         let q = queues[0];
 
-        let src = CString::new(case.source.clone())
-            .map_err(|_| RunError::Fail("source contains a NUL byte".into()))?;
-        let sp = src.as_ptr();
-        let prog = clCreateProgramWithSource(ctx, 1, &sp, null(), &mut err);
-        check(err, "clCreateProgramWithSource")?;
-        let opts = format!("{} {}", case.options, options);
-        let copts = CString::new(opts.trim())
-            .map_err(|_| RunError::Fail("options contain a NUL byte".into()))?;
-        let rc = clBuildProgram(prog, 1, &dev, copts.as_ptr(), null(), null_mut());
-        if rc != CL_SUCCESS {
-            let mut len = 0usize;
-            clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, null_mut(), &mut len);
-            let mut log = vec![0u8; len.max(1)];
-            clGetProgramBuildInfo(
-                prog,
-                dev,
-                CL_PROGRAM_BUILD_LOG,
-                log.len(),
-                log.as_mut_ptr() as *mut c_void,
-                null_mut(),
-            );
-            return Err(RunError::Fail(format!(
-                "clBuildProgram (options `{}`) failed: {} ({rc})\n{}",
-                opts.trim(),
-                err_name(rc),
-                cstr(&log)
-            )));
-        }
+        let prog = build_program(ctx, dev, case, options)?;
 
-        // Buffers.
-        let mut mems: Vec<cl_mem> = Vec::new();
-        for b in &case.buffers {
-            let init = b
-                .initial()
-                .map_err(|e| RunError::Fail(format!("buffer {}: {e}", b.name)))?;
-            if let Some(size) = b.image {
-                let m = create_image(ctx, q, b, size, init.as_deref())?;
-                mems.push(m);
-                continue;
-            }
-            let m = clCreateBuffer(
-                ctx,
-                mem_flags(b.access),
-                b.bytes().max(1),
-                null_mut(),
-                &mut err,
-            );
-            check(err, &format!("clCreateBuffer({})", b.name))?;
-            if let Some(data) = init {
-                check(
-                    clEnqueueWriteBuffer(
-                        q,
-                        m,
-                        CL_TRUE,
-                        0,
-                        data.len(),
-                        data.as_ptr() as *const c_void,
-                        0,
-                        null(),
-                        null_mut(),
-                    ),
-                    &format!("clEnqueueWriteBuffer({})", b.name),
-                )?;
-            }
-            mems.push(m);
-        }
+        let mems = create_buffers(ctx, q, case)?;
         if !case.release_before_launch.is_empty() {
             // Writes above were blocking; make sure nothing is pending before releasing.
             check(clFinish(q), "clFinish")?;
@@ -250,45 +187,7 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
             let k = clCreateKernel(prog, kname.as_ptr(), &mut err);
             check(err, &format!("clCreateKernel({})", l.kernel))?;
             kernels.push(k);
-            for (ai, a) in l.args.iter().enumerate() {
-                let rc = match a {
-                    &Arg::Sampler {
-                        normalized,
-                        addressing,
-                        filter,
-                    } => {
-                        let s = clCreateSampler(
-                            ctx,
-                            normalized as cl_uint,
-                            addressing,
-                            filter,
-                            &mut err,
-                        );
-                        check(err, "clCreateSampler")?;
-                        samplers.push(s);
-                        clSetKernelArg(
-                            k,
-                            ai as cl_uint,
-                            std::mem::size_of::<cl_sampler>(),
-                            &s as *const cl_sampler as *const c_void,
-                        )
-                    }
-                    Arg::Buffer(bi) => clSetKernelArg(
-                        k,
-                        ai as cl_uint,
-                        std::mem::size_of::<cl_mem>(),
-                        &mems[*bi] as *const cl_mem as *const c_void,
-                    ),
-                    Arg::Local(bytes) => clSetKernelArg(k, ai as cl_uint, *bytes, null()),
-                    Arg::Scalar(bytes) => clSetKernelArg(
-                        k,
-                        ai as cl_uint,
-                        bytes.len(),
-                        bytes.as_ptr() as *const c_void,
-                    ),
-                };
-                check(rc, &format!("clSetKernelArg({}, {ai})", l.kernel))?;
-            }
+            set_args(ctx, k, l, &mems, &mut samplers)?;
             if li == 0 {
                 for bi in &case.release_before_launch {
                     check(clReleaseMemObject(mems[*bi]), "clReleaseMemObject")?;
@@ -337,49 +236,7 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
             check(clFinish(q), "clFinish")?;
         }
 
-        let mut buffers = Vec::new();
-        for (bi, b) in case.buffers.iter().enumerate() {
-            if case.release_before_launch.contains(&bi) {
-                continue;
-            }
-            let mut data = vec![0u8; b.bytes()];
-            if let Some(region) = b.image {
-                let origin = [0usize; 3];
-                check(
-                    clEnqueueReadImage(
-                        q,
-                        mems[bi],
-                        CL_TRUE,
-                        origin.as_ptr(),
-                        region.as_ptr(),
-                        0,
-                        0,
-                        data.as_mut_ptr() as *mut c_void,
-                        0,
-                        null(),
-                        null_mut(),
-                    ),
-                    &format!("clEnqueueReadImage({})", b.name),
-                )?;
-            } else if !data.is_empty() {
-                check(
-                    clEnqueueReadBuffer(
-                        q,
-                        mems[bi],
-                        CL_TRUE,
-                        0,
-                        data.len(),
-                        data.as_mut_ptr() as *mut c_void,
-                        0,
-                        null(),
-                        null_mut(),
-                    ),
-                    &format!("clEnqueueReadBuffer({})", b.name),
-                )?;
-            }
-            buffers.push((b.name.clone(), b.elem.name().to_string(), data));
-            clReleaseMemObject(mems[bi]);
-        }
+        let buffers = read_buffers(q, case, &mems)?;
         for e in events.into_iter().filter(|e| !e.is_null()) {
             clReleaseEvent(e);
         }
@@ -401,6 +258,201 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
             notes,
         })
     }
+}
+
+/// Builds the case's source with its options and `options`; a failed build gives its log.
+///
+/// # Safety
+/// `ctx` and `dev` are live objects of one context.
+unsafe fn build_program(
+    ctx: cl_context,
+    dev: cl_device_id,
+    case: &Case,
+    options: &str,
+) -> Result<cl_program, RunError> {
+    let mut err: cl_int = 0;
+    let src = CString::new(case.source.clone())
+        .map_err(|_| RunError::Fail("source contains a NUL byte".into()))?;
+    let sp = src.as_ptr();
+    let prog = clCreateProgramWithSource(ctx, 1, &sp, null(), &mut err);
+    check(err, "clCreateProgramWithSource")?;
+    let opts = format!("{} {}", case.options, options);
+    let copts = CString::new(opts.trim())
+        .map_err(|_| RunError::Fail("options contain a NUL byte".into()))?;
+    let rc = clBuildProgram(prog, 1, &dev, copts.as_ptr(), null(), null_mut());
+    if rc != CL_SUCCESS {
+        let mut len = 0usize;
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, null_mut(), &mut len);
+        let mut log = vec![0u8; len.max(1)];
+        clGetProgramBuildInfo(
+            prog,
+            dev,
+            CL_PROGRAM_BUILD_LOG,
+            log.len(),
+            log.as_mut_ptr() as *mut c_void,
+            null_mut(),
+        );
+        return Err(RunError::Fail(format!(
+            "clBuildProgram (options `{}`) failed: {} ({rc})\n{}",
+            opts.trim(),
+            err_name(rc),
+            cstr(&log)
+        )));
+    }
+    Ok(prog)
+}
+
+/// The case's buffers and images, with their initial contents written.
+///
+/// # Safety
+/// `ctx` and `q` are live objects of one context.
+unsafe fn create_buffers(
+    ctx: cl_context,
+    q: cl_command_queue,
+    case: &Case,
+) -> Result<Vec<cl_mem>, RunError> {
+    let mut err: cl_int = 0;
+    let mut mems: Vec<cl_mem> = Vec::new();
+    for b in &case.buffers {
+        let init = b
+            .initial()
+            .map_err(|e| RunError::Fail(format!("buffer {}: {e}", b.name)))?;
+        if let Some(size) = b.image {
+            let m = create_image(ctx, q, b, size, init.as_deref())?;
+            mems.push(m);
+            continue;
+        }
+        let m = clCreateBuffer(
+            ctx,
+            mem_flags(b.access),
+            b.bytes().max(1),
+            null_mut(),
+            &mut err,
+        );
+        check(err, &format!("clCreateBuffer({})", b.name))?;
+        if let Some(data) = init {
+            check(
+                clEnqueueWriteBuffer(
+                    q,
+                    m,
+                    CL_TRUE,
+                    0,
+                    data.len(),
+                    data.as_ptr() as *const c_void,
+                    0,
+                    null(),
+                    null_mut(),
+                ),
+                &format!("clEnqueueWriteBuffer({})", b.name),
+            )?;
+        }
+        mems.push(m);
+    }
+    Ok(mems)
+}
+
+/// Sets kernel `k`'s arguments as launch `l` declares them (samplers are created here and
+/// kept in `samplers` for release).
+///
+/// # Safety
+/// `ctx` and `k` are live objects of one context, `mems` the case's buffers in it.
+unsafe fn set_args(
+    ctx: cl_context,
+    k: cl_kernel,
+    l: &Launch,
+    mems: &[cl_mem],
+    samplers: &mut Vec<cl_sampler>,
+) -> Result<(), RunError> {
+    let mut err: cl_int = 0;
+    for (ai, a) in l.args.iter().enumerate() {
+        let rc = match a {
+            &Arg::Sampler {
+                normalized,
+                addressing,
+                filter,
+            } => {
+                let s = clCreateSampler(ctx, normalized as cl_uint, addressing, filter, &mut err);
+                check(err, "clCreateSampler")?;
+                samplers.push(s);
+                clSetKernelArg(
+                    k,
+                    ai as cl_uint,
+                    std::mem::size_of::<cl_sampler>(),
+                    &s as *const cl_sampler as *const c_void,
+                )
+            }
+            Arg::Buffer(bi) => clSetKernelArg(
+                k,
+                ai as cl_uint,
+                std::mem::size_of::<cl_mem>(),
+                &mems[*bi] as *const cl_mem as *const c_void,
+            ),
+            Arg::Local(bytes) => clSetKernelArg(k, ai as cl_uint, *bytes, null()),
+            Arg::Scalar(bytes) => clSetKernelArg(
+                k,
+                ai as cl_uint,
+                bytes.len(),
+                bytes.as_ptr() as *const c_void,
+            ),
+        };
+        check(rc, &format!("clSetKernelArg({}, {ai})", l.kernel))?;
+    }
+    Ok(())
+}
+
+/// Reads back every buffer not released before the launch (and releases it).
+///
+/// # Safety
+/// `q` is a live queue of the context of `mems`, the case's buffers.
+unsafe fn read_buffers(
+    q: cl_command_queue,
+    case: &Case,
+    mems: &[cl_mem],
+) -> Result<Vec<(String, String, Vec<u8>)>, RunError> {
+    let mut buffers = Vec::new();
+    for (bi, b) in case.buffers.iter().enumerate() {
+        if case.release_before_launch.contains(&bi) {
+            continue;
+        }
+        let mut data = vec![0u8; b.bytes()];
+        if let Some(region) = b.image {
+            let origin = [0usize; 3];
+            check(
+                clEnqueueReadImage(
+                    q,
+                    mems[bi],
+                    CL_TRUE,
+                    origin.as_ptr(),
+                    region.as_ptr(),
+                    0,
+                    0,
+                    data.as_mut_ptr() as *mut c_void,
+                    0,
+                    null(),
+                    null_mut(),
+                ),
+                &format!("clEnqueueReadImage({})", b.name),
+            )?;
+        } else if !data.is_empty() {
+            check(
+                clEnqueueReadBuffer(
+                    q,
+                    mems[bi],
+                    CL_TRUE,
+                    0,
+                    data.len(),
+                    data.as_mut_ptr() as *mut c_void,
+                    0,
+                    null(),
+                    null_mut(),
+                ),
+                &format!("clEnqueueReadBuffer({})", b.name),
+            )?;
+        }
+        buffers.push((b.name.clone(), b.elem.name().to_string(), data));
+        clReleaseMemObject(mems[bi]);
+    }
+    Ok(buffers)
 }
 
 /// An RGBA image of `b`'s channel type, filled with `init` when given.

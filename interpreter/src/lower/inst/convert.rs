@@ -69,13 +69,7 @@ pub(super) fn lower_convert(fx: &mut Fx, inst: &Instruction) -> R<()> {
             spirv::FPRoundingMode::RTP => Rounding::Rtp,
             spirv::FPRoundingMode::RTN => Rounding::Rtn,
         },
-        _ => {
-            if matches!(op, S::ConvertFToU | S::ConvertFToS) {
-                Rounding::Rtz
-            } else {
-                Rounding::Rte
-            }
-        }
+        _ => crate::clstd::implied_rounding(from, to),
     };
     let (from_signed, to_signed) = match op {
         S::SConvert => (true, true),

@@ -1,0 +1,320 @@
+//! The lockstep driver: runs the group converged while its lanes agree, in rounds of one op
+//! per lane after they diverge, and back together when a barrier releases them at one op.
+
+use std::sync::atomic::Ordering;
+
+use super::super::group::Rng;
+use super::super::launch::Lx;
+use super::super::state::{Gx, Priv};
+use super::{effectful, exec, Flow, Ls, LsStop, Pos, Sel, DONE, RUN, WAIT};
+use crate::observer::{Observer, Release, WorkItem};
+use crate::schedule::Order;
+
+/// Checks the watchdog and whether another group aborted (at control transfers).
+fn watchdog<O: Observer>(lx: &Lx<'_, O>, executed: &mut u64) -> Option<LsStop> {
+    if lx.abort.load(Ordering::Relaxed) {
+        return Some(LsStop::Stopped);
+    }
+    // An instruction limit is exact; a time limit alone is checked in slices (the shared
+    // counter is not touched at every control transfer).
+    if !lx.watched() || (lx.limit.is_none() && *executed < 1 << 12) {
+        return None;
+    }
+    lx.watchdog(executed).map(LsStop::Abort)
+}
+
+/// The diverged group's lanes: each lane's op (`lpc`) and state (`RUN`, `WAIT`, `DONE`),
+/// and the per-round regrouping buffers.
+#[derive(Default)]
+struct Lanes {
+    lpc: Vec<usize>,
+    state: Vec<u8>,
+    /// Running lanes grouped by op, in the order their first lane comes in the schedule.
+    groups: Vec<(usize, Vec<usize>)>,
+    /// Lanes that take single turns this round.
+    turn: Vec<usize>,
+}
+
+impl Lanes {
+    /// Groups the running lanes by op, in schedule order; returns how many groups.
+    fn regroup(&mut self, order: &[usize]) -> usize {
+        let mut ng = 0;
+        for &l in order {
+            if self.state[l] != RUN {
+                continue;
+            }
+            if let Some(g) = self.groups[..ng].iter_mut().find(|g| g.0 == self.lpc[l]) {
+                g.1.push(l);
+                continue;
+            }
+            if ng == self.groups.len() {
+                self.groups.push((0, vec![]));
+            }
+            self.groups[ng].0 = self.lpc[l];
+            self.groups[ng].1.clear();
+            self.groups[ng].1.push(l);
+            ng += 1;
+        }
+        ng
+    }
+}
+
+/// Releases a barrier all lanes (or all not finished) wait at.
+fn release<O: Observer>(
+    ls: &mut Ls<'_, '_, '_, O>,
+    rng: &mut Rng,
+    why: Release,
+    executed: &mut u64,
+) -> Option<LsStop> {
+    let lx = ls.lx;
+    if O::ENABLED {
+        lx.obs.barrier_release(&mut ls.gx.obs, why);
+    }
+    if lx.wi_order == Order::Random {
+        rng.shuffle(ls.order);
+    }
+    watchdog(lx, executed)
+}
+
+/// Moves the lanes an op ran for to where its flow sends them; `Some` ends the turn.
+fn apply<O: Observer>(
+    ls: &mut Ls<'_, '_, '_, O>,
+    st: &mut Lanes,
+    (flow, here, lanes): (Flow, usize, &[usize]),
+    executed: &mut u64,
+) -> Option<LsStop> {
+    match flow {
+        Flow::Next => lanes.iter().for_each(|&l| st.lpc[l] = here + 1),
+        Flow::Jump(t) => {
+            lanes.iter().for_each(|&l| st.lpc[l] = t);
+            return watchdog(ls.lx, executed);
+        }
+        Flow::Split { .. } | Flow::SwitchSplit { .. } => follow(ls, flow, here, lanes, &mut st.lpc),
+        Flow::Barrier => lanes.iter().for_each(|&l| {
+            st.lpc[l] = here + 1;
+            st.state[l] = WAIT;
+        }),
+        Flow::Exit => lanes.iter().for_each(|&l| st.state[l] = DONE),
+        Flow::Scatter => {
+            *executed -= lanes.len() as u64;
+            lanes.iter().for_each(|&l| st.lpc[l] = here);
+            let pos = &mut *ls.pos;
+            pos.pc = here;
+            pos.lanes = st
+                .lpc
+                .iter()
+                .zip(&st.state)
+                .map(|(&p, &s)| (p, s))
+                .collect();
+            return Some(LsStop::Scatter);
+        }
+        Flow::Abort(m) => return Some(LsStop::Abort(m)),
+    }
+    None
+}
+
+/// Runs the group from `at` until every item has returned, or an op needs the per-item
+/// executor. While all lanes share a program counter each op runs once for the whole group;
+/// after a divergent branch the group runs in rounds, each lane one op per round (the
+/// round-robin turns of quantum 1): lanes at the same op run it together, and when lanes at
+/// different ops with effects share a round, they take their turns one by one in order.
+/// `wis` gives each lane's identity; `order` is the schedule's work-item order
+/// (reshuffled at barrier releases for random order).
+#[allow(clippy::too_many_arguments)] // the group's whole state, passed flat
+pub(in crate::exec) fn run<O: Observer>(
+    lx: &Lx<'_, O>,
+    gx: &mut Gx<O>,
+    wis: &[WorkItem],
+    order: &mut [usize],
+    rng: &mut Rng,
+    regs_vec: &mut Vec<u64>,
+    at: &mut Pos,
+    executed: &mut u64,
+) -> LsStop {
+    let n = wis.len();
+    let mut pc = at.pc;
+    let mut ls = Ls {
+        lx,
+        gx,
+        wis,
+        order,
+        regs_vec,
+        pos: at,
+        nomem: Priv::default(),
+        scratch: vec![],
+    };
+    let mut st = Lanes::default();
+    loop {
+        // Every lane at `pc`.
+        loop {
+            let flow = exec(&mut ls, pc, Sel::All, true);
+            *executed += n as u64;
+            match flow {
+                Flow::Next => pc += 1,
+                Flow::Jump(t) => {
+                    pc = t;
+                    if let Some(s) = watchdog(lx, executed) {
+                        return s;
+                    }
+                }
+                Flow::Barrier => {
+                    pc += 1;
+                    if let Some(s) = release(&mut ls, rng, Release::AllArrived, executed) {
+                        return s;
+                    }
+                }
+                Flow::Exit => return LsStop::Done,
+                Flow::Scatter => {
+                    *executed -= n as u64;
+                    ls.pos.pc = pc;
+                    return LsStop::Scatter;
+                }
+                Flow::Abort(m) => return LsStop::Abort(m),
+                Flow::Split { .. } | Flow::SwitchSplit { .. } => {
+                    st.lpc.clear();
+                    st.lpc.resize(n, pc);
+                    st.state.clear();
+                    st.state.resize(n, RUN);
+                    let all: Vec<usize> = (0..n).collect();
+                    follow(&ls, flow, pc, &all, &mut st.lpc);
+                    break;
+                }
+            }
+        }
+        match diverged(&mut ls, &mut st, rng, executed) {
+            Ok(at) => pc = at,
+            Err(s) => return s,
+        }
+    }
+}
+
+/// Runs the diverged group in rounds of one op per running lane until its lanes meet again
+/// at one op (`Ok` with that op) or the turn ends.
+fn diverged<O: Observer>(
+    ls: &mut Ls<'_, '_, '_, O>,
+    st: &mut Lanes,
+    rng: &mut Rng,
+    executed: &mut u64,
+) -> Result<usize, LsStop> {
+    let (lx, n) = (ls.lx, ls.wis.len());
+    loop {
+        let ng = st.regroup(ls.order);
+        if ng == 0 {
+            // Every lane waits at a barrier or has finished.
+            let done = st.state.iter().filter(|s| **s == DONE).count();
+            if done == n {
+                return Err(LsStop::Done);
+            }
+            let why = if done > 0 {
+                Release::SomeFinished
+            } else {
+                Release::AllArrived
+            };
+            if let Some(s) = release(ls, rng, why, executed) {
+                return Err(s);
+            }
+            for s in st.state.iter_mut() {
+                if *s == WAIT {
+                    *s = RUN;
+                }
+            }
+            if done == 0 && st.lpc.iter().all(|p| *p == st.lpc[0]) {
+                return Ok(st.lpc[0]);
+            }
+            continue;
+        }
+        if ng == 1 && st.groups[0].1.len() == n {
+            return Ok(st.groups[0].0);
+        }
+        if ng == 1 {
+            // The only lanes running: their rounds need no regrouping until they split,
+            // wait or finish.
+            let (mut here, lanes) = (st.groups[0].0, std::mem::take(&mut st.groups[0].1));
+            let stop = loop {
+                let flow = exec(ls, here, Sel::Some(&lanes), false);
+                *executed += lanes.len() as u64;
+                match flow {
+                    Flow::Next => here += 1,
+                    Flow::Jump(t) => {
+                        here = t;
+                        if let Some(s) = watchdog(lx, executed) {
+                            break Some(s);
+                        }
+                    }
+                    flow => break apply(ls, st, (flow, here, &lanes), executed),
+                }
+            };
+            st.groups[0].1 = lanes;
+            match stop {
+                Some(s) => return Err(s),
+                None => continue,
+            }
+        }
+        let effects = st.groups[..ng]
+            .iter()
+            .filter(|g| effectful(lx.code.ops.get(g.0)))
+            .count();
+        st.turn.clear();
+        if effects >= 2 {
+            // One lane at a time, in order: the exact round-robin interleaving.
+            let state = &st.state;
+            st.turn
+                .extend(ls.order.iter().copied().filter(|l| state[*l] == RUN));
+        }
+        let singles = st.turn.len();
+        for k in 0..singles.max(ng) {
+            let stop = if singles > 0 {
+                let l = st.turn[k];
+                step(ls, st, st.lpc[l], &[l], executed)
+            } else {
+                // Taken out while the lanes move, so `st` can change; put back for reuse.
+                let lanes = std::mem::take(&mut st.groups[k].1);
+                let stop = step(ls, st, st.groups[k].0, &lanes, executed);
+                st.groups[k].1 = lanes;
+                stop
+            };
+            if let Some(s) = stop {
+                return Err(s);
+            }
+        }
+    }
+}
+
+/// Runs the op at `here` for `lanes` and moves them on.
+fn step<O: Observer>(
+    ls: &mut Ls<'_, '_, '_, O>,
+    st: &mut Lanes,
+    here: usize,
+    lanes: &[usize],
+    executed: &mut u64,
+) -> Option<LsStop> {
+    let flow = exec(ls, here, Sel::Some(lanes), false);
+    *executed += lanes.len() as u64;
+    apply(ls, st, (flow, here, lanes), executed)
+}
+
+/// Sends each lane of a divergent branch to its target.
+fn follow<O: Observer>(
+    ls: &Ls<'_, '_, '_, O>,
+    flow: Flow,
+    here: usize,
+    lanes: &[usize],
+    lpc: &mut [usize],
+) {
+    let regs = &ls.regs_vec[..];
+    match flow {
+        Flow::Split { c, t, f } => {
+            for &l in lanes {
+                lpc[l] = if regs[c + l] & 1 != 0 { t } else { f };
+            }
+        }
+        Flow::SwitchSplit { s, m, tab } => {
+            let t = &ls.lx.code.switches[tab as usize];
+            for &l in lanes {
+                let v = regs[s + l] & m;
+                lpc[l] = t.cases.iter().find(|c| c.0 == v).map_or(t.default, |c| c.1) as usize;
+            }
+        }
+        _ => lanes.iter().for_each(|&l| lpc[l] = here + 1),
+    }
+}

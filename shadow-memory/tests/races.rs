@@ -1,0 +1,536 @@
+//! The race checker, rule by rule: synthetic events through the `Observer` hooks, the exact
+//! findings expected.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn intra_group_read_write_in_local_memory_names_both_accesses() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 8, wi(0, 0), 10);
+        read(c, &mut g, Local, AllocId::local(0), 8, wi(0, 1), 11);
+        c.group_end(g);
+    });
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::IntraGroup)
+        )]
+    );
+    let f = &r.findings[0];
+    assert_eq!(f.memory, Some(Local));
+    assert_eq!(
+        (f.buffer.as_deref(), f.offset, f.index),
+        (Some("tile"), Some(8), Some(2))
+    );
+    let (a, b) = (f.first.as_ref().unwrap(), f.second.as_ref().unwrap());
+    assert_eq!(
+        (
+            a.access.as_str(),
+            a.local_id,
+            a.location.as_ref().map(|l| l.line)
+        ),
+        ("write", Some([0, 0, 0]), Some(10))
+    );
+    assert_eq!(
+        (
+            b.access.as_str(),
+            b.local_id,
+            b.location.as_ref().map(|l| l.line)
+        ),
+        ("read", Some([1, 0, 0]), Some(11))
+    );
+    assert_eq!(f.count, 1);
+}
+
+#[test]
+fn intra_group_write_write_in_global_memory() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 1);
+        write(c, &mut g, Global, OUT, 4, wi(1, 2), 20);
+        write(c, &mut g, Global, OUT, 4, wi(1, 3), 20);
+        c.group_end(g);
+    });
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::WriteWrite),
+            Some(Scope::IntraGroup)
+        )]
+    );
+    let f = &r.findings[0];
+    assert_eq!((f.buffer.as_deref(), f.index), (Some("out"), Some(1)));
+    // The first work-item is reconstructed from the record: group 1, local 2, global 6.
+    let first = f.first.as_ref().unwrap();
+    assert_eq!(
+        (first.global_id, first.group_id),
+        (Some([6, 0, 0]), Some([1, 0, 0]))
+    );
+}
+
+#[test]
+fn inter_group_race_survives_barriers() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g0 = group(c, 0);
+        write(c, &mut g0, Global, BUF, 0, wi(0, 0), 30);
+        barrier(c, &mut g0, 0, 31, GLOBAL_FENCE);
+        c.group_end(g0);
+        let mut g1 = group(c, 1);
+        read(c, &mut g1, Global, BUF, 0, wi(1, 0), 32);
+        c.group_end(g1);
+    });
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::InterGroup)
+        )]
+    );
+}
+
+#[test]
+fn barrier_orders_group_accesses_for_its_fenced_memory_only() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        // Tile pattern: each item writes its slot, barrier, everyone reads every slot.
+        for l in 0..LOCAL as u32 {
+            write(
+                c,
+                &mut g,
+                Local,
+                AllocId::local(0),
+                4 * l as u64,
+                wi(0, l),
+                40,
+            );
+        }
+        barrier(c, &mut g, 0, 41, LOCAL_FENCE);
+        for l in 0..LOCAL as u32 {
+            for slot in 0..LOCAL as u64 {
+                read(c, &mut g, Local, AllocId::local(0), 4 * slot, wi(0, l), 42);
+            }
+        }
+        barrier(c, &mut g, 0, 43, LOCAL_FENCE);
+        // After the second barrier the slots may be rewritten by anyone.
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 3), 44);
+        c.group_end(g);
+    });
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+
+    // A local fence does not order global memory.
+    let r = launch(&s, 1, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Global, BUF, 16, wi(0, 0), 50);
+        barrier(c, &mut g, 0, 51, LOCAL_FENCE);
+        read(c, &mut g, Global, BUF, 16, wi(0, 1), 52);
+        c.group_end(g);
+    });
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::IntraGroup)
+        )]
+    );
+    assert_eq!(
+        r.findings[0]
+            .second
+            .as_ref()
+            .unwrap()
+            .location
+            .as_ref()
+            .unwrap()
+            .line,
+        52
+    );
+}
+
+#[test]
+fn hundreds_of_local_barriers_never_make_an_old_write_look_current() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 45);
+        // 256 barriers bring the 8-bit epoch back to the write's value.
+        for _ in 0..256 {
+            barrier(c, &mut g, 0, 46, LOCAL_FENCE);
+        }
+        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 47);
+        c.group_end(g);
+    });
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+}
+
+#[test]
+fn hundreds_of_global_barriers_never_make_an_old_write_look_current() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Global, BUF, 0, wi(0, 0), 45);
+        // 256 global-fence barriers bring the 8-bit epoch back to the write's value.
+        for _ in 0..256 {
+            barrier(c, &mut g, 0, 46, GLOBAL_FENCE);
+        }
+        read(c, &mut g, Global, BUF, 0, wi(0, 1), 47);
+        c.group_end(g);
+    });
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+}
+
+#[test]
+fn many_readers_then_a_write_races() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        read(c, &mut g, Global, BUF, 0, wi(0, 0), 60);
+        read(c, &mut g, Global, BUF, 0, wi(0, 1), 60);
+        write(c, &mut g, Global, BUF, 0, wi(0, 1), 61);
+        c.group_end(g);
+    });
+    // The first reader writing instead: the other reader is unidentified, still a race.
+    let r2 = launch(&session(Checks::default()), 0, false, |c| {
+        let mut g = group(c, 0);
+        read(c, &mut g, Global, BUF, 0, wi(0, 0), 60);
+        read(c, &mut g, Global, BUF, 0, wi(0, 1), 60);
+        write(c, &mut g, Global, BUF, 0, wi(0, 0), 61);
+        c.group_end(g);
+    });
+    assert_eq!(r2.findings.len(), 1);
+    assert_eq!(r2.findings[0].first.as_ref().unwrap().global_id, None);
+    // Both in one launch: the unidentified one is counted with the identified pair.
+    let r3 = launch(&session(Checks::default()), 0, false, |c| {
+        let mut g = group(c, 0);
+        for (slot, writer) in [(0, 0), (4, 1)] {
+            read(c, &mut g, Global, BUF, slot, wi(0, 0), 60);
+            read(c, &mut g, Global, BUF, slot, wi(0, 1), 60);
+            write(c, &mut g, Global, BUF, slot, wi(0, writer), 61);
+        }
+        c.group_end(g);
+    });
+    assert_eq!(r3.findings.len(), 1, "{}", r3.render_text());
+    assert_eq!(r3.findings[0].count, 2);
+    assert!(
+        r3.findings[0].first.as_ref().unwrap().global_id.is_some(),
+        "{}",
+        r3.render_text()
+    );
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::IntraGroup)
+        )]
+    );
+    // The record kept the first reader, so the owner's write names it.
+    let first = r.findings[0].first.as_ref().unwrap();
+    assert_eq!(
+        (first.access.as_str(), first.global_id),
+        ("read", Some([0, 0, 0]))
+    );
+}
+
+#[test]
+fn atomics_do_not_race_with_atomics_but_do_with_plain_accesses() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g0 = group(c, 0);
+        atomic(c, &mut g0, OUT, 0, wi(0, 0), 70);
+        atomic(c, &mut g0, OUT, 0, wi(0, 1), 70);
+        c.group_end(g0);
+        let mut g1 = group(c, 1);
+        atomic(c, &mut g1, OUT, 0, wi(1, 0), 70);
+        c.group_end(g1);
+    });
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+    let r = launch(&s, 1, false, |c| {
+        let mut g0 = group(c, 0);
+        atomic(c, &mut g0, OUT, 0, wi(0, 0), 70);
+        read(c, &mut g0, Global, OUT, 0, wi(0, 1), 71);
+        c.group_end(g0);
+    });
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::AtomicPlain),
+            Some(Scope::IntraGroup)
+        )]
+    );
+}
+
+#[test]
+fn same_value_write_is_benign_hidden_by_default_and_shown_on_request() {
+    let body = |c: &LaunchChecker<'_>| {
+        let mut g = group(c, 0);
+        acc(
+            c,
+            &mut g,
+            Global,
+            BUF,
+            0,
+            AccessKind::Write,
+            wi(0, 0),
+            80,
+            &[1; 4],
+            &[0; 4],
+        );
+        acc(
+            c,
+            &mut g,
+            Global,
+            BUF,
+            0,
+            AccessKind::Write,
+            wi(0, 1),
+            80,
+            &[1; 4],
+            &[1; 4],
+        );
+        c.group_end(g);
+    };
+    let hidden = launch(&session(Checks::default()), 0, false, body);
+    assert!(hidden.findings.is_empty());
+    let shown = launch(&session("races,benign".parse().unwrap()), 0, false, body);
+    assert_eq!(
+        kinds(&shown),
+        [(
+            FindingKind::BenignRace,
+            Some(RaceKind::WriteWrite),
+            Some(Scope::IntraGroup)
+        )]
+    );
+}
+
+#[test]
+fn kernel_writes_initialise_for_later_launches() {
+    let s = session(Checks::default());
+    launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Global, OUT, 0, wi(0, 0), 120);
+        c.group_end(g);
+    });
+    let r = launch(&s, 1, false, |c| {
+        let mut g = group(c, 1);
+        read(c, &mut g, Global, OUT, 0, wi(1, 0), 121);
+        c.group_end(g);
+    });
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+}
+
+#[test]
+fn inter_kernel_races_only_between_concurrent_launches() {
+    let first = |c: &LaunchChecker<'_>| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Global, BUF, 0, wi(0, 0), 130);
+        c.group_end(g);
+    };
+    let second = |c: &LaunchChecker<'_>| {
+        let mut g = group(c, 0);
+        read(c, &mut g, Global, BUF, 0, wi(0, 0), 131);
+        c.group_end(g);
+    };
+    let s = session(Checks::default());
+    launch(&s, 0, false, first);
+    let r = launch(&s, 1, true, second);
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::InterKernel)
+        )]
+    );
+    let f = &r.findings[0];
+    assert_eq!(
+        (
+            f.first.as_ref().unwrap().launch,
+            f.second.as_ref().unwrap().launch
+        ),
+        (0, 1)
+    );
+    assert_eq!(f.first.as_ref().unwrap().global_id, Some([0, 0, 0]));
+
+    let s = session(Checks::default());
+    launch(&s, 0, false, first);
+    let r = launch(&s, 1, false, second);
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+    assert_eq!(r.launches.len(), 2);
+}
+
+/// A partial order as a platform gives it: launch `key` follows the launches in `after`.
+struct Follows {
+    key: u64,
+    after: &'static [u64],
+}
+
+impl LaunchOrder for Follows {
+    fn key(&self) -> u64 {
+        self.key
+    }
+    fn follows(&self, key: u64) -> bool {
+        self.after.contains(&key)
+    }
+    fn settled(&self, _: u64) -> bool {
+        false
+    }
+}
+
+#[test]
+fn records_of_ordered_launches_count_as_reset_and_overlapping_ones_race() {
+    let on = |c: &LaunchChecker<'_>, f: &dyn Fn(&LaunchChecker<'_>, &mut GroupState)| {
+        start(c, "k");
+        let mut g = group(c, 0);
+        f(c, &mut g);
+        c.group_end(g);
+        c.launch_end();
+    };
+    let s = session(Checks::default());
+    // Launch 0 writes element 0; launch 1 (ordered after 0, like the next command of the same
+    // queue) writes element 1; launch 2 follows launch 1 only, but by transitivity the
+    // platform also lists 0. Then launch 3 overlaps everything.
+    let orders = [
+        Follows {
+            key: 10,
+            after: &[],
+        },
+        Follows {
+            key: 11,
+            after: &[10],
+        },
+        Follows {
+            key: 12,
+            after: &[10, 11],
+        },
+        Follows {
+            key: 13,
+            after: &[],
+        },
+    ];
+    let c = s.launch(&loc, 0, "serial", &orders[0]);
+    on(&c, &|c, g| {
+        write(c, g, Global, BUF, 0, wi(0, 0), 150);
+        write(c, g, Global, BUF, 8, wi(0, 1), 150);
+    });
+    drop(c);
+    let c = s.launch(&loc, 1, "serial", &orders[1]);
+    on(&c, &|c, g| write(c, g, Global, BUF, 4, wi(0, 0), 151));
+    drop(c);
+    // Ordered after both writers: reading either element is no race, and the records of
+    // launch 0 survived launch 1 (no reset of everything).
+    let c = s.launch(&loc, 2, "serial", &orders[2]);
+    on(&c, &|c, g| {
+        read(c, g, Global, BUF, 0, wi(0, 0), 152);
+        read(c, g, Global, BUF, 4, wi(0, 1), 152);
+    });
+    drop(c);
+    assert!(
+        s.report().findings.is_empty(),
+        "{}",
+        s.report().render_text()
+    );
+    // Launch 3 overlaps all of them: its write of element 0 races with launch 2's read (the
+    // last access recorded there), its read of element 8 with launch 0's write, which only
+    // launch 0 touched: its records outlived the two launches ordered after it.
+    let c = s.launch(&loc, 3, "serial", &orders[3]);
+    on(&c, &|c, g| {
+        write(c, g, Global, BUF, 0, wi(0, 0), 153);
+        read(c, g, Global, BUF, 8, wi(0, 1), 154);
+    });
+    drop(c);
+    let r = s.report();
+    let race = (
+        FindingKind::DataRace,
+        Some(RaceKind::ReadWrite),
+        Some(Scope::InterKernel),
+    );
+    assert_eq!(kinds(&r), [race, race], "{}", r.render_text());
+    let mut firsts: Vec<(u64, Option<i64>)> = r
+        .findings
+        .iter()
+        .map(|f| (f.first.as_ref().unwrap().launch, f.offset))
+        .collect();
+    firsts.sort();
+    assert_eq!(firsts, [(0, Some(8)), (2, Some(0))]);
+}
+
+#[test]
+fn identical_pairs_are_counted_and_each_launch_is_capped() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        for gid in 0..GROUPS as u32 {
+            let mut g = group(c, gid);
+            for l in 0..LOCAL as u32 {
+                // Everyone writes element 0 from the same instruction.
+                write(c, &mut g, Global, OUT, 0, wi(gid, l), 140);
+            }
+            c.group_end(g);
+        }
+    });
+    // 3 intra-group races in each group, and group 1's first write races with group 0's.
+    assert_eq!(
+        r.findings
+            .iter()
+            .map(|f| (f.scope, f.count))
+            .collect::<Vec<_>>(),
+        [(Some(Scope::IntraGroup), 6), (Some(Scope::InterGroup), 1)]
+    );
+    // The same pair in a later launch adds to the count.
+    let r = launch(&s, 1, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Global, OUT, 0, wi(0, 0), 140);
+        write(c, &mut g, Global, OUT, 0, wi(0, 1), 140);
+        c.group_end(g);
+    });
+    assert_eq!(r.findings[0].count, 7);
+
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        for i in 0..150 {
+            write(c, &mut g, Global, OUT, 0, wi(0, i % 2), 1000 + i);
+        }
+        c.group_end(g);
+    });
+    assert_eq!(
+        (r.findings.len(), r.dropped),
+        (shadowcl_shadow::LAUNCH_CAP, 49)
+    );
+}
+
+#[test]
+fn groups_on_several_threads_update_global_records_atomically() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        std::thread::scope(|sc| {
+            for gid in 0..GROUPS as u32 {
+                sc.spawn(move || {
+                    let mut g = group(c, gid);
+                    for l in 0..LOCAL as u32 {
+                        // Disjoint elements per work-item: no race whatever the interleaving.
+                        let off = 4 * (gid * LOCAL as u32 + l) as u64;
+                        for _ in 0..200 {
+                            write(c, &mut g, Global, BUF, off, wi(gid, l), 150);
+                            read(c, &mut g, Global, BUF, off, wi(gid, l), 151);
+                        }
+                    }
+                    c.group_end(g);
+                });
+            }
+        });
+    });
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+    // Only the 256-byte buffer was touched: 8 bytes of shadow per byte.
+    assert_eq!(s.shadow_bytes(), 256 * 8);
+}

@@ -1,0 +1,215 @@
+//! The report model and its files: JSON field names, SARIF structure, text, settings.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn json_report_uses_the_contract_field_names() {
+    let s = session(Checks::default());
+    let r = launch(&s, 3, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 10);
+        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 11);
+        c.group_end(g);
+    });
+    let j = r.to_json();
+    assert_eq!(j["tool"], "shadowcl");
+    assert_eq!(j["version"], env!("CARGO_PKG_VERSION"));
+    let l = &j["launches"][0];
+    assert_eq!(
+        (l["id"].as_u64(), l["kernel"].as_str()),
+        (Some(3), Some("k"))
+    );
+    assert_eq!(l["global_size"], serde_json::json!([8, 1, 1]));
+    assert_eq!(l["local_size"], serde_json::json!([4, 1, 1]));
+    assert_eq!(l["global_offset"], serde_json::json!([0, 0, 0]));
+    assert!(l["schedule"].as_str().unwrap().contains("wg=in-order"));
+    let f = &j["findings"][0];
+    for (k, v) in [
+        ("kind", "data-race"),
+        ("race", "read-write"),
+        ("scope", "intra-group"),
+        ("memory", "local"),
+        ("kernel", "k"),
+        ("buffer", "tile"),
+    ] {
+        assert_eq!(f[k], v, "{k}");
+    }
+    assert_eq!(
+        (
+            f["launch"].as_u64(),
+            f["offset"].as_i64(),
+            f["index"].as_i64(),
+            f["count"].as_u64()
+        ),
+        (Some(3), Some(0), Some(0), Some(1))
+    );
+    for side in ["first", "second"] {
+        let a = &f[side];
+        for key in [
+            "access",
+            "global_id",
+            "local_id",
+            "group_id",
+            "location",
+            "source",
+        ] {
+            assert!(a.get(key).is_some(), "{side}.{key}");
+        }
+        assert_eq!(a["location"]["file"], "kernel.cl");
+        assert_eq!(a["location"]["column"], 5);
+    }
+    assert_eq!(f["first"]["access"], "write");
+    assert_eq!(f["second"]["local_id"], serde_json::json!([1, 0, 0]));
+}
+
+#[test]
+fn sarif_has_the_2_1_0_structure_with_related_locations() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 10);
+        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 11);
+        c.group_end(g);
+    });
+    let v = r.to_sarif();
+    assert_eq!(v["version"], "2.1.0");
+    assert!(v["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
+    let run = &v["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "shadowcl");
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    assert!(rules.iter().any(|r| r["id"] == "data-race"));
+    let res = &run["results"][0];
+    assert_eq!(
+        (res["ruleId"].as_str(), res["level"].as_str()),
+        (Some("data-race"), Some("error"))
+    );
+    assert!(res["message"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("read-write"));
+    let pl = &res["locations"][0]["physicalLocation"];
+    assert_eq!(pl["artifactLocation"]["uri"], "kernel.cl");
+    assert_eq!(
+        (
+            pl["region"]["startLine"].as_u64(),
+            pl["region"]["startColumn"].as_u64()
+        ),
+        (Some(11), Some(5))
+    );
+    let rel = &res["relatedLocations"][0]["physicalLocation"];
+    assert_eq!(rel["region"]["startLine"], 10);
+}
+
+#[test]
+fn text_names_both_accesses_and_quotes_source_lines() {
+    let dir = std::env::temp_dir().join(format!("shadowcl-text-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k.cl");
+    std::fs::write(
+        &file,
+        "kernel void k(local int *t) {\n  t[0] = 1;\n  int x = t[0];\n}\n",
+    )
+    .unwrap();
+    let path: Arc<str> = Arc::from(file.to_str().unwrap());
+    let locate = move |i: InstId| {
+        Some(SourceLoc {
+            file: path.clone(),
+            line: i.0,
+            column: 3,
+        })
+    };
+    let s = session(Checks::default());
+    let c = s.launch(&locate, 0, "serial", &Sequential);
+    start(&c, "k");
+    let mut g = group(&c, 0);
+    for l in 0..3 {
+        write(&c, &mut g, Local, AllocId::local(0), 0, wi(0, l), 2);
+        read(&c, &mut g, Local, AllocId::local(0), 0, wi(0, l + 1), 3);
+    }
+    c.group_end(g);
+    c.launch_end();
+    drop(c);
+    let text = s.take_new_text();
+    assert!(
+        text.contains(
+            "data-race (read-write, intra-group) on local memory `tile` at byte 0 (element 0)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("(3 times)"), "{text}");
+    assert!(
+        text.contains("| t[0] = 1;") && text.contains("| int x = t[0];"),
+        "{text}"
+    );
+    assert!(
+        text.contains("local (0,0,0)") && text.contains("local (1,0,0)"),
+        "{text}"
+    );
+    // Already printed: the next call has nothing new.
+    assert!(s.take_new_text().is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn checks_parse_from_the_environment_syntax() {
+    assert_eq!("none".parse::<Checks>().unwrap(), Checks::none());
+    let c: Checks = "races, uninit".parse().unwrap();
+    assert!(c.races && c.uninit && !c.benign && !c.divergence && !c.bounds);
+    assert!("races,bogus"
+        .parse::<Checks>()
+        .unwrap_err()
+        .contains("bogus"));
+    assert_eq!(Checks::default().list(), "races,divergence,bounds,uninit");
+    let cfg = Config::from_lookup(|k| (k == "SHADOWCL_REPORT").then(|| "r.json".into())).unwrap();
+    assert_eq!(
+        (cfg.checks, cfg.report.as_deref()),
+        (Checks::default(), Some(std::path::Path::new("r.json")))
+    );
+    assert!(Config::from_lookup(|k| (k == "SHADOWCL_CHECKS").then(|| "racez".into())).is_err());
+}
+
+#[test]
+fn write_files_writes_json_and_sarif() {
+    let dir = std::env::temp_dir().join(format!("shadowcl-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = Session::new(Config {
+        checks: Checks::default(),
+        report: Some(dir.join("r.json")),
+        sarif: Some(dir.join("r.sarif")),
+        ..Config::default()
+    });
+    s.write_files().unwrap();
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
+    assert_eq!(j["findings"].as_array().map(Vec::len), Some(0));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("r.sarif")).unwrap()).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn exports_write_each_registered_format_byte_for_byte() {
+    let dir = std::env::temp_dir().join(format!("shadowcl-exports-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = format!(
+        "text={},json={},sarif={}",
+        dir.join("r.txt").display(),
+        dir.join("r.json").display(),
+        dir.join("r.sarif").display()
+    );
+    let config = Config::from_lookup(|k| (k == "SHADOWCL_EXPORT").then(|| list.clone())).unwrap();
+    let s = Session::new(config);
+    s.write_files().unwrap();
+    let r = s.report();
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    assert_eq!(read("r.txt"), r.render_text());
+    let pretty = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap() + "\n";
+    assert_eq!(read("r.json"), pretty(r.to_json()));
+    assert_eq!(read("r.sarif"), pretty(r.to_sarif()));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let bad = Config::from_lookup(|k| (k == "SHADOWCL_EXPORT").then(|| "xml=r.xml".into()));
+    assert!(bad.unwrap_err().contains("text, json, sarif"));
+}
