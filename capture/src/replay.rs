@@ -24,6 +24,10 @@ impl<F> RunLaunch for F where
 {
 }
 
+/// A replayed buffer that differs from the recorded outputs: (argument index, first
+/// differing offset).
+type Mismatch = (u32, u64);
+
 /// How to replay.
 #[derive(Clone, Debug)]
 pub struct ReplayOptions {
@@ -174,39 +178,7 @@ impl Replayer {
         let rd = &self.record;
         let r = &rd.record;
         let mut warnings = Vec::new();
-        // One buffer per alias group, big enough for every view of it.
-        let mut group_len: Vec<u64> = Vec::new();
-        for a in &r.args {
-            if let ArgValueRecord::Buffer {
-                size,
-                group,
-                origin,
-                ..
-            } = &a.value
-            {
-                let g = *group as usize;
-                if group_len.len() <= g {
-                    group_len.resize(g + 1, 0);
-                }
-                let end = origin.checked_add(*size).ok_or_else(|| {
-                    CaptureError::bad(
-                        &rd.dir,
-                        format!("field `args[{}].origin`: origin + size overflows", a.index),
-                    )
-                })?;
-                group_len[g] = group_len[g].max(end);
-            }
-        }
-        let mut buffers: Vec<Option<Arc<Buffer>>> = vec![None; group_len.len()];
-        for (g, len) in group_len.iter().enumerate() {
-            if *len > 0 {
-                let b = Buffer::new(*len as usize).ok_or_else(|| CaptureError::Exec {
-                    path: rd.dir.clone(),
-                    msg: format!("cannot allocate {len} bytes for buffer group {g}"),
-                })?;
-                buffers[g] = Some(b);
-            }
-        }
+        let buffers = self.alias_buffers()?;
         let mut args = Vec::with_capacity(r.args.len());
         for (i, a) in r.args.iter().enumerate() {
             let v = match &a.value {
@@ -277,6 +249,61 @@ impl Replayer {
                 msg: e.to_string(),
             }
         })?;
+        let (outputs, mismatches) = self.read_outputs(&args)?;
+        let allocations = buffers.iter().flatten().map(|b| b.id()).collect();
+        Ok(ReplayOutcome {
+            outputs,
+            stats,
+            warnings,
+            recorded_output_mismatches: mismatches,
+            allocations,
+        })
+    }
+
+    /// One buffer per alias group of the record's arguments, big enough for every view of it.
+    fn alias_buffers(&self) -> Result<Vec<Option<Arc<Buffer>>>> {
+        let rd = &self.record;
+        let r = &rd.record;
+        let mut group_len: Vec<u64> = Vec::new();
+        for a in &r.args {
+            if let ArgValueRecord::Buffer {
+                size,
+                group,
+                origin,
+                ..
+            } = &a.value
+            {
+                let g = *group as usize;
+                if group_len.len() <= g {
+                    group_len.resize(g + 1, 0);
+                }
+                let end = origin.checked_add(*size).ok_or_else(|| {
+                    CaptureError::bad(
+                        &rd.dir,
+                        format!("field `args[{}].origin`: origin + size overflows", a.index),
+                    )
+                })?;
+                group_len[g] = group_len[g].max(end);
+            }
+        }
+        let mut buffers: Vec<Option<Arc<Buffer>>> = vec![None; group_len.len()];
+        for (g, len) in group_len.iter().enumerate() {
+            if *len > 0 {
+                let b = Buffer::new(*len as usize).ok_or_else(|| CaptureError::Exec {
+                    path: rd.dir.clone(),
+                    msg: format!("cannot allocate {len} bytes for buffer group {g}"),
+                })?;
+                buffers[g] = Some(b);
+            }
+        }
+        Ok(buffers)
+    }
+
+    /// Every distinct global buffer view after the run, and where each differs from the
+    /// outputs the record holds: (argument index, first differing offset).
+    fn read_outputs(&self, args: &[ArgValue]) -> Result<(Vec<OutputBuffer>, Vec<Mismatch>)> {
+        let rd = &self.record;
+        let r = &rd.record;
         let mut outputs: Vec<OutputBuffer> = Vec::new();
         let mut seen: Vec<(u32, u64, u64)> = Vec::new();
         let mut mismatches = Vec::new();
@@ -314,14 +341,7 @@ impl Replayer {
                 bytes,
             });
         }
-        let allocations = buffers.iter().flatten().map(|b| b.id()).collect();
-        Ok(ReplayOutcome {
-            outputs,
-            stats,
-            warnings,
-            recorded_output_mismatches: mismatches,
-            allocations,
-        })
+        Ok((outputs, mismatches))
     }
 }
 

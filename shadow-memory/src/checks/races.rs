@@ -138,6 +138,19 @@ impl LaunchChecker<'_> {
         if FIRST && racy | defined != 0 {
             Self::note_first_run(&mut g.seen, a, racy, defined);
         }
+        self.add_findings(g, a, op, conflicts, uninit.filter(|_| want_uninit));
+    }
+
+    /// Turns what one access found into raw findings: the first byte of each race kind it
+    /// is in (when that kind is wanted), and its first uninitialised byte.
+    fn add_findings(
+        &self,
+        g: &mut GroupState,
+        a: &Access<'_>,
+        op: Op,
+        conflicts: [Option<(u64, RaceKind, mar::Conflict)>; 3],
+        uninit: Option<u64>,
+    ) {
         let mut second = Self::here(a.item, Some(a.inst), op.name());
         if let RawSide::Here { group, .. } = &mut second.0 {
             *group = a.by_group;
@@ -174,7 +187,7 @@ impl LaunchChecker<'_> {
                 });
             }
         }
-        if let (Some(off), true) = (uninit, want_uninit) {
+        if let Some(off) = uninit {
             g.raw.add(Raw {
                 key: RawKey {
                     kind: FindingKind::UninitializedRead,
