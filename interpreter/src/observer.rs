@@ -214,6 +214,10 @@ pub trait Observer: Sync {
     fn group_wait(&self, _group: &mut Self::Group, _wait: &GroupWait<'_>) {}
     fn item_end(&self, _group: &mut Self::Group, _item: &WorkItem) {}
     fn fault(&self, _group: &mut Self::Group, _fault: &Fault<'_>) {}
+    /// The watchdog ended the launch (`why`) while these work-items of the group had not
+    /// finished, each at the instruction it was about to run (empty: the group had finished,
+    /// other groups had not started).
+    fn stalled(&self, _group: &mut Self::Group, _why: &str, _running: &[(WorkItem, InstId)]) {}
     fn group_end(&self, _group: Self::Group) {}
     fn launch_end(&self) {}
 }

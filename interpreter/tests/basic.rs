@@ -215,6 +215,67 @@ fn spinning_kernels_end_at_the_time_limit() {
         .is_ok());
 }
 
+/// The watchdog tells the observer which work-items had not finished and where they were:
+/// at the spinning loop, under run-to-barrier, lockstep and a small quantum.
+#[test]
+fn stalled_work_items_are_named_at_their_lines() {
+    use shadowcl_interpreter::{GroupInfo, InstId, Observer, Program, WorkItem};
+    use std::sync::Mutex;
+    struct Stalls<'p> {
+        program: &'p Program,
+        seen: Mutex<Vec<(u64, u32, String)>>,
+    }
+    impl Observer for Stalls<'_> {
+        type Group = ();
+        fn group_start(&self, _g: &GroupInfo) {}
+        fn stalled(&self, _g: &mut (), why: &str, running: &[(WorkItem, InstId)]) {
+            let mut seen = self.seen.lock().unwrap();
+            for (w, inst) in running {
+                // An op the compiler gave no line (a loop header's phi) is at the next line.
+                let line = (inst.0..inst.0 + 16)
+                    .find_map(|i| self.program.location(InstId(i)))
+                    .map_or(0, |l| l.line);
+                seen.push((w.global[0], line, why.to_string()));
+            }
+        }
+    }
+    let src = r#"
+        __kernel void spin(__global volatile int *flag, __global int *out) {
+            int i = 0;
+            while (flag[0] == 0) i++;
+            out[get_global_id(0)] = i;
+        }"#;
+    let p = program(src, "-O2");
+    let (flag, out) = (buf_i32(&[0]), buf_i32(&[0; 8]));
+    for (quantum, parallel) in [(0, true), (1, false), (3, true)] {
+        let l = launch("spin", 1, [8, 1, 1], [4, 1, 1], vec![arg(&flag), arg(&out)]);
+        let schedule = Schedule {
+            quantum,
+            parallel,
+            ..Schedule::default()
+        };
+        let obs = Stalls {
+            program: &p,
+            seen: Mutex::new(Vec::new()),
+        };
+        let r = Device::new(2)
+            .with_time_limit(std::time::Duration::from_millis(200))
+            .run(&p, &l, &schedule, &obs);
+        assert!(matches!(r, Err(ExecError::Aborted(_))), "quantum {quantum}");
+        let mut seen = obs.seen.into_inner().unwrap();
+        seen.sort();
+        // A group that had not started has no items running; each that had, all four.
+        assert!(matches!(seen.len(), 4 | 8), "quantum {quantum}: {seen:?}");
+        for (id, line, why) in &seen {
+            assert_eq!(
+                *line, 4,
+                "quantum {quantum}: item {id} at the loop: {seen:?}"
+            );
+            assert!(why.contains("time limit"), "{why}");
+        }
+    }
+}
+
 /// A work-item's private memory is bounded: a private array past the limit ends the launch
 /// with a message instead of allocating gigabytes per work-item.
 #[test]

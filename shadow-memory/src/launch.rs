@@ -581,6 +581,10 @@ impl Observer for LaunchChecker<'_> {
         self.report_fault(g, f);
     }
 
+    fn stalled(&self, g: &mut GroupState, why: &str, running: &[(WorkItem, InstId)]) {
+        self.report_stall(g, why, running);
+    }
+
     fn group_end(&self, mut g: GroupState) {
         self.end_copies(&mut g);
         self.pass_group_end(&mut g);

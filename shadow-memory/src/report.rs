@@ -20,10 +20,11 @@ pub enum FindingKind {
     MisalignedAccess,
     InvalidAccess,
     ChecksDegraded,
+    Hang,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 11] = [
+    pub const ALL: [FindingKind; 12] = [
         FindingKind::DataRace,
         FindingKind::BenignRace,
         FindingKind::BarrierDivergence,
@@ -35,6 +36,7 @@ impl FindingKind {
         FindingKind::MisalignedAccess,
         FindingKind::InvalidAccess,
         FindingKind::ChecksDegraded,
+        FindingKind::Hang,
     ];
 
     pub fn name(self) -> &'static str {
@@ -50,6 +52,7 @@ impl FindingKind {
             FindingKind::MisalignedAccess => "misaligned-access",
             FindingKind::InvalidAccess => "invalid-access",
             FindingKind::ChecksDegraded => "checks-degraded",
+            FindingKind::Hang => "hang",
         }
     }
 
@@ -67,6 +70,15 @@ impl FindingKind {
             FindingKind::MisalignedAccess => "Load, store or atomic at an address that is not a multiple of its type's alignment",
             FindingKind::InvalidAccess => "Kernel write to memory created read-only, or read of memory created write-only",
             FindingKind::ChecksDegraded => "Part of a launch went unchecked because a limit was reached (shadow memory budget, work-items per launch)",
+            FindingKind::Hang => "The launch ran past its time limit: the work-items that had not finished, and where they were",
+        }
+    }
+
+    /// What a finding's count counts: occurrences, or for a hang the work-items stopped.
+    fn counted(self) -> &'static str {
+        match self {
+            FindingKind::Hang => "work-items",
+            _ => "times",
         }
     }
 
@@ -402,7 +414,7 @@ impl Report {
                 let mut r = json!({
                     "ruleId": f.kind.name(),
                     "level": f.kind.level(),
-                    "message": { "text": format!("{} ({} times)", f.headline(), f.count) },
+                    "message": { "text": format!("{} ({} {})", f.headline(), f.count, f.kind.counted()) },
                     "occurrenceCount": f.count,
                 });
                 let second = f.second.as_ref().and_then(|s| s.location.as_ref());
@@ -450,7 +462,7 @@ pub fn render_findings(findings: &[Finding], dropped: u64) -> String {
         let times = if f.count == 1 {
             String::new()
         } else {
-            format!(" ({} times)", f.count)
+            format!(" ({} {})", f.count, f.kind.counted())
         };
         let _ = writeln!(out, "shadowcl: {}{times}", f.headline());
         for (label, side) in [("first", &f.first), ("second", &f.second)] {

@@ -286,6 +286,14 @@ fn every_kind() -> Report {
             )
         },
         Finding {
+            second: Some(side("running", Some(0), loc(SOURCE, 90, 3), "reduce")),
+            count: 64,
+            ..finding(
+                FindingKind::Hang,
+                "time limit of 1.0 s exceeded (SHADOWCL_TIMEOUT): work-items had not finished",
+            )
+        },
+        Finding {
             memory: Some(AddressSpace::Global),
             buffer: Some("in".into()),
             ..finding(

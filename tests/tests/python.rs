@@ -13,10 +13,16 @@ fn run_pyopencl_script(test: &str, script: &str, pass_line: &str) {
     run_pyopencl_script_with(test, script, pass_line, &[]);
 }
 
-/// [`run_pyopencl_script`] with extra environment variables for the script.
-fn run_pyopencl_script_with(test: &str, script: &str, pass_line: &str, envs: &[(&str, &str)]) {
+/// [`run_pyopencl_script`] with extra environment variables for the script; false when the
+/// test was skipped.
+fn run_pyopencl_script_with(
+    test: &str,
+    script: &str,
+    pass_line: &str,
+    envs: &[(&str, &str)],
+) -> bool {
     let Some(icd) = Icd::shadowcl_and_pocl(test) else {
-        return;
+        return false;
     };
     let probe = run(
         {
@@ -31,7 +37,7 @@ fn run_pyopencl_script_with(test: &str, script: &str, pass_line: &str, envs: &[(
             test,
             "/usr/bin/python3 cannot import pyopencl and numpy (apt-get install python3-pyopencl python3-numpy)",
         );
-        return;
+        return false;
     }
     let mut cmd = icd.command(PYTHON);
     // No cache: every run compiles through ShadowCL. No PYTHONPATH/PYTHONHOME: the
@@ -45,6 +51,7 @@ fn run_pyopencl_script_with(test: &str, script: &str, pass_line: &str, envs: &[(
     let o = run(cmd, TIMEOUT);
     o.assert_success();
     assert!(o.stdout.contains(pass_line), "{}", o.describe());
+    true
 }
 
 #[test]
@@ -65,14 +72,53 @@ fn pyopencl_images_on_shadowcl() {
     );
 }
 
-/// The watchdog through the loader: a spinning kernel's event fails at SHADOWCL_TIMEOUT and
-/// the application goes on (issue #15 item 3).
+/// The watchdog through the loader: a spinning kernel's event fails at SHADOWCL_TIMEOUT, the
+/// application goes on, and the report has a `hang` finding naming the line the work-items
+/// were spinning at (issue #15 item 3).
 #[test]
 fn pyopencl_spinning_kernel_ends_at_the_timeout() {
-    run_pyopencl_script_with(
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    let ran = run_pyopencl_script_with(
         "pyopencl_spinning_kernel_ends_at_the_timeout",
         "watchdog.py",
         "pyopencl watchdog: PASS on ShadowCL",
-        &[("SHADOWCL_TIMEOUT", "1")],
+        &[
+            ("SHADOWCL_TIMEOUT", "1"),
+            ("SHADOWCL_REPORT", report.to_str().expect("utf-8 path")),
+        ],
+    );
+    if !ran {
+        return;
+    }
+    let text = std::fs::read_to_string(&report).expect("the report is written at exit");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON report");
+    let hangs: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["kind"] == "hang")
+        .collect();
+    assert_eq!(hangs.len(), 1, "one hang, at the loop: {text}");
+    let h = hangs[0];
+    assert_eq!(h["kernel"], "spin", "{text}");
+    assert_eq!(
+        h["second"]["location"]["line"], 4,
+        "the spinning line: {text}"
+    );
+    assert!(
+        h["second"]["source"]
+            .as_str()
+            .is_some_and(|s| s.contains("while")),
+        "{text}"
+    );
+    // Both groups spin when two workers run them; one when a single worker does.
+    let count = h["count"].as_u64().unwrap_or(0);
+    assert!(count == 4 || count == 8, "{text}");
+    assert!(
+        h["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("time limit")),
+        "{text}"
     );
 }

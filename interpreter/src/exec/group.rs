@@ -8,7 +8,7 @@ use super::dispatch::run_turns;
 use super::launch::Lx;
 use super::lockstep;
 use super::state::{alloca, Gx, Item, LocalMem, Scratch};
-use crate::observer::{GroupInfo, Observer, Release, WorkItem};
+use crate::observer::{GroupInfo, InstId, Observer, Release, WorkItem};
 use crate::schedule::Order;
 use crate::ExecError;
 
@@ -77,6 +77,8 @@ pub(super) fn run_group<O: Observer>(
     ordered(order, lx.wi_order, &mut rng);
     let mut result = Ok(());
     let mut executed = 0u64;
+    // Where the group's unfinished items were when a watchdog stopped lockstep.
+    let mut running: Vec<(WorkItem, InstId)> = Vec::new();
     let mut lockstep_at = lockstep_ok.then(|| {
         lockstep::init_regs(lx, lanes, n);
         lockstep::Pos {
@@ -99,7 +101,11 @@ pub(super) fn run_group<O: Observer>(
                 &mut at,
                 &mut executed,
             ) {
-                lockstep::LsStop::Done | lockstep::LsStop::Stopped => break 'outer,
+                lockstep::LsStop::Done => break 'outer,
+                lockstep::LsStop::Stopped => {
+                    running = lockstep::running(lx, &at, &wis[..n]);
+                    break 'outer;
+                }
                 lockstep::LsStop::Scatter => {
                     if !prepared {
                         prepare_items(lx, &mut pool[..n], wis);
@@ -108,6 +114,7 @@ pub(super) fn run_group<O: Observer>(
                     lockstep::scatter(lx, lanes, &mut pool[..n], &at)
                 }
                 lockstep::LsStop::Abort(m) => {
+                    running = lockstep::running(lx, &at, &wis[..n]);
                     result = Err(ExecError::Aborted(m));
                     break 'outer;
                 }
@@ -154,6 +161,21 @@ pub(super) fn run_group<O: Observer>(
     match lx.watchdog(&mut executed) {
         Some(why) if result.is_ok() => result = Err(ExecError::Aborted(why)),
         _ => {}
+    }
+    if let (true, Some(why)) = (O::ENABLED, lx.stalled.get()) {
+        // The watchdog ended the launch: say which items had not finished, and where.
+        if running.is_empty() && prepared {
+            running = pool[..n]
+                .iter()
+                .filter(|it| !it.st.done)
+                .map(|it| (it.st.wi, InstId(lx.code.inst_of[it.st.pc as usize])))
+                .collect();
+        }
+        // A group that finished while another stopped the launch has nothing to say; one
+        // whose own end found the launch over its limit says so without items.
+        if !running.is_empty() || result.is_err() {
+            lx.obs.stalled(&mut gx.obs, why, &running);
+        }
     }
     *locals = gx.locals;
     lx.obs.group_end(gx.obs);

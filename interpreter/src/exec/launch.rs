@@ -4,7 +4,7 @@
 //! answers.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
@@ -64,6 +64,8 @@ pub(super) struct Lx<'a, O: Observer> {
     pub(super) limit: Option<u64>,
     /// When the launch must have ended, and the time limit that says so.
     pub(super) deadline: Option<(Instant, Duration)>,
+    /// Why the watchdog ended the launch, once it has.
+    pub(super) stalled: OnceLock<String>,
     pub(super) count_all: bool,
     /// A second run of a launch (see [`Device::run_again`]): printf prints nothing.
     pub(super) quiet: bool,
@@ -78,6 +80,12 @@ impl<O: Observer> Lx<'_, O> {
     /// The watchdog: adds `executed` to the launch's count and says why the launch must stop,
     /// if it must. The clock is read once per 2^16 instructions of the launch, not per call.
     pub(super) fn watchdog(&self, executed: &mut u64) -> Option<String> {
+        let why = self.limit_passed(executed)?;
+        let _ = self.stalled.set(why.clone());
+        Some(why)
+    }
+
+    fn limit_passed(&self, executed: &mut u64) -> Option<String> {
         let n = std::mem::take(executed);
         let before = self.instructions.fetch_add(n, Ordering::Relaxed);
         let total = before + n;
@@ -232,6 +240,7 @@ impl Device {
             seed: schedule.seed,
             limit: self.limit,
             deadline: self.time_limit.map(|d| (Instant::now() + d, d)),
+            stalled: OnceLock::new(),
             count_all: self.count_all,
             quiet: variables.is_some(),
         };

@@ -9,8 +9,14 @@ pub(super) type FnUses = (HashSet<Word>, HashSet<u32>, u64);
 /// Phis of one block: (result, [(value, predecessor)]).
 pub(super) type Phis = Vec<(Word, Vec<(Word, Word)>)>;
 
-/// An edge stub: its moves `(dst, src, lanes)` and the block key it continues to.
-pub(super) type Stub = (Vec<(u32, u32, u32)>, u32);
+/// An edge stub: the phi moves `(dst, src, lanes)` of one edge, the block key it continues
+/// to, and the branch it belongs to (its ops report that instruction's source line: a
+/// work-item stopped on a loop's back edge is at the loop, not at the function's end).
+pub(super) struct Stub {
+    moves: Vec<(u32, u32, u32)>,
+    to: u32,
+    inst: u32,
+}
 
 /// Per-function lowering state.
 pub(super) struct Fx<'a, 'm> {
@@ -161,7 +167,11 @@ impl<'a, 'm> Fx<'a, 'm> {
         if mv.is_empty() {
             return Ok(k);
         }
-        self.stubs.push((mv, k));
+        self.stubs.push(Stub {
+            moves: mv,
+            to: k,
+            inst: self.cur_inst,
+        });
         Ok(self.nblocks + self.stubs.len() as u32 - 1)
     }
     /// Element bits of a scalar or vector operand type.
@@ -423,10 +433,11 @@ fn lower_blocks(fx: &mut Fx, f: &rspirv::dr::Function) -> R<Vec<u32>> {
         }
     }
     let stubs = std::mem::take(&mut fx.stubs);
-    for (mv, k) in stubs {
+    for stub in stubs {
         key_pc.push(fx.md.code.ops.len() as u32);
-        fx.emit_moves(&mv);
-        fx.emit(Op::Br { t: k });
+        fx.cur_inst = stub.inst;
+        fx.emit_moves(&stub.moves);
+        fx.emit(Op::Br { t: stub.to });
     }
     Ok(key_pc)
 }

@@ -5,4 +5,5 @@ pub(crate) mod access_rules;
 mod async_copy;
 mod bounds;
 mod divergence;
+mod hang;
 pub(crate) mod races;

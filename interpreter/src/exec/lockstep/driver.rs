@@ -154,12 +154,17 @@ pub(in crate::exec) fn run<O: Observer>(
                 Flow::Jump(t) => {
                     pc = t;
                     if let Some(s) = watchdog(lx, executed) {
+                        // Where the lanes stopped, for the watchdog's report.
+                        ls.pos.pc = pc;
+                        ls.pos.lanes.clear();
                         return s;
                     }
                 }
                 Flow::Barrier => {
                     pc += 1;
                     if let Some(s) = release(&mut ls, rng, Release::AllArrived, executed) {
+                        ls.pos.pc = pc;
+                        ls.pos.lanes.clear();
                         return s;
                     }
                 }
@@ -183,7 +188,16 @@ pub(in crate::exec) fn run<O: Observer>(
         }
         match diverged(&mut ls, &mut st, rng, executed) {
             Ok(at) => pc = at,
-            Err(s) => return s,
+            Err(s) => {
+                // Where each lane stopped, for the watchdog's report.
+                ls.pos.lanes = st
+                    .lpc
+                    .iter()
+                    .copied()
+                    .zip(st.state.iter().copied())
+                    .collect();
+                return s;
+            }
         }
     }
 }
@@ -238,6 +252,9 @@ fn diverged<O: Observer>(
                     Flow::Jump(t) => {
                         here = t;
                         if let Some(s) = watchdog(lx, executed) {
+                            for &l in &lanes {
+                                st.lpc[l] = here;
+                            }
                             break Some(s);
                         }
                     }

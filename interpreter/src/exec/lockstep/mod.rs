@@ -30,7 +30,7 @@ use super::access::Mx;
 use super::launch::Lx;
 use super::state::{Frame, Gx, Priv};
 use crate::ir::Op;
-use crate::observer::{Observer, WorkItem};
+use crate::observer::{InstId, Observer, WorkItem};
 
 /// Why a lockstep turn ended.
 pub(super) enum LsStop {
@@ -348,4 +348,22 @@ fn exec<O: Observer>(
         | Op::Trap => return Flow::Scatter,
     }
     Flow::Next
+}
+
+/// The group's unfinished work-items at `at`, each at the op it was about to run (the
+/// watchdog names them).
+pub(super) fn running<O: Observer>(
+    lx: &Lx<'_, O>,
+    at: &Pos,
+    wis: &[WorkItem],
+) -> Vec<(WorkItem, InstId)> {
+    let inst = |pc: usize| InstId(lx.code.inst_of.get(pc).copied().unwrap_or(0));
+    if at.lanes.is_empty() {
+        return wis.iter().map(|w| (*w, inst(at.pc))).collect();
+    }
+    wis.iter()
+        .zip(&at.lanes)
+        .filter(|(_, &(_, state))| state != DONE)
+        .map(|(w, &(pc, _))| (*w, inst(pc)))
+        .collect()
 }
