@@ -143,6 +143,7 @@ impl LaunchChecker<'_> {
 
     /// Turns what one access found into raw findings: the first byte of each race kind it
     /// is in (when that kind is wanted), and its first uninitialised byte.
+    #[inline(always)]
     fn add_findings(
         &self,
         g: &mut GroupState,
