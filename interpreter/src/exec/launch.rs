@@ -257,7 +257,10 @@ impl Device {
             });
         }
         let order = GroupOrder::new(schedule.wg_order, geo.total_groups, schedule.seed);
-        run_groups(&lx, &order, self.threads_for(schedule, geo.total_groups));
+        let threads = self.threads_for(schedule);
+        let workers = threads.min(geo.total_groups.max(1) as usize);
+        let pool = (workers > 1).then(|| self.pool(threads)).flatten();
+        run_groups(&lx, &order, workers, pool);
         if O::ENABLED {
             observer.launch_end();
         }
@@ -287,9 +290,25 @@ impl Device {
         Ok(())
     }
 
+    /// The device's worker threads, started at its first parallel launch and kept (starting
+    /// two threads per launch cost five times what 5,000 small launches themselves took);
+    /// `None` when the pool has fewer than `threads` (a schedule asked for more).
+    fn pool(&self, threads: usize) -> Option<&rayon_core::ThreadPool> {
+        self.pool
+            .get_or_init(|| {
+                rayon_core::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .thread_name(|i| format!("shadowcl-worker-{i}"))
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+            .filter(|p| p.current_num_threads() >= threads)
+    }
+
     /// Worker threads for a launch: the schedule's choice, else the device's, else every
-    /// core; one when the schedule runs groups serially, never more than there are groups.
-    fn threads_for(&self, schedule: &Schedule, total_groups: u64) -> usize {
+    /// core; one when the schedule runs groups serially.
+    fn threads_for(&self, schedule: &Schedule) -> usize {
         if !schedule.parallel {
             1
         } else if schedule.threads > 0 {
@@ -299,7 +318,7 @@ impl Device {
         } else {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         }
-        .clamp(1, total_groups.max(1) as usize)
+        .max(1)
     }
 }
 
@@ -583,7 +602,14 @@ fn param_init(
 
 /// Runs the work-groups of `order` on `threads` workers, each taking the next group not
 /// yet taken. The first error is kept in `lx.error` and stops the launch.
-fn run_groups<O: Observer>(lx: &Lx<O>, order: &GroupOrder, threads: usize) {
+/// Runs every group on `threads` workers: the device's pool when it has one, else threads
+/// started for this launch.
+fn run_groups<O: Observer>(
+    lx: &Lx<O>,
+    order: &GroupOrder,
+    threads: usize,
+    pool: Option<&rayon_core::ThreadPool>,
+) {
     let next = AtomicU64::new(0);
     let worker = || {
         let mut scratch = Scratch::default();
@@ -614,6 +640,12 @@ fn run_groups<O: Observer>(lx: &Lx<O>, order: &GroupOrder, threads: usize) {
     };
     if threads == 1 {
         worker();
+    } else if let Some(pool) = pool {
+        pool.scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|_| worker());
+            }
+        });
     } else {
         std::thread::scope(|s| {
             for _ in 0..threads {

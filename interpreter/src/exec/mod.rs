@@ -30,6 +30,8 @@ mod texels;
 #[derive(Debug)]
 pub struct Device {
     threads: usize,
+    /// Worker threads, started at the first parallel launch (see `Device::pool`).
+    pool: std::sync::OnceLock<Option<rayon_core::ThreadPool>>,
     limit: Option<u64>,
     time_limit: Option<std::time::Duration>,
     count_all: bool,
@@ -45,6 +47,7 @@ impl Device {
     pub fn new(threads: usize) -> Device {
         Device {
             threads,
+            pool: std::sync::OnceLock::new(),
             limit: None,
             time_limit: None,
             count_all: false,
