@@ -164,6 +164,52 @@ fn finding(kind: FindingKind, message: &str) -> Finding {
     }
 }
 
+/// The memory-error and limit kinds of [`every_kind`]: misaligned and invalid accesses, a
+/// hang, checks degraded by a limit.
+fn memory_and_limit_findings() -> Vec<Finding> {
+    vec![
+        Finding {
+            memory: Some(AddressSpace::Global),
+            buffer: Some("in".into()),
+            offset: Some(2),
+            index: Some(0),
+            second: Some(side("read", Some(0), loc(SOURCE, 70, 9), "reduce")),
+            ..finding(
+                FindingKind::MisalignedAccess,
+                "4-byte read at offset 2, which needs 4-byte alignment",
+            )
+        },
+        Finding {
+            memory: Some(AddressSpace::Global),
+            buffer: Some("in".into()),
+            offset: Some(0),
+            index: Some(0),
+            second: Some(side("write", Some(0), loc(SOURCE, 80, 5), "reduce")),
+            count: 16,
+            ..finding(
+                FindingKind::InvalidAccess,
+                "write to memory the host created CL_MEM_READ_ONLY",
+            )
+        },
+        Finding {
+            second: Some(side("running", Some(0), loc(SOURCE, 90, 3), "reduce")),
+            count: 64,
+            ..finding(
+                FindingKind::Hang,
+                "time limit of 1.0 s exceeded (SHADOWCL_TIMEOUT): work-items had not finished",
+            )
+        },
+        Finding {
+            memory: Some(AddressSpace::Global),
+            buffer: Some("in".into()),
+            ..finding(
+                FindingKind::ChecksDegraded,
+                "the shadow memory budget of 64 MiB (SHADOWCL_SHADOW_LIMIT) was reached",
+            )
+        },
+    ]
+}
+
 /// A report with a finding of every kind, in the shapes the checkers produce: races with
 /// both sides located, with an unidentified first side, and across kernels; locations at
 /// line/column 0 (unknown); findings with no location at all.
@@ -180,7 +226,7 @@ fn every_kind() -> Report {
         count,
         ..finding(FindingKind::DataRace, "")
     };
-    let findings = vec![
+    let mut findings = vec![
         race(
             RaceKind::ReadWrite,
             Scope::IntraGroup,
@@ -263,45 +309,6 @@ fn every_kind() -> Report {
             )
         },
         Finding {
-            memory: Some(AddressSpace::Global),
-            buffer: Some("in".into()),
-            offset: Some(2),
-            index: Some(0),
-            second: Some(side("read", Some(0), loc(SOURCE, 70, 9), "reduce")),
-            ..finding(
-                FindingKind::MisalignedAccess,
-                "4-byte read at offset 2, which needs 4-byte alignment",
-            )
-        },
-        Finding {
-            memory: Some(AddressSpace::Global),
-            buffer: Some("in".into()),
-            offset: Some(0),
-            index: Some(0),
-            second: Some(side("write", Some(0), loc(SOURCE, 80, 5), "reduce")),
-            count: 16,
-            ..finding(
-                FindingKind::InvalidAccess,
-                "write to memory the host created CL_MEM_READ_ONLY",
-            )
-        },
-        Finding {
-            second: Some(side("running", Some(0), loc(SOURCE, 90, 3), "reduce")),
-            count: 64,
-            ..finding(
-                FindingKind::Hang,
-                "time limit of 1.0 s exceeded (SHADOWCL_TIMEOUT): work-items had not finished",
-            )
-        },
-        Finding {
-            memory: Some(AddressSpace::Global),
-            buffer: Some("in".into()),
-            ..finding(
-                FindingKind::ChecksDegraded,
-                "the shadow memory budget of 64 MiB (SHADOWCL_SHADOW_LIMIT) was reached",
-            )
-        },
-        Finding {
             buffer: Some("out".into()),
             offset: Some(0),
             index: Some(0),
@@ -311,6 +318,7 @@ fn every_kind() -> Report {
             )
         },
     ];
+    findings.extend(memory_and_limit_findings());
     let launch = |id, kernel: &str| LaunchSummary {
         id,
         kernel: kernel.into(),
