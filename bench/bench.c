@@ -105,9 +105,11 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
     fprintf(stderr, "build failed:\n%s\n", log);
     exit(1);
   }
-  /* `launches`: 10,000 launches of a small vadd per repetition (report cost per launch). */
+  /* `launches`: 10,000 launches of a small vadd per repetition (report cost per launch).
+     `vadd:N`: one vadd of 2^N elements, not divided by the scale (growth with the work). */
   int many = !strcmp(app, "launches");
-  cl_kernel k = clCreateKernel(prog, many ? "vadd" : app, &err); CHECK(err);
+  int sized = !strncmp(app, "vadd:", 5);
+  cl_kernel k = clCreateKernel(prog, many || sized ? "vadd" : app, &err); CHECK(err);
   size_t n = 0;
   b->dims = 1;
   b->launches = 1;
@@ -116,6 +118,11 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
     n = 256;
     b->gsz[0] = n; b->lsz[0] = 64;
     b->launches = 10000 / scale;
+  } else if (sized) {
+    int bits = atoi(app + 5);
+    if (bits < 8 || bits > 28) { fprintf(stderr, "vadd:N needs 8 <= N <= 28\n"); exit(2); }
+    n = (size_t)1 << bits;
+    b->gsz[0] = n; b->lsz[0] = 256;
   } else if (!strcmp(app, "vadd") || !strcmp(app, "reduce")) {
     n = (1u << 20) / scale;
     b->gsz[0] = n; b->lsz[0] = 256;
@@ -131,7 +138,7 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
   cl_mem bc = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * 4, NULL, &err); CHECK(err);
   free(a);
   free(bv);
-  if (!strcmp(app, "vadd") || many) {
+  if (!strcmp(app, "vadd") || many || sized) {
     CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bb, &bb));
     CHECK(clSetKernelArg(k, 2, sizeof bc, &bc)); b->out_elems = n;
   } else if (!strcmp(app, "matmul")) {
