@@ -344,6 +344,51 @@ impl Session {
         }
     }
 
+    /// One line for the end of a run: findings by kind, launches, where the reports are.
+    /// `None` before any launch was checked.
+    pub fn summary(&self) -> Option<String> {
+        let st = self.state.lock();
+        if st.launches.is_empty() {
+            return None;
+        }
+        let mut by_kind: Vec<(FindingKind, usize)> = Vec::new();
+        for f in &st.findings {
+            match by_kind.iter_mut().find(|(k, _)| *k == f.kind) {
+                Some((_, n)) => *n += 1,
+                None => by_kind.push((f.kind, 1)),
+            }
+        }
+        let launches = st.launches.len();
+        let plural =
+            |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+        let launched = format!("{launches} {}", plural(launches, "launch", "launches"));
+        let mut line = match st.findings.len() {
+            0 => format!("shadowcl: no findings in {launched}"),
+            n => format!(
+                "shadowcl: {n} {} ({}) in {launched}",
+                plural(n, "finding", "findings"),
+                by_kind
+                    .iter()
+                    .map(|(k, n)| format!("{} {n}", k.name()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+        };
+        if st.dropped > 0 {
+            line.push_str(&format!(", {} more not listed", st.dropped));
+        }
+        let files: Vec<String> = self
+            .config
+            .files()
+            .iter()
+            .map(|(_, p)| p.display().to_string())
+            .collect();
+        if !files.is_empty() {
+            line.push_str(&format!("; report: {}", files.join(", ")));
+        }
+        Some(line)
+    }
+
     /// Bytes of global-memory shadow allocated (8 per byte of each touched 4 KiB page).
     pub fn shadow_bytes(&self) -> usize {
         self.shadows

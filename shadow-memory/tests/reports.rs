@@ -213,3 +213,45 @@ fn exports_write_each_registered_format_byte_for_byte() {
     let bad = Config::from_lookup(|k| (k == "SHADOWCL_EXPORT").then(|| "xml=r.xml".into()));
     assert!(bad.unwrap_err().contains("text, json, sarif"));
 }
+
+/// The line printed at exit: findings by kind, launches, report files; nothing before any
+/// launch.
+#[test]
+fn summary_line_counts_findings_by_kind_and_names_the_reports() {
+    let s = session(Checks::default());
+    assert_eq!(s.summary(), None);
+    launch(&s, 0, false, |c| {
+        let g = group(c, 0);
+        c.group_end(g);
+    });
+    assert_eq!(
+        s.summary().as_deref(),
+        Some("shadowcl: no findings in 1 launch")
+    );
+    launch(&s, 1, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 10);
+        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 11);
+        c.group_end(g);
+    });
+    let line = s.summary().unwrap();
+    assert_eq!(
+        line, "shadowcl: 1 finding (data-race 1) in 2 launches",
+        "{line}"
+    );
+    // Named, not written: the summary only says where the report goes.
+    let path = std::env::temp_dir().join("shadowcl-summary-test-r.json");
+    let with_files = Session::new(Config {
+        report: Some(path.clone()),
+        ..Config::default()
+    });
+    launch(&with_files, 0, false, |c| {
+        let g = group(c, 0);
+        c.group_end(g);
+    });
+    let line = with_files.summary().unwrap();
+    assert!(
+        line.ends_with(&format!("; report: {}", path.display())),
+        "{line}"
+    );
+}

@@ -145,6 +145,22 @@ fn racy_reduction_reports_local_race_on_shadowcl() {
         lines.contains(&Some(8)),
         "neither access is on line 8 (scratch[l] += scratch[l + k]): {race:#}"
     );
+    // At exit, one line sums the run up: findings by kind, launches, the report's path.
+    let summary = o
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("shadowcl: ") && l.contains(" finding") && l.contains("; report: "))
+        .unwrap_or_else(|| panic!("no summary line\n{}", o.describe()));
+    let n = f.len();
+    assert!(
+        summary.starts_with(&format!("shadowcl: {n} finding")),
+        "{summary}"
+    );
+    assert!(summary.contains("data-race "), "{summary}");
+    assert!(
+        summary.ends_with(&format!("; report: {}", report.display())),
+        "{summary}"
+    );
 }
 
 #[test]

@@ -90,6 +90,9 @@ extern "C" fn write_reports_at_exit() {
             if let Err(e) = s.write_files() {
                 eprintln!("ShadowCL: could not write the report: {e}");
             }
+            if let Some(line) = s.summary() {
+                eprintln!("{line}");
+            }
         }
     });
 }
