@@ -53,6 +53,10 @@ pub struct RunArgs {
     /// Run work-groups one after another (deterministic schedules).
     #[arg(long)]
     pub serial: bool,
+    /// Folder(s) of the application's kernel files: reports name them and their lines
+    /// instead of the cache's copy of the program [default: the working directory].
+    #[arg(long, value_name = "DIR")]
+    pub source_dir: Vec<PathBuf>,
     /// Seconds a kernel launch may run before the watchdog ends it (its event fails, the
     /// application goes on); `off` for none [default: $SHADOWCL_TIMEOUT, else 300].
     #[arg(long, value_name = "SECONDS")]
@@ -206,6 +210,17 @@ fn child_env(args: &RunArgs, report: &Path) -> Vec<(&'static str, String)> {
                 args.capture.as_ref().map(|p| p.display().to_string()),
             ),
             opt("SHADOWCL_FORWARD", args.forward.clone()),
+            opt(
+                "SHADOWCL_SOURCE_DIR",
+                (!args.source_dir.is_empty()).then(|| {
+                    args.source_dir
+                        .iter()
+                        .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone()))
+                        .map(|d| d.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(":")
+                }),
+            ),
             opt(
                 "SHADOWCL_TIMEOUT",
                 args.timeout.clone().or_else(|| {

@@ -217,7 +217,10 @@ impl LaunchChecker<'_> {
         let mut raws = std::mem::take(&mut *self.raw.lock()).list;
         raws.sort_by(|a, b| a.key.cmp(&b.key));
         let mut st = self.session.state.lock();
-        let mut findings: Vec<Finding> = raws.iter().map(|r| self.resolve(&st, ls, r)).collect();
+        let mut findings: Vec<Finding> = raws
+            .iter()
+            .map(|r| self.session.in_user_files(self.resolve(&st, ls, r)))
+            .collect();
         // Identified races first, so unidentified ones of the same pair fold into them.
         findings.sort_by_key(Finding::first_unidentified);
         let mut new = 0;

@@ -61,6 +61,7 @@ mod raw;
 mod report;
 mod session;
 mod shadow;
+mod sources;
 
 pub use export::{exporter, exporter_names, parse_exports, Exporter, Json, Sarif, Text, EXPORTERS};
 pub use group::GroupState;
@@ -172,6 +173,9 @@ pub struct Config {
     pub shadow_limit: Option<u64>,
     /// `SHADOWCL_EXPORT`: more report files, as (registered format name, path).
     pub exports: Vec<(String, PathBuf)>,
+    /// `SHADOWCL_SOURCE_DIR` (`:`-separated): where the application's kernel files are, so
+    /// reports name them instead of the cache's copy; empty: the working directory.
+    pub source_dirs: Vec<PathBuf>,
 }
 
 /// The shadow budget when none is set: half the machine's memory (8 GiB when unknown).
@@ -229,6 +233,14 @@ impl Config {
                 }
                 _ => None,
             },
+            source_dirs: get("SHADOWCL_SOURCE_DIR")
+                .map(|v| {
+                    v.split(':')
+                        .filter(|d| !d.is_empty())
+                        .map(PathBuf::from)
+                        .collect()
+                })
+                .unwrap_or_default(),
             exports: match get("SHADOWCL_EXPORT") {
                 Some(v) => parse_exports(&v)
                     .map_err(|e| format!("SHADOWCL_EXPORT={v}: {e}"))?

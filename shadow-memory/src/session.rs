@@ -5,6 +5,7 @@ use crate::launch::{Geometry, LaunchChecker};
 use crate::raw::RawSet;
 use crate::report::{self, Finding, FindingKind, LaunchSummary, Report};
 use crate::shadow::{Shadow, ShadowBudget};
+use crate::sources::SourceMap;
 use crate::{default_shadow_limit, Checks, Config};
 use parking_lot::{Mutex, RwLock};
 use shadowcl_interpreter::{AddressSpace, Alignments, AllocId, InstId, Program, SourceLoc};
@@ -158,6 +159,8 @@ pub struct Session {
     pub(crate) config: Config,
     pub(crate) shadows: RwLock<HashMap<AllocId, Arc<Shadow>>>,
     pub(crate) budget: Arc<ShadowBudget>,
+    /// Maps the cache's copies of program sources back to the user's files.
+    sources: SourceMap,
     /// Memory objects over each allocation that kernels may not both read and write.
     pub(crate) views: RwLock<HashMap<AllocId, Vec<View>>>,
     pub(crate) state: Mutex<State>,
@@ -170,10 +173,16 @@ pub struct Session {
 impl Session {
     pub fn new(config: Config) -> Session {
         let budget = ShadowBudget::new(config.shadow_limit.unwrap_or_else(default_shadow_limit));
+        let roots = if config.source_dirs.is_empty() {
+            std::env::current_dir().into_iter().collect()
+        } else {
+            config.source_dirs.clone()
+        };
         Session {
             config,
             shadows: RwLock::new(HashMap::new()),
             budget,
+            sources: SourceMap::new(roots),
             views: RwLock::new(HashMap::new()),
             written: Mutex::new(None),
             spares: Mutex::new(Vec::new()),
@@ -305,8 +314,20 @@ impl Session {
         }
     }
 
+    /// `f` with its locations in the user's own files where their lines came from (see
+    /// `sources.rs`).
+    pub(crate) fn in_user_files(&self, mut f: Finding) -> Finding {
+        for side in [&mut f.first, &mut f.second].into_iter().flatten() {
+            if let Some(l) = &side.location {
+                side.location = Some(self.sources.locate(l));
+            }
+        }
+        f
+    }
+
     /// Adds a finding made elsewhere (e.g. schedule-dependent output from the amplifier).
     pub fn add_finding(&self, f: Finding) {
+        let f = self.in_user_files(f);
         let mut st = self.state.lock();
         let mut new = 0;
         Self::merge_locked(&mut st, f, &mut new);

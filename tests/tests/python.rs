@@ -122,3 +122,50 @@ fn pyopencl_spinning_kernel_ends_at_the_timeout() {
         "{text}"
     );
 }
+
+/// Reports name the application's own kernel file and its lines, not the cache's copy of the
+/// program, even when the application built it after lines of its own (issue #17 item 3).
+#[test]
+fn pyopencl_findings_name_the_applications_kernel_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    let kernels = tests_dir().join("python").join("kernels");
+    let ran = run_pyopencl_script_with(
+        "pyopencl_findings_name_the_applications_kernel_file",
+        "source_files.py",
+        "pyopencl source files: PASS on ShadowCL",
+        &[
+            ("SHADOWCL_REPORT", report.to_str().expect("utf-8 path")),
+            ("SHADOWCL_SOURCE_DIR", kernels.to_str().expect("utf-8 path")),
+        ],
+    );
+    if !ran {
+        return;
+    }
+    let text = std::fs::read_to_string(&report).expect("the report is written at exit");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON report");
+    let race = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["kind"] == "data-race")
+        .unwrap_or_else(|| panic!("no data race: {text}"))
+        .clone();
+    let file = std::fs::canonicalize(kernels.join("racy_sum.cl")).expect("kernel file");
+    for side in ["first", "second"] {
+        let l = &race[side]["location"];
+        assert_eq!(
+            l["file"],
+            file.to_str().expect("utf-8 path"),
+            "{side}: {race:#}"
+        );
+        // `total[0] += v;` is line 5 of the file (line 6 of the program that was built).
+        assert_eq!(l["line"], 5, "{side}: {race:#}");
+        assert!(
+            race[side]["source"]
+                .as_str()
+                .is_some_and(|s| s.contains("total[0] += v")),
+            "{side}: {race:#}"
+        );
+    }
+}
