@@ -389,7 +389,16 @@ impl Report {
         })
     }
 
+    /// SARIF 2.1.0. File locations under the working directory are relative URIs against
+    /// `%SRCROOT%` (declared in `originalUriBaseIds` as the working directory), so code-scanning
+    /// views place them in the repository; other absolute paths are `file://` URIs.
     pub fn to_sarif(&self) -> Value {
+        let root = std::env::current_dir().ok();
+        self.to_sarif_with_root(root.as_deref())
+    }
+
+    /// [`Report::to_sarif`] against source root `root`.
+    pub fn to_sarif_with_root(&self, root: Option<&std::path::Path>) -> Value {
         let rules: Vec<Value> = FindingKind::ALL
             .iter()
             .map(|k| {
@@ -403,7 +412,7 @@ impl Report {
             .collect();
         let phys = |l: &SourceLoc| {
             json!({ "physicalLocation": {
-                "artifactLocation": { "uri": &*l.file },
+                "artifactLocation": artifact_location(&l.file, root),
                 "region": { "startLine": l.line.max(1), "startColumn": l.column.max(1) },
             }})
         };
@@ -445,6 +454,10 @@ impl Report {
                     "rules": rules,
                 }},
                 "results": results,
+                "originalUriBaseIds": root.map_or_else(
+                    || json!({}),
+                    |r| json!({ SRCROOT: { "uri": format!("file://{}/", uri_path(&r.to_string_lossy()).trim_end_matches('/')) } }),
+                ),
             }],
         })
     }
@@ -453,6 +466,35 @@ impl Report {
     pub fn render_text(&self) -> String {
         render_findings(&self.findings, self.dropped)
     }
+}
+
+/// The base id of SARIF URIs relative to the source root.
+const SRCROOT: &str = "SRCROOT";
+
+/// A SARIF `artifactLocation` for `file`: relative to `%SRCROOT%` when under `root` (or
+/// already relative), else a `file://` URI.
+fn artifact_location(file: &str, root: Option<&std::path::Path>) -> Value {
+    let path = std::path::Path::new(file);
+    if path.is_relative() {
+        return json!({ "uri": uri_path(file), "uriBaseId": SRCROOT });
+    }
+    match root.and_then(|r| path.strip_prefix(r).ok()) {
+        Some(rel) => json!({ "uri": uri_path(&rel.to_string_lossy()), "uriBaseId": SRCROOT }),
+        None => json!({ "uri": format!("file://{}", uri_path(file)) }),
+    }
+}
+
+/// A path as a URI path: bytes other than unreserved characters and `/` percent-encoded.
+fn uri_path(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    for b in p.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// Text for a slice of findings (also used to print new findings after each launch).

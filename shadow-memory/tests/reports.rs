@@ -255,3 +255,37 @@ fn summary_line_counts_findings_by_kind_and_names_the_reports() {
         "{line}"
     );
 }
+
+/// SARIF locations under the source root are relative URIs against `%SRCROOT%` (what code
+/// scanning needs to place them); others are percent-encoded `file://` URIs.
+#[test]
+fn sarif_uris_are_relative_to_the_source_root() {
+    let s = session(Checks::default());
+    let mut r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 10);
+        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 11);
+        c.group_end(g);
+    });
+    let f = &mut r.findings[0];
+    let at = |file: &str| SourceLoc {
+        file: Arc::from(file),
+        line: 3,
+        column: 1,
+    };
+    f.second.as_mut().unwrap().location = Some(at("/work/project/src/k ernel.cl"));
+    f.first.as_mut().unwrap().location = Some(at("/elsewhere/cache/program.cl"));
+    let v = r.to_sarif_with_root(Some(std::path::Path::new("/work/project")));
+    let run = &v["runs"][0];
+    assert_eq!(
+        run["originalUriBaseIds"]["SRCROOT"]["uri"],
+        "file:///work/project/"
+    );
+    let res = &run["results"][0];
+    let primary = &res["locations"][0]["physicalLocation"]["artifactLocation"];
+    assert_eq!(primary["uri"], "src/k%20ernel.cl");
+    assert_eq!(primary["uriBaseId"], "SRCROOT");
+    let related = &res["relatedLocations"][0]["physicalLocation"]["artifactLocation"];
+    assert_eq!(related["uri"], "file:///elsewhere/cache/program.cl");
+    assert!(related.get("uriBaseId").is_none(), "{related}");
+}
