@@ -215,6 +215,50 @@ fn spinning_kernels_end_at_the_time_limit() {
         .is_ok());
 }
 
+/// A loop with a barrier in it ends every turn at the barrier, never at a turn budget: the
+/// watchdog must still end it (found by the launch fuzz target: such a kernel ran forever
+/// under an instruction limit).
+#[test]
+fn barrier_loops_end_at_the_limits() {
+    let src = r#"
+        __kernel void churn(__global volatile int *flag, __local int *t) {
+            while (flag[0] == 0) {
+                t[get_local_id(0)] = 1;
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+        }"#;
+    let p = program(src, "-O2");
+    let flag = buf_i32(&[0]);
+    for quantum in [0, 1] {
+        let l = launch(
+            "churn",
+            1,
+            [8, 1, 1],
+            [4, 1, 1],
+            vec![arg(&flag), ArgValue::Local(16)],
+        );
+        let schedule = Schedule {
+            quantum,
+            ..Schedule::default()
+        };
+        let r =
+            Device::new(2)
+                .with_instruction_limit(1_000_000)
+                .run(&p, &l, &schedule, &NoObserver);
+        assert!(
+            matches!(&r, Err(ExecError::Aborted(m)) if m.contains("instruction limit")),
+            "quantum {quantum}: {r:?}"
+        );
+        let r = Device::new(2)
+            .with_time_limit(std::time::Duration::from_millis(200))
+            .run(&p, &l, &schedule, &NoObserver);
+        assert!(
+            matches!(&r, Err(ExecError::Aborted(m)) if m.contains("time limit")),
+            "quantum {quantum}: {r:?}"
+        );
+    }
+}
+
 /// The watchdog tells the observer which work-items had not finished and where they were:
 /// at the spinning loop, under run-to-barrier, lockstep and a small quantum.
 #[test]

@@ -134,6 +134,14 @@ pub(super) fn run_group<O: Observer>(
             break;
         }
         if parked {
+            // A loop with a barrier in it ends every turn at the barrier, never at the turn
+            // budget where run_turns consults the watchdog: consult it at each release.
+            if lx.watched() {
+                if let Some(why) = lx.watchdog(&mut executed) {
+                    result = Err(ExecError::Aborted(why));
+                    break;
+                }
+            }
             let why = if done > 0 {
                 Release::SomeFinished
             } else {
