@@ -1,5 +1,6 @@
 //! Report formats behind one seam: each format is an [`Exporter`], and [`EXPORTERS`] is the
-//! registry the platform (`SHADOWCL_EXPORT`, `SHADOWCL_REPORT`, `SHADOWCL_SARIF`) and the
+//! registry the platform (`SHADOWCL_EXPORT`, `SHADOWCL_REPORT`, `SHADOWCL_SARIF`,
+//! `SHADOWCL_HTML`) and the
 //! CLI (`shadowcl run --export`, `shadowcl formats`) take them from. A new format is one
 //! more `impl Exporter` and one more entry in [`EXPORTERS`].
 
@@ -25,6 +26,9 @@ pub struct Json;
 
 /// SARIF 2.1.0, for CI code-scanning views.
 pub struct Sarif;
+
+/// One self-contained HTML page to read the findings in a browser (`html.rs`).
+pub struct Html;
 
 impl Exporter for Text {
     fn name(&self) -> &'static str {
@@ -77,8 +81,23 @@ impl Exporter for Sarif {
     }
 }
 
+impl Exporter for Html {
+    fn name(&self) -> &'static str {
+        "html"
+    }
+    fn extension(&self) -> &'static str {
+        "html"
+    }
+    fn description(&self) -> &'static str {
+        "one self-contained page: findings filterable by kind and kernel, with their source"
+    }
+    fn render(&self, report: &Report) -> String {
+        crate::html::render(report)
+    }
+}
+
 /// Every report format, in the order listings show them.
-pub static EXPORTERS: &[&dyn Exporter] = &[&Text, &Json, &Sarif];
+pub static EXPORTERS: &[&dyn Exporter] = &[&Text, &Json, &Sarif, &Html];
 
 /// The format called `name`; the error lists the registered ones.
 pub fn exporter(name: &str) -> Result<&'static dyn Exporter, String> {
@@ -138,7 +157,7 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), EXPORTERS.len());
         let err = exporter("xml").map(|e| e.name()).unwrap_err();
-        assert!(err.contains("text, json, sarif"), "{err}");
+        assert!(err.contains("text, json, sarif, html"), "{err}");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! The platform library makes one [`Session`] per process and, for each kernel launch, a
 //! [`LaunchChecker`] (an [`shadowcl_interpreter::Observer`]) that it hands to `Device::run`.
-//! Findings accumulate in the session; [`Session::report`] renders them as JSON, SARIF or text.
+//! Findings accumulate in the session; [`Session::report`] renders them as JSON, SARIF, HTML
+//! or text.
 //!
 //! ```no_run
 //! use shadowcl_interpreter::{Buffer, Device, Launch, Program, Schedule};
@@ -54,6 +55,7 @@
 mod checks;
 mod export;
 mod group;
+mod html;
 mod launch;
 mod mar;
 mod pairs;
@@ -63,7 +65,9 @@ mod session;
 mod shadow;
 mod sources;
 
-pub use export::{exporter, exporter_names, parse_exports, Exporter, Json, Sarif, Text, EXPORTERS};
+pub use export::{
+    exporter, exporter_names, parse_exports, Exporter, Html, Json, Sarif, Text, EXPORTERS,
+};
 pub use group::GroupState;
 pub use launch::LaunchChecker;
 pub use pairs::SNAPSHOT_LIMIT;
@@ -168,6 +172,8 @@ pub struct Config {
     pub report: Option<PathBuf>,
     /// `SHADOWCL_SARIF`: SARIF 2.1.0 path.
     pub sarif: Option<PathBuf>,
+    /// `SHADOWCL_HTML`: HTML report path.
+    pub html: Option<PathBuf>,
     /// `SHADOWCL_SHADOW_LIMIT`: bytes of shadow memory all buffers may use together (8 per
     /// byte a kernel touches); `None`: half the machine's memory ([`default_shadow_limit`]).
     pub shadow_limit: Option<u64>,
@@ -227,6 +233,7 @@ impl Config {
             },
             report: path("SHADOWCL_REPORT"),
             sarif: path("SHADOWCL_SARIF"),
+            html: path("SHADOWCL_HTML"),
             shadow_limit: match get("SHADOWCL_SHADOW_LIMIT") {
                 Some(v) if !v.trim().is_empty() => {
                     Some(parse_bytes(&v).map_err(|e| format!("SHADOWCL_SHADOW_LIMIT={v}: {e}"))?)
@@ -253,7 +260,7 @@ impl Config {
     }
 
     /// The report files to write and their formats: `SHADOWCL_REPORT` (JSON),
-    /// `SHADOWCL_SARIF`, then `SHADOWCL_EXPORT`'s.
+    /// `SHADOWCL_SARIF`, `SHADOWCL_HTML`, then `SHADOWCL_EXPORT`'s.
     pub fn files(&self) -> Vec<(&'static dyn Exporter, &PathBuf)> {
         let named = self
             .exports
@@ -262,6 +269,7 @@ impl Config {
         let fixed = [
             (&export::Json as &dyn Exporter, self.report.as_ref()),
             (&export::Sarif, self.sarif.as_ref()),
+            (&export::Html, self.html.as_ref()),
         ];
         fixed
             .into_iter()

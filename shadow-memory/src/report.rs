@@ -56,8 +56,8 @@ impl FindingKind {
         }
     }
 
-    /// One-line description, used for SARIF rules.
-    fn description(self) -> &'static str {
+    /// One-line description, used for SARIF rules and the HTML report.
+    pub(crate) fn description(self) -> &'static str {
         match self {
             FindingKind::DataRace => "Two work-items access the same byte without synchronisation, at least one writing",
             FindingKind::BenignRace => "Unsynchronised write of the value already in memory (harmless on most hardware)",
@@ -75,14 +75,14 @@ impl FindingKind {
     }
 
     /// What a finding's count counts: occurrences, or for a hang the work-items stopped.
-    fn counted(self) -> &'static str {
+    pub(crate) fn counted(self) -> &'static str {
         match self {
             FindingKind::Hang => "work-items",
             _ => "times",
         }
     }
 
-    fn level(self) -> &'static str {
+    pub(crate) fn level(self) -> &'static str {
         match self {
             FindingKind::BenignRace => "note",
             FindingKind::UninitializedRead
@@ -172,7 +172,7 @@ impl Side {
     }
 }
 
-fn ids<T: std::fmt::Display>(v: &[T; 3]) -> String {
+pub(crate) fn ids<T: std::fmt::Display>(v: &[T; 3]) -> String {
     format!("({},{},{})", v[0], v[1], v[2])
 }
 
@@ -180,25 +180,32 @@ fn loc_json(l: &SourceLoc) -> Value {
     json!({ "file": &*l.file, "line": l.line, "column": l.column })
 }
 
-/// The source line at `l`, when the file can be read. Files are read once per process:
-/// reports are rendered after every launch, and sources do not change under a run.
+/// The source line at `l`, when the file can be read.
 pub fn source_line(l: &SourceLoc) -> Option<String> {
+    source_lines(&l.file)?
+        .get((l.line as usize).checked_sub(1)?)
+        .cloned()
+}
+
+/// The lines of `file` (trailing blanks trimmed), when it can be read. Files are read once
+/// per process: reports are rendered after every launch, and sources do not change under a
+/// run.
+pub(crate) fn source_lines(file: &std::sync::Arc<str>) -> Option<std::sync::Arc<Vec<String>>> {
     type Lines = Option<std::sync::Arc<Vec<String>>>;
     static FILES: std::sync::OnceLock<
         parking_lot::Mutex<std::collections::HashMap<std::sync::Arc<str>, Lines>>,
     > = std::sync::OnceLock::new();
-    let lines = FILES
+    FILES
         .get_or_init(Default::default)
         .lock()
-        .entry(l.file.clone())
+        .entry(file.clone())
         .or_insert_with(|| {
-            let text = std::fs::read_to_string(&*l.file).ok()?;
+            let text = std::fs::read_to_string(&**file).ok()?;
             Some(std::sync::Arc::new(
                 text.lines().map(|s| s.trim_end().to_string()).collect(),
             ))
         })
-        .clone()?;
-    lines.get((l.line as usize).checked_sub(1)?).cloned()
+        .clone()
 }
 
 /// One finding, deduplicated: `count` says how many times it happened.

@@ -3,6 +3,7 @@
 mod common;
 
 use common::*;
+use shadowcl_shadow::Exporter as _;
 
 #[test]
 fn json_report_uses_the_contract_field_names() {
@@ -171,16 +172,22 @@ fn checks_parse_from_the_environment_syntax() {
 }
 
 #[test]
-fn write_files_writes_json_and_sarif() {
+fn write_files_writes_json_sarif_and_html() {
     let dir = std::env::temp_dir().join(format!("shadowcl-files-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let s = Session::new(Config {
-        checks: Checks::default(),
-        report: Some(dir.join("r.json")),
-        sarif: Some(dir.join("r.sarif")),
-        ..Config::default()
-    });
+    let html = dir.join("r.html");
+    let config = Config::from_lookup(|k| match k {
+        "SHADOWCL_REPORT" => Some(dir.join("r.json").display().to_string()),
+        "SHADOWCL_SARIF" => Some(dir.join("r.sarif").display().to_string()),
+        "SHADOWCL_HTML" => Some(html.display().to_string()),
+        _ => None,
+    })
+    .unwrap();
+    assert_eq!(config.html.as_deref(), Some(html.as_path()));
+    let s = Session::new(config);
     s.write_files().unwrap();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("No findings."));
     let j: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
     assert_eq!(j["findings"].as_array().map(Vec::len), Some(0));
@@ -195,10 +202,11 @@ fn exports_write_each_registered_format_byte_for_byte() {
     let dir = std::env::temp_dir().join(format!("shadowcl-exports-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let list = format!(
-        "text={},json={},sarif={}",
+        "text={},json={},sarif={},html={}",
         dir.join("r.txt").display(),
         dir.join("r.json").display(),
-        dir.join("r.sarif").display()
+        dir.join("r.sarif").display(),
+        dir.join("r.html").display()
     );
     let config = Config::from_lookup(|k| (k == "SHADOWCL_EXPORT").then(|| list.clone())).unwrap();
     let s = Session::new(config);
@@ -209,9 +217,10 @@ fn exports_write_each_registered_format_byte_for_byte() {
     let pretty = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap() + "\n";
     assert_eq!(read("r.json"), pretty(r.to_json()));
     assert_eq!(read("r.sarif"), pretty(r.to_sarif()));
+    assert_eq!(read("r.html"), shadowcl_shadow::Html.render(&r));
     std::fs::remove_dir_all(&dir).unwrap();
     let bad = Config::from_lookup(|k| (k == "SHADOWCL_EXPORT").then(|| "xml=r.xml".into()));
-    assert!(bad.unwrap_err().contains("text, json, sarif"));
+    assert!(bad.unwrap_err().contains("text, json, sarif, html"));
 }
 
 /// The line printed at exit: findings by kind, launches, report files; nothing before any
