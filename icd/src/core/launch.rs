@@ -64,7 +64,8 @@ fn session() -> Option<&'static Session> {
             });
             let c = config.checks;
             let any = c.races || c.benign || c.divergence || c.bounds || c.uninit;
-            let files = config.report.is_some() || config.sarif.is_some();
+            // Every report file, whichever setting named it, gets its final write at exit.
+            let files = !config.files().is_empty();
             if files {
                 // SAFETY: atexit is the C library's; the callback catches every panic, so
                 // nothing unwinds into C.
