@@ -33,6 +33,10 @@ pub struct RunArgs {
     /// Write a SARIF 2.1.0 report here (for CI code-scanning views).
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
+    /// Write an HTML report here: one self-contained page to open in a browser, with each
+    /// finding's source lines highlighted.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     #[arg(long, value_name = "FORMAT=FILE", help = export_help(), value_parser = parse_export)]
     pub export: Vec<String>,
     /// Work-group order: in-order, reverse or random.
@@ -191,6 +195,10 @@ fn child_env(args: &RunArgs, report: &Path) -> Vec<(&'static str, String)> {
             opt(
                 "SHADOWCL_SARIF",
                 args.sarif.as_ref().map(|p| p.display().to_string()),
+            ),
+            opt(
+                "SHADOWCL_HTML",
+                args.html.as_ref().map(|p| p.display().to_string()),
             ),
             opt(
                 "SHADOWCL_EXPORT",
@@ -445,9 +453,9 @@ mod tests {
         let Err(e) = parse(&["--export", "xml=r.xml", "--", "app"]) else {
             panic!("an unknown format is refused");
         };
-        assert!(e.to_string().contains("text, json, sarif"), "{e}");
+        assert!(e.to_string().contains("text, json, sarif, html"), "{e}");
         assert!(parse(&["--export", "json", "--", "app"]).is_err());
-        assert!(export_help().contains("text, json, sarif"));
+        assert!(export_help().contains("text, json, sarif, html"));
     }
 
     #[test]
@@ -458,6 +466,8 @@ mod tests {
             "--benign",
             "--sarif",
             "o.sarif",
+            "--html",
+            "o.html",
             "--export",
             "text=r.txt",
             "--export",
@@ -490,6 +500,7 @@ mod tests {
         assert_eq!(get("SHADOWCL_CHECKS"), Some("races,benign,uninit"));
         assert_eq!(get("SHADOWCL_REPORT"), Some("r.json"));
         assert_eq!(get("SHADOWCL_SARIF"), Some("o.sarif"));
+        assert_eq!(get("SHADOWCL_HTML"), Some("o.html"));
         assert_eq!(get("SHADOWCL_EXPORT"), Some("text=r.txt,json=copy.json"));
         assert_eq!(get("SHADOWCL_WG_ORDER"), Some("random"));
         assert_eq!(get("SHADOWCL_WI_ORDER"), Some("reverse"));
