@@ -376,3 +376,33 @@ pub fn spirv_of(cl_source: &str, name: &str) -> Option<PathBuf> {
     o.assert_success();
     Some(spv)
 }
+
+/// Debian's interpreter, where python3-pyopencl and python3-numpy install to.
+pub const PYTHON: &str = "/usr/bin/python3";
+
+/// Runs `tests/python/<script>` under pyopencl on ShadowCL (PoCL registered beside it, so
+/// `PYOPENCL_CTX=ShadowCL` picks the platform by name), with `envs` added. `None` (after a
+/// `SKIP:` notice naming `test`) when the library is not built or `/usr/bin/python3` cannot
+/// import pyopencl and numpy.
+pub fn pyopencl_script(test: &str, script: &str, envs: &[(&str, &str)]) -> Option<Outcome> {
+    let icd = Icd::shadowcl_and_pocl(test)?;
+    let mut probe = Command::new(PYTHON);
+    probe.args(["-c", "import pyopencl, numpy"]);
+    if !run(probe, TIMEOUT).success() {
+        skip(
+            test,
+            "/usr/bin/python3 cannot import pyopencl and numpy (apt-get install python3-pyopencl python3-numpy)",
+        );
+        return None;
+    }
+    let mut cmd = icd.command(PYTHON);
+    // No cache: every run compiles through ShadowCL. No PYTHONPATH/PYTHONHOME: the
+    // system's pyopencl and numpy, not whatever the caller's environment points at.
+    cmd.arg(tests_dir().join("python").join(script))
+        .env("PYOPENCL_CTX", "ShadowCL")
+        .env("PYOPENCL_NO_CACHE", "1")
+        .env_remove("PYTHONPATH")
+        .env_remove("PYTHONHOME");
+    cmd.envs(envs.iter().copied());
+    Some(run(cmd, TIMEOUT))
+}

@@ -1,11 +1,7 @@
 //! pyopencl through Debian's /usr/bin/python3, with PYOPENCL_CTX=ShadowCL picking the
 //! platform by name while PoCL is registered too.
 
-use shadowcl_tests::{run, skip, tests_dir, Icd, TIMEOUT};
-use std::process::Command;
-
-/// Debian's interpreter, where python3-pyopencl and python3-numpy install to.
-const PYTHON: &str = "/usr/bin/python3";
+use shadowcl_tests::{pyopencl_script, tests_dir};
 
 /// Runs `tests/python/<script>` on ShadowCL (PoCL registered beside it) and checks that it
 /// printed `pass_line`. Skips, rather than fails, when pyopencl or numpy is not installed.
@@ -21,34 +17,9 @@ fn run_pyopencl_script_with(
     pass_line: &str,
     envs: &[(&str, &str)],
 ) -> bool {
-    let Some(icd) = Icd::shadowcl_and_pocl(test) else {
+    let Some(o) = pyopencl_script(test, script, envs) else {
         return false;
     };
-    let probe = run(
-        {
-            let mut c = Command::new(PYTHON);
-            c.args(["-c", "import pyopencl, numpy"]);
-            c
-        },
-        TIMEOUT,
-    );
-    if !probe.success() {
-        skip(
-            test,
-            "/usr/bin/python3 cannot import pyopencl and numpy (apt-get install python3-pyopencl python3-numpy)",
-        );
-        return false;
-    }
-    let mut cmd = icd.command(PYTHON);
-    // No cache: every run compiles through ShadowCL. No PYTHONPATH/PYTHONHOME: the
-    // system's pyopencl and numpy, not whatever the caller's environment points at.
-    cmd.arg(tests_dir().join("python").join(script))
-        .env("PYOPENCL_CTX", "ShadowCL")
-        .env("PYOPENCL_NO_CACHE", "1")
-        .env_remove("PYTHONPATH")
-        .env_remove("PYTHONHOME");
-    cmd.envs(envs.iter().copied());
-    let o = run(cmd, TIMEOUT);
     o.assert_success();
     assert!(o.stdout.contains(pass_line), "{}", o.describe());
     true
