@@ -18,7 +18,8 @@ const SYSTEM_VENDORS: &str = "/etc/OpenCL/vendors";
 Exit status: the application's, or --error-exitcode's value when the run reported findings.
 The library itself reads the same settings from SHADOWCL_* variables, so an application run
 with OCL_ICD_VENDORS pointing at a shadowcl.icd file behaves the same without this command.
-Library lookup: $SHADOWCL_LIB, then next to this binary, then ../lib and target/{release,debug}.")]
+Library lookup: $SHADOWCL_LIB, then next to this binary, then ../lib, ../lib/<arch>-linux-gnu
+(the Debian package's) and target/{release,debug}.")]
 pub struct RunArgs {
     /// Checkers to run: `none` or a comma list of races,benign,divergence,bounds,uninit
     /// [default: races,divergence,bounds,uninit].
@@ -101,12 +102,23 @@ pub struct InstallArgs {
 
 /// Folders that may hold libshadowcl.so, given the shadowcl binary's folder, in order.
 fn library_candidates(exe_dir: &Path) -> Vec<PathBuf> {
-    let mut dirs = vec![exe_dir.to_path_buf(), exe_dir.join("../lib")];
+    let mut dirs = vec![
+        exe_dir.to_path_buf(),
+        exe_dir.join("../lib"),
+        // The Debian package's layout (`ci/package`): /usr/bin/shadowcl and the library in
+        // the multiarch folder, /usr/lib/x86_64-linux-gnu.
+        exe_dir.join("../lib").join(multiarch_dir()),
+    ];
     // A cargo build: target/<profile>/shadowcl next to target/{release,debug}/libshadowcl.so.
     for profile in ["release", "debug"] {
         dirs.push(exe_dir.join("..").join(profile));
     }
     dirs.into_iter().map(|d| d.join(LIB_NAME)).collect()
+}
+
+/// Debian's multiarch folder name for the architecture this binary was built for.
+fn multiarch_dir() -> String {
+    format!("{}-linux-gnu", std::env::consts::ARCH)
 }
 
 /// Finds libshadowcl.so: `explicit` (`$SHADOWCL_LIB` or `--lib`), else next to the binary.
@@ -558,6 +570,25 @@ mod tests {
         assert!(find_library(Some(text), None)
             .unwrap_err()
             .contains("not a shared library"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn library_is_found_in_the_debian_packages_layout() {
+        let dir = std::env::temp_dir().join(format!("shadowcl-deb-{}", std::process::id()));
+        let bin = dir.join("usr/bin");
+        let lib_dir = dir.join("usr/lib").join(multiarch_dir());
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(&lib_dir).unwrap();
+        assert!(find_library(None, Some(bin.join("shadowcl"))).is_err());
+        let lib = fake_library(&lib_dir);
+        assert_eq!(
+            find_library(None, Some(bin.join("shadowcl"))).unwrap(),
+            absolute(&lib)
+        );
+        if cfg!(target_arch = "x86_64") {
+            assert_eq!(multiarch_dir(), "x86_64-linux-gnu");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
