@@ -155,6 +155,9 @@ pub(crate) struct State {
     pub(crate) printed: usize,
     /// The `Finding::dedup_key`s of suppressed findings.
     pub(crate) suppressed: HashSet<String>,
+    /// The `Finding::loose_key`s of suppressed identified races: the same pair seen with an
+    /// unidentified first access folds into them, suppressed too.
+    pub(crate) suppressed_loose: HashSet<String>,
     /// Distinct findings each suppression rule matched (first matching rule only).
     pub(crate) rule_hits: Vec<u64>,
     /// Launches run unchecked because their kernel is not in `SHADOWCL_KERNELS`.
@@ -206,6 +209,7 @@ impl Session {
                 dropped: 0,
                 printed: 0,
                 suppressed: HashSet::new(),
+                suppressed_loose: HashSet::new(),
                 rule_hits: vec![0; rules],
                 unchecked: 0,
             }),
@@ -350,18 +354,31 @@ impl Session {
     /// call site's batch, counted by `new`).
     pub(crate) fn merge_locked(&self, st: &mut State, f: Finding, new: &mut usize) {
         let key = f.dedup_key();
+        let loose = f.loose_key();
+        let unidentified = f.first_unidentified();
         if let Some(rule) = self.config.suppressions.find(&f) {
+            if let (Some(k), false) = (&loose, unidentified) {
+                st.suppressed_loose.insert(k.clone());
+            }
             if st.suppressed.insert(key) {
                 st.rule_hits[rule] += 1;
             }
             return;
         }
-        let loose = f.loose_key();
-        let unidentified = f.first_unidentified();
         let folded = loose
             .as_ref()
             .filter(|_| unidentified)
             .and_then(|k| st.loose.get(k).copied());
+        let folded_away = || {
+            folded.is_none()
+                && unidentified
+                && loose
+                    .as_ref()
+                    .is_some_and(|k| st.suppressed_loose.contains(k))
+        };
+        if !st.index.contains_key(&key) && folded_away() {
+            return;
+        }
         if let Some(i) = st.index.get(&key).copied().or(folded) {
             st.findings[i].count += f.count;
         } else if *new >= LAUNCH_CAP {

@@ -385,3 +385,49 @@ fn suppressions_and_kernels_come_from_the_environment() {
     assert!(cfg.suppressions.is_empty() && cfg.kernels.matches("anything"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A race seen again with its first access unidentified folds into the identified finding of
+/// the same pair; when that one was suppressed, so is the fold (even when the rule named the
+/// first access's line, which the unidentified one lacks).
+#[test]
+fn unidentified_first_accesses_fold_into_suppressed_races() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 10);
+        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 11);
+        c.group_end(g);
+    });
+    let identified = r.findings[0].clone();
+    let mut unidentified = identified.clone();
+    let first = unidentified.first.as_mut().unwrap();
+    (
+        first.global_id,
+        first.local_id,
+        first.group_id,
+        first.location,
+    ) = (None, None, None, None);
+
+    let suppressing = Session::new(Config {
+        suppressions: Suppressions::parse("s", "file:kernel.cl:10").unwrap(),
+        ..Config::default()
+    });
+    suppressing.add_finding(identified.clone());
+    suppressing.add_finding(unidentified.clone());
+    let r = suppressing.report();
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+    assert_eq!((r.suppressed, r.suppressions[0].hits), (1, 1));
+
+    // Without the rule the same two fold into one listed finding; alone, the unidentified
+    // one is listed.
+    let plain = Session::new(Config::default());
+    plain.add_finding(identified);
+    plain.add_finding(unidentified.clone());
+    assert_eq!(plain.report().findings.len(), 1);
+    let alone = Session::new(Config {
+        suppressions: Suppressions::parse("s", "file:kernel.cl:10").unwrap(),
+        ..Config::default()
+    });
+    alone.add_finding(unidentified);
+    assert_eq!(alone.report().findings.len(), 1);
+}
