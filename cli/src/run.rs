@@ -62,6 +62,15 @@ pub struct RunArgs {
     /// instead of the cache's copy of the program [default: the working directory].
     #[arg(long, value_name = "DIR")]
     pub source_dir: Vec<PathBuf>,
+    /// Leave out findings matching the rules in FILE (one rule a line, e.g.
+    /// `kind:data-race kernel:reduce* buffer:scratch file:*.cl:42`; see the README); the
+    /// report counts what each rule suppressed. A malformed file is an error.
+    #[arg(long, value_name = "FILE")]
+    pub suppressions: Option<PathBuf>,
+    /// Check only the kernels matching these comma-separated globs (`reduce*,scan`); launches
+    /// of other kernels run unchecked, at checks-off speed (and are still captured).
+    #[arg(long, value_name = "PATTERNS")]
+    pub kernels: Option<String>,
     /// Seconds a kernel launch may run before the watchdog ends it (its event fails, the
     /// application goes on); `off` for none [default: $SHADOWCL_TIMEOUT, else 300].
     #[arg(long, value_name = "SECONDS")]
@@ -242,6 +251,13 @@ fn child_env(args: &RunArgs, report: &Path) -> Vec<(&'static str, String)> {
                 }),
             ),
             opt(
+                "SHADOWCL_SUPPRESSIONS",
+                args.suppressions
+                    .as_ref()
+                    .map(|p| absolute(p).display().to_string()),
+            ),
+            opt("SHADOWCL_KERNELS", args.kernels.clone()),
+            opt(
                 "SHADOWCL_TIMEOUT",
                 args.timeout.clone().or_else(|| {
                     std::env::var_os("SHADOWCL_TIMEOUT")
@@ -309,6 +325,11 @@ pub fn run(args: RunArgs) -> i32 {
 }
 
 fn run_with_library(args: &RunArgs, lib: &Path) -> Result<i32, String> {
+    // Checked here so a malformed file stops the run with its file:line, rather than the
+    // library falling back to its defaults inside the application.
+    if let Some(file) = &args.suppressions {
+        shadowcl_shadow::Suppressions::load(file)?;
+    }
     let tmp = TempDir::new().map_err(|e| format!("cannot create a temporary folder: {e}"))?;
     let vendors = tmp.0.join("vendors");
     std::fs::create_dir(&vendors)
@@ -501,6 +522,10 @@ mod tests {
             "caps",
             "--forward",
             "Portable",
+            "--suppressions",
+            "/known.supp",
+            "--kernels",
+            "reduce*,scan",
             "--",
             "app",
             "-x",
@@ -523,6 +548,8 @@ mod tests {
         assert_eq!(get("SHADOWCL_CAPTURE"), Some("caps"));
         assert_eq!(get("SHADOWCL_FORWARD"), Some("Portable"));
         assert_eq!(get("SHADOWCL_TIMEOUT"), Some("off"));
+        assert_eq!(get("SHADOWCL_SUPPRESSIONS"), Some("/known.supp"));
+        assert_eq!(get("SHADOWCL_KERNELS"), Some("reduce*,scan"));
         // Defaults are left to the library but for the watchdog's (unless the caller's
         // environment sets one).
         let d = child_env(&parse(&["--", "app"]).unwrap(), Path::new("r"));
@@ -625,6 +652,26 @@ mod tests {
         let a = parse(&["--report", kept.to_str().unwrap(), "--", "sh", "-c", racy]).unwrap();
         run_with_library(&a, &lib).unwrap();
         assert_eq!(report_findings(&kept), Some(1));
+        // A malformed suppressions file stops the run before the application starts, naming
+        // its file and line.
+        let supp = dir.join("bad.supp");
+        std::fs::write(&supp, "kind:data-race\nkind:data-race buffr:x\n").unwrap();
+        let a = parse(&[
+            "--suppressions",
+            supp.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            &format!("touch {}", out.display()),
+        ])
+        .unwrap();
+        std::fs::remove_file(&out).unwrap();
+        let err = run_with_library(&a, &lib).unwrap_err();
+        assert!(
+            err.starts_with(&format!("{}:2: unknown field `buffr`", supp.display())),
+            "{err}"
+        );
+        assert!(!out.exists(), "the application ran");
         // A missing application is an error message.
         let a = parse(&["--", "/nonexistent/app"]).unwrap();
         assert!(run_with_library(&a, &lib)

@@ -225,7 +225,7 @@ impl LaunchChecker<'_> {
         findings.sort_by_key(Finding::first_unidentified);
         let mut new = 0;
         for f in findings {
-            Session::merge_locked(&mut st, f, &mut new);
+            self.session.merge_locked(&mut st, f, &mut new);
         }
         new
     }

@@ -64,6 +64,7 @@ mod report;
 mod session;
 mod shadow;
 mod sources;
+mod suppress;
 
 pub use export::{
     exporter, exporter_names, parse_exports, Exporter, Html, Json, Sarif, Text, EXPORTERS,
@@ -71,10 +72,11 @@ pub use export::{
 pub use group::GroupState;
 pub use launch::LaunchChecker;
 pub use pairs::SNAPSHOT_LIMIT;
-pub use report::{Finding, FindingKind, LaunchSummary, RaceKind, Report, Scope, Side};
+pub use report::{Finding, FindingKind, LaunchSummary, RaceKind, Report, RuleHits, Scope, Side};
 pub use session::{
     KernelAccess, LaunchOrder, Locations, Sequential, Session, Unordered, LAUNCH_CAP,
 };
+pub use suppress::{glob_match, Patterns, Rule, Suppressions};
 
 use std::path::PathBuf;
 
@@ -182,6 +184,10 @@ pub struct Config {
     /// `SHADOWCL_SOURCE_DIR` (`:`-separated): where the application's kernel files are, so
     /// reports name them instead of the cache's copy; empty: the working directory.
     pub source_dirs: Vec<PathBuf>,
+    /// `SHADOWCL_SUPPRESSIONS`: the rules of findings the report leaves out (and counts).
+    pub suppressions: Suppressions,
+    /// `SHADOWCL_KERNELS`: the kernels checked; launches of the others run unchecked.
+    pub kernels: Patterns,
 }
 
 /// The shadow budget when none is set: half the machine's memory (8 GiB when unknown).
@@ -220,7 +226,8 @@ impl Config {
         Config::from_lookup(|k| std::env::var(k).ok())
     }
 
-    /// As [`Config::from_env`] from any key/value source. A bad `SHADOWCL_CHECKS` is an error
+    /// As [`Config::from_env`] from any key/value source. A bad setting (`SHADOWCL_CHECKS`,
+    /// an unreadable or malformed `SHADOWCL_SUPPRESSIONS` file, ...) is an error naming it
     /// (the caller reports it and may fall back to `Config::default()`).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
         let path = |k: &str| get(k).filter(|v| !v.is_empty()).map(PathBuf::from);
@@ -256,6 +263,15 @@ impl Config {
                     .collect(),
                 None => Vec::new(),
             },
+            suppressions: match path("SHADOWCL_SUPPRESSIONS") {
+                Some(p) => {
+                    Suppressions::load(&p).map_err(|e| format!("SHADOWCL_SUPPRESSIONS: {e}"))?
+                }
+                None => Suppressions::default(),
+            },
+            kernels: get("SHADOWCL_KERNELS")
+                .map(|v| Patterns::parse(&v))
+                .unwrap_or_default(),
         })
     }
 

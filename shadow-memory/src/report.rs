@@ -369,6 +369,22 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Distinct findings not recorded because a launch hit its cap.
     pub dropped: u64,
+    /// Distinct findings left out by a suppression rule (`SHADOWCL_SUPPRESSIONS`).
+    pub suppressed: u64,
+    /// Every suppression rule and how many distinct findings it left out.
+    pub suppressions: Vec<RuleHits>,
+}
+
+/// A suppression rule and its hits, for the report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleHits {
+    /// The rule as written.
+    pub rule: String,
+    /// The suppressions file and the rule's line in it.
+    pub file: String,
+    pub line: usize,
+    /// Distinct findings it suppressed (a finding counts for the first rule that matches).
+    pub hits: u64,
 }
 
 const TOOL: &str = "shadowcl";
@@ -393,6 +409,13 @@ impl Report {
             })).collect::<Vec<_>>(),
             "findings": self.findings.iter().map(Finding::to_json).collect::<Vec<_>>(),
             "dropped": self.dropped,
+            "suppressed": self.suppressed,
+            "suppressions": self.suppressions.iter().map(|r| json!({
+                "rule": r.rule,
+                "file": r.file,
+                "line": r.line,
+                "hits": r.hits,
+            })).collect::<Vec<_>>(),
         })
     }
 
@@ -471,7 +494,27 @@ impl Report {
 
     /// Human text for stderr: every finding with both accesses and their source lines.
     pub fn render_text(&self) -> String {
-        render_findings(&self.findings, self.dropped)
+        let mut out = render_findings(&self.findings, self.dropped);
+        if self.suppressed > 0 {
+            let hits: Vec<String> = self
+                .suppressions
+                .iter()
+                .filter(|r| r.hits > 0)
+                .map(|r| format!("{}:{} `{}` {}", r.file, r.line, r.rule, r.hits))
+                .collect();
+            let _ = writeln!(
+                out,
+                "shadowcl: {} {} suppressed: {}",
+                self.suppressed,
+                if self.suppressed == 1 {
+                    "finding"
+                } else {
+                    "findings"
+                },
+                hits.join("; ")
+            );
+        }
+        out
     }
 }
 

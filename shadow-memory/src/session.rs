@@ -3,13 +3,15 @@
 
 use crate::launch::{Geometry, LaunchChecker};
 use crate::raw::RawSet;
-use crate::report::{self, Finding, FindingKind, LaunchSummary, Report};
+use crate::report::{self, Finding, FindingKind, LaunchSummary, Report, RuleHits};
 use crate::shadow::{Shadow, ShadowBudget};
 use crate::sources::SourceMap;
 use crate::{default_shadow_limit, Checks, Config};
 use parking_lot::{Mutex, RwLock};
-use shadowcl_interpreter::{AddressSpace, Alignments, AllocId, InstId, Program, SourceLoc};
-use std::collections::HashMap;
+use shadowcl_interpreter::{
+    AddressSpace, Alignments, AllocId, ArgValue, InstId, Launch, Program, SourceLoc,
+};
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -151,6 +153,15 @@ pub(crate) struct State {
     pub(crate) loose: HashMap<String, usize>,
     pub(crate) dropped: u64,
     pub(crate) printed: usize,
+    /// The `Finding::dedup_key`s of suppressed findings.
+    pub(crate) suppressed: HashSet<String>,
+    /// The `Finding::loose_key`s of suppressed identified races: the same pair seen with an
+    /// unidentified first access folds into them, suppressed too.
+    pub(crate) suppressed_loose: HashSet<String>,
+    /// Distinct findings each suppression rule matched (first matching rule only).
+    pub(crate) rule_hits: Vec<u64>,
+    /// Launches run unchecked because their kernel is not in `SHADOWCL_KERNELS`.
+    pub(crate) unchecked: u64,
 }
 
 /// One per process: the global-memory shadows (kept across launches, so races between launches
@@ -178,6 +189,7 @@ impl Session {
         } else {
             config.source_dirs.clone()
         };
+        let rules = config.suppressions.rules.len();
         Session {
             config,
             shadows: RwLock::new(HashMap::new()),
@@ -196,6 +208,10 @@ impl Session {
                 loose: HashMap::new(),
                 dropped: 0,
                 printed: 0,
+                suppressed: HashSet::new(),
+                suppressed_loose: HashSet::new(),
+                rule_hits: vec![0; rules],
+                unchecked: 0,
             }),
         }
     }
@@ -330,17 +346,39 @@ impl Session {
         let f = self.in_user_files(f);
         let mut st = self.state.lock();
         let mut new = 0;
-        Self::merge_locked(&mut st, f, &mut new);
+        self.merge_locked(&mut st, f, &mut new);
     }
 
-    pub(crate) fn merge_locked(st: &mut State, f: Finding, new: &mut usize) {
+    /// Where every finding enters the session: suppressed ones are counted against their
+    /// rule, the others deduplicated into `findings` (at most [`LAUNCH_CAP`] new ones per
+    /// call site's batch, counted by `new`).
+    pub(crate) fn merge_locked(&self, st: &mut State, f: Finding, new: &mut usize) {
         let key = f.dedup_key();
         let loose = f.loose_key();
         let unidentified = f.first_unidentified();
+        if let Some(rule) = self.config.suppressions.find(&f) {
+            if let (Some(k), false) = (&loose, unidentified) {
+                st.suppressed_loose.insert(k.clone());
+            }
+            if st.suppressed.insert(key) {
+                st.rule_hits[rule] += 1;
+            }
+            return;
+        }
         let folded = loose
             .as_ref()
             .filter(|_| unidentified)
             .and_then(|k| st.loose.get(k).copied());
+        let folded_away = || {
+            folded.is_none()
+                && unidentified
+                && loose
+                    .as_ref()
+                    .is_some_and(|k| st.suppressed_loose.contains(k))
+        };
+        if !st.index.contains_key(&key) && folded_away() {
+            return;
+        }
         if let Some(i) = st.index.get(&key).copied().or(folded) {
             st.findings[i].count += f.count;
         } else if *new >= LAUNCH_CAP {
@@ -362,6 +400,45 @@ impl Session {
             launches: st.launches.clone(),
             findings: st.findings.clone(),
             dropped: st.dropped,
+            suppressed: st.suppressed.len() as u64,
+            suppressions: self
+                .config
+                .suppressions
+                .rules
+                .iter()
+                .zip(&st.rule_hits)
+                .map(|(r, &hits)| RuleHits {
+                    rule: r.text.clone(),
+                    file: self.config.suppressions.file.clone(),
+                    line: r.line,
+                    hits,
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether launches of `kernel` are checked (`SHADOWCL_KERNELS`).
+    pub fn checks_kernel(&self, kernel: &str) -> bool {
+        self.config.kernels.matches(kernel)
+    }
+
+    /// A launch ran without checks (its kernel is not selected): its buffers' bytes count as
+    /// written, so later checked launches do not report reads of what it wrote as
+    /// uninitialised (a read of bytes nobody wrote is missed instead).
+    pub fn unchecked_launch(&self, launch: &Launch) {
+        self.state.lock().unchecked += 1;
+        for arg in &launch.args {
+            match arg {
+                ArgValue::Buffer {
+                    buffer,
+                    offset,
+                    size,
+                } => self.buffer_written_by_host(buffer.id(), *offset, *size),
+                ArgValue::Image { buffer, .. } => {
+                    self.buffer_written_by_host(buffer.id(), 0, buffer.len() as u64)
+                }
+                _ => {}
+            }
         }
     }
 
@@ -369,7 +446,7 @@ impl Session {
     /// `None` before any launch was checked.
     pub fn summary(&self) -> Option<String> {
         let st = self.state.lock();
-        if st.launches.is_empty() {
+        if st.launches.is_empty() && st.unchecked == 0 {
             return None;
         }
         let mut by_kind: Vec<(FindingKind, usize)> = Vec::new();
@@ -397,6 +474,30 @@ impl Session {
         };
         if st.dropped > 0 {
             line.push_str(&format!(", {} more not listed", st.dropped));
+        }
+        if !st.suppressed.is_empty() {
+            let hits: Vec<String> = self
+                .config
+                .suppressions
+                .rules
+                .iter()
+                .zip(&st.rule_hits)
+                .filter(|(_, &n)| n > 0)
+                .map(|(r, n)| format!("{}:{} {n}", self.config.suppressions.file, r.line))
+                .collect();
+            line.push_str(&format!(
+                ", {} suppressed ({})",
+                st.suppressed.len(),
+                hits.join(", ")
+            ));
+        }
+        if st.unchecked > 0 {
+            line.push_str(&format!(
+                ", {} {} not checked (SHADOWCL_KERNELS={})",
+                st.unchecked,
+                plural(st.unchecked as usize, "launch", "launches"),
+                self.config.kernels.list()
+            ));
         }
         let files: Vec<String> = self
             .config

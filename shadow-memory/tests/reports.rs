@@ -298,3 +298,145 @@ fn sarif_uris_are_relative_to_the_source_root() {
     assert_eq!(related["uri"], "file:///elsewhere/cache/program.cl");
     assert!(related.get("uriBaseId").is_none(), "{related}");
 }
+
+/// Suppressed findings are left out of the findings and the printed text, and counted: in the
+/// JSON (`suppressed`, per-rule `suppressions`), the text report and the exit summary. A
+/// finding seen again in a later launch is still one suppressed finding.
+#[test]
+fn suppressed_findings_are_counted_not_listed() {
+    let rules = Suppressions::parse(
+        "known.supp",
+        "# the tile race is known\nkind:data-race buffer:tile file:kernel.cl:1?\nkernel:other\n",
+    )
+    .unwrap();
+    let s = Session::new(Config {
+        suppressions: rules,
+        ..Config::default()
+    });
+    s.buffer_created(BUF, 256, true);
+    let racy = |c: &LaunchChecker<'_>| {
+        let mut g = group(c, 0);
+        // A local race on `tile` (lines 10, 11) and a global one on `data` (lines 20, 21).
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 10);
+        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 11);
+        write(c, &mut g, Global, BUF, 0, wi(0, 0), 20);
+        read(c, &mut g, Global, BUF, 0, wi(0, 1), 21);
+        c.group_end(g);
+    };
+    launch(&s, 0, false, racy);
+    let r = launch(&s, 1, false, racy);
+    assert_eq!(r.findings.len(), 1, "{}", r.render_text());
+    assert_eq!(r.findings[0].buffer.as_deref(), Some("data"));
+    assert_eq!(r.suppressed, 1);
+    let j = r.to_json();
+    assert_eq!(j["suppressed"], 1);
+    assert_eq!(
+        j["suppressions"],
+        serde_json::json!([
+            { "rule": "kind:data-race buffer:tile file:kernel.cl:1?", "file": "known.supp",
+              "line": 2, "hits": 1 },
+            { "rule": "kernel:other", "file": "known.supp", "line": 3, "hits": 0 },
+        ])
+    );
+    let printed = s.take_new_text();
+    assert!(
+        printed.contains("`data`") && !printed.contains("`tile`"),
+        "{printed}"
+    );
+    let text = r.render_text();
+    assert!(
+        text.ends_with(
+            "shadowcl: 1 finding suppressed: known.supp:2 `kind:data-race buffer:tile file:kernel.cl:1?` 1\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        s.summary().as_deref(),
+        Some("shadowcl: 1 finding (data-race 1) in 2 launches, 1 suppressed (known.supp:2 1)")
+    );
+}
+
+/// `SHADOWCL_SUPPRESSIONS` names a file read at startup: a malformed one is an error naming
+/// its line; `SHADOWCL_KERNELS` is a comma list of globs.
+#[test]
+fn suppressions_and_kernels_come_from_the_environment() {
+    let dir = std::env::temp_dir().join(format!("shadowcl-supp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.supp");
+    std::fs::write(&good, "kind:hang\n").unwrap();
+    let bad = dir.join("bad.supp");
+    std::fs::write(&bad, "# fine\nkind:data-race kernal:reduce\n").unwrap();
+    let lookup = |file: &std::path::Path| {
+        let file = file.display().to_string();
+        move |k: &str| match k {
+            "SHADOWCL_SUPPRESSIONS" => Some(file.clone()),
+            "SHADOWCL_KERNELS" => Some("reduce*,scan".into()),
+            _ => None,
+        }
+    };
+    let cfg = Config::from_lookup(lookup(&good)).unwrap();
+    assert_eq!(cfg.suppressions.rules.len(), 1);
+    let s = Session::new(cfg);
+    assert!(s.checks_kernel("reduce_sum") && s.checks_kernel("scan"));
+    assert!(!s.checks_kernel("vadd"));
+    let err = Config::from_lookup(lookup(&bad)).unwrap_err();
+    assert_eq!(
+        err,
+        format!(
+            "SHADOWCL_SUPPRESSIONS: {}:2: unknown field `kernal` (fields: kind, kernel, buffer, file)",
+            bad.display()
+        )
+    );
+    let missing = Config::from_lookup(lookup(&dir.join("none.supp"))).unwrap_err();
+    assert!(missing.contains("none.supp"), "{missing}");
+    // Unset: nothing suppressed, every kernel checked.
+    let cfg = Config::from_lookup(|_| None).unwrap();
+    assert!(cfg.suppressions.is_empty() && cfg.kernels.matches("anything"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A race seen again with its first access unidentified folds into the identified finding of
+/// the same pair; when that one was suppressed, so is the fold (even when the rule named the
+/// first access's line, which the unidentified one lacks).
+#[test]
+fn unidentified_first_accesses_fold_into_suppressed_races() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 10);
+        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 11);
+        c.group_end(g);
+    });
+    let identified = r.findings[0].clone();
+    let mut unidentified = identified.clone();
+    let first = unidentified.first.as_mut().unwrap();
+    (
+        first.global_id,
+        first.local_id,
+        first.group_id,
+        first.location,
+    ) = (None, None, None, None);
+
+    let suppressing = Session::new(Config {
+        suppressions: Suppressions::parse("s", "file:kernel.cl:10").unwrap(),
+        ..Config::default()
+    });
+    suppressing.add_finding(identified.clone());
+    suppressing.add_finding(unidentified.clone());
+    let r = suppressing.report();
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+    assert_eq!((r.suppressed, r.suppressions[0].hits), (1, 1));
+
+    // Without the rule the same two fold into one listed finding; alone, the unidentified
+    // one is listed.
+    let plain = Session::new(Config::default());
+    plain.add_finding(identified);
+    plain.add_finding(unidentified.clone());
+    assert_eq!(plain.report().findings.len(), 1);
+    let alone = Session::new(Config {
+        suppressions: Suppressions::parse("s", "file:kernel.cl:10").unwrap(),
+        ..Config::default()
+    });
+    alone.add_finding(unidentified);
+    assert_eq!(alone.report().findings.len(), 1);
+}

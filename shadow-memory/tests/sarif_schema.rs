@@ -331,6 +331,7 @@ fn every_kind() -> Report {
         launches: vec![launch(1, "init"), launch(2, "reduce")],
         findings,
         dropped: 2,
+        ..Report::default()
     }
 }
 

@@ -73,6 +73,29 @@ pub fn find_shadowcl_lib() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
+/// The `shadowcl` binary built beside the library (`cargo build -p shadowcl`); `None` (after
+/// a `SKIP:` notice naming `test`) when it or the library is missing.
+pub fn shadowcl_cli(test: &str) -> Option<PathBuf> {
+    let Some(lib) = find_shadowcl_lib() else {
+        lib_missing(
+            test,
+            "libshadowcl.so not found (build it first, or set SHADOWCL_LIB)",
+        );
+        return None;
+    };
+    let cli = lib
+        .parent()
+        .map(|d| d.join("shadowcl"))
+        .filter(|c| c.is_file());
+    if cli.is_none() {
+        skip(
+            test,
+            "the shadowcl binary is not built (cargo build -p shadowcl)",
+        );
+    }
+    cli
+}
+
 /// A vendors folder for the ICD loader.
 pub struct Icd {
     dir: tempfile::TempDir,

@@ -203,6 +203,7 @@ fn hosts_pass_on_pocl() {
         ),
         ("racy_reduction", vec![], vec![], "racy_reduction: sum"),
         ("images", vec![], vec![("ABUSE_LENIENT", "1")], "images"),
+        ("two_races", vec![], vec![], "two_races: PASS"),
     ] {
         let o = run_host(&icd, host, &args, &env);
         if !(o.success() && o.stdout.contains(pass)) {

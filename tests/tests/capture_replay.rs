@@ -2,24 +2,10 @@
 //! application's recorded launch reports the race the live run reported, a race-free one
 //! replays clean, and a replay under a seeded random schedule is deterministic.
 
-use shadowcl_tests::{c_host, find_shadowcl_lib, run, Icd, Outcome, TIMEOUT};
+use shadowcl_tests::{c_host, find_shadowcl_lib, run, shadowcl_cli, Icd, Outcome, TIMEOUT};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The `shadowcl` binary built beside the library (`cargo build --workspace`).
-fn shadowcl_cli(test: &str) -> Option<PathBuf> {
-    let cli = find_shadowcl_lib()?.parent()?.join("shadowcl");
-    if cli.is_file() {
-        Some(cli)
-    } else {
-        shadowcl_tests::skip(
-            test,
-            "the shadowcl binary is not built (cargo build -p shadowcl)",
-        );
-        None
-    }
-}
 
 /// Runs a C host with capture on and returns the launch records it left, in order.
 fn capture(icd: &Icd, host: &str, args: &[&str], dir: &Path, report: &Path) -> Vec<PathBuf> {

@@ -53,13 +53,15 @@ fn time_limit(value: Option<&str>) -> Result<Option<std::time::Duration>, String
     }
 }
 
-/// The checker session, or `None` when `SHADOWCL_CHECKS=none`.
+/// The checker session, or `None` when `SHADOWCL_CHECKS=none` (and no report file is set).
+/// A malformed setting (a bad `SHADOWCL_CHECKS`, an unreadable or malformed
+/// `SHADOWCL_SUPPRESSIONS` file) is reported once and the defaults are used.
 fn session() -> Option<&'static Session> {
     static SESSION: OnceLock<Option<Session>> = OnceLock::new();
     SESSION
         .get_or_init(|| {
             let config = Config::from_env().unwrap_or_else(|e| {
-                eprintln!("ShadowCL: {e}; using the default checks");
+                eprintln!("ShadowCL: {e}; using the default settings");
                 Config::default()
             });
             let c = config.checks;
@@ -231,7 +233,7 @@ pub fn run(
     });
     let id = next_launch_id();
     let result = match session() {
-        Some(s) => {
+        Some(s) if s.checks_kernel(&launch.kernel) => {
             // Launches always run as queue commands; `Sequential` only guards direct calls.
             let queued = order::current().map(|(point, clock)| CommandOrder { point, clock });
             let order: &dyn LaunchOrder = match &queued {
@@ -240,6 +242,12 @@ pub fn run(
             };
             let r = s.run_launch(device(&schedule), program, launch, &schedule, id, order);
             report(s);
+            r
+        }
+        Some(s) => {
+            // Not selected by SHADOWCL_KERNELS: the checks-off path, at its speed.
+            let r = device(&schedule).run(program, launch, &schedule, &NoObserver);
+            s.unchecked_launch(launch);
             r
         }
         None => device(&schedule).run(program, launch, &schedule, &NoObserver),

@@ -10,7 +10,7 @@ pub use shadowcl_interpreter::{
 };
 pub use shadowcl_shadow::{
     Checks, Config, FindingKind, GroupState, LaunchChecker, LaunchOrder, RaceKind, Report, Scope,
-    Sequential, Session, Unordered,
+    Sequential, Session, Suppressions, Unordered,
 };
 pub use std::sync::Arc;
 
