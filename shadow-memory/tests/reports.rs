@@ -289,3 +289,38 @@ fn sarif_uris_are_relative_to_the_source_root() {
     assert_eq!(related["uri"], "file:///elsewhere/cache/program.cl");
     assert!(related.get("uriBaseId").is_none(), "{related}");
 }
+
+#[test]
+fn refused_host_accesses_are_findings_of_the_host() {
+    let s = session(Checks::default());
+    s.host_access_refused(
+        BUF,
+        16,
+        "clEnqueueReadBuffer",
+        "read",
+        "CL_MEM_HOST_NO_ACCESS",
+    );
+    s.host_access_refused(
+        BUF,
+        16,
+        "clEnqueueReadBuffer",
+        "read",
+        "CL_MEM_HOST_NO_ACCESS",
+    );
+    let r = s.report();
+    assert_eq!(r.findings.len(), 1, "{}", r.render_text());
+    let f = &r.findings[0];
+    assert_eq!(
+        (f.kind, f.count, f.kernel.as_str()),
+        (FindingKind::InvalidAccess, 2, "")
+    );
+    let text = r.render_text();
+    assert!(
+        text.contains(
+            "invalid-access on global memory `buffer#1000` at byte 16 by the host (after 0 \
+             launches): clEnqueueReadBuffer: host read of a memory object created with \
+             CL_MEM_HOST_NO_ACCESS (refused with CL_INVALID_OPERATION)"
+        ),
+        "{text}"
+    );
+}
