@@ -29,7 +29,7 @@ impl AccessRules {
         }
         let bound: Vec<_> = args
             .iter()
-            .filter(|a| a.space == AddressSpace::Global)
+            .filter(|a| matches!(a.space, AddressSpace::Global | AddressSpace::Constant))
             .filter_map(|a| {
                 let id = a.alloc?;
                 let access = views
@@ -88,7 +88,7 @@ impl LaunchChecker<'_> {
                 )
             });
         }
-        if a.space != AddressSpace::Global {
+        if !matches!(a.space, AddressSpace::Global | AddressSpace::Constant) {
             return;
         }
         let Some(rules) = self.state().map(|s| &s.rules) else {
