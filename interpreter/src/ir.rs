@@ -414,16 +414,22 @@ pub(crate) enum Op {
         a: u32,
         b: u32,
     },
+    /// `watch`: an array or struct, whose never-written bytes the uninitialised-read check
+    /// follows (scalars and vectors are the spills of `-O0` builds: not followed).
     Alloca {
         size: u32,
         align: u32,
         d: u32,
+        watch: bool,
     },
-    /// memcpy of `size` bytes from `*s` to `*d`.
+    /// memcpy of `size` bytes from `*s` to `*d`. `carry`: the source may hold bytes no one
+    /// writes (struct padding), so the copy carries undefined bytes instead of using them
+    /// (see `Access::copy`).
     CopyMem {
         d: u32,
         s: u32,
         size: u32,
+        carry: bool,
     },
     /// `size` comes from a slot (OpCopyMemorySized with a non-constant size).
     CopyMemDyn {
@@ -431,6 +437,7 @@ pub(crate) enum Op {
         s: u32,
         size: u32,
         w: u8,
+        carry: bool,
     },
     /// `comp == u8::MAX`: all lanes; else one component.
     LoadBuiltin {

@@ -63,6 +63,15 @@ pub struct Access<'a> {
     /// Made by the work-group as a whole (an `async_work_group_copy` in flight), not by
     /// `item`, which is the work-item that reached the copy first.
     pub by_group: bool,
+    /// One half of a memory-to-memory copy (OpCopyMemory, a by-value argument's copy, an
+    /// async copy): its load reads bytes only to move them, so undefined bytes are not a use
+    /// and stay undefined where they are stored.
+    pub copy: bool,
+    /// Bit `i`: byte `i` of the access is undefined as far as the executor knows, which is
+    /// for private memory only: a private read's never-written bytes (private reads are
+    /// reported only when this is non-zero), or a copy's store of never-written private
+    /// bytes.
+    pub undefined: u8,
 }
 
 /// A work-item reached an `async_work_group_copy` (every item of the group must, with the
@@ -206,6 +215,11 @@ pub trait Observer: Sync {
     const ENABLED: bool = true;
 
     fn launch_start(&self, _launch: &LaunchInfo<'_>) {}
+    /// Asked once per launch: whether the executor should follow which bytes of private
+    /// arrays and structs were written, and report reads of the others ([`Access::undefined`]).
+    fn wants_definedness(&self) -> bool {
+        false
+    }
     fn group_start(&self, group: &GroupInfo) -> Self::Group;
     fn access(&self, _group: &mut Self::Group, _access: &Access<'_>) {}
     fn barrier(&self, _group: &mut Self::Group, _arrival: &BarrierArrival<'_>) {}

@@ -36,6 +36,9 @@ pub struct GroupState {
     pub(crate) seen: crate::pairs::Seen,
     /// The launch has more work-items than records tell apart: races are not checked.
     pub(crate) races_off: bool,
+    /// The never-written bytes (bit `i` = byte `i`) the running copy's last load read from
+    /// global or local memory: its store keeps them undefined.
+    pub(crate) copy_undefined: u8,
 }
 
 /// An `async_work_group_copy` the group has not waited for yet.

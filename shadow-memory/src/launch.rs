@@ -343,6 +343,8 @@ impl LaunchChecker<'_> {
             }
         };
         let (buffer, index) = match (r.key.alloc, r.offset) {
+            // A work-item's own array or struct: named by the source line, not a buffer.
+            _ if r.key.memory == Some(AddressSpace::Private) => (Some("private".into()), None),
             (Some(a), Some(off)) => name_and_index(ls, a, off),
             (Some(a), None) => (Some(name_and_index(ls, a, 0).0.unwrap_or_default()), None),
             _ => (None, None),
@@ -544,7 +546,12 @@ impl Observer for LaunchChecker<'_> {
             completed: Vec::new(),
             seen: Default::default(),
             races_off: self.state().is_some_and(|s| s.races_off),
+            copy_undefined: 0,
         }
+    }
+
+    fn wants_definedness(&self) -> bool {
+        self.checks.uninit && !matches!(self.pass, Pass::Second(_))
     }
 
     fn access(&self, g: &mut GroupState, a: &Access<'_>) {

@@ -68,7 +68,7 @@ impl FindingKind {
             FindingKind::ScheduleDependentOutput => "Output bytes differ between work-group / work-item schedules",
             FindingKind::AsyncCopyMisuse => "wait_group_events on an event no async copy returned, or an async copy never waited for",
             FindingKind::MisalignedAccess => "Load, store or atomic at an address that is not a multiple of its type's alignment",
-            FindingKind::InvalidAccess => "Kernel write to memory created read-only, or read of memory created write-only",
+            FindingKind::InvalidAccess => "Kernel write to memory created read-only, read of memory created write-only, or a host access the creation flags forbid",
             FindingKind::ChecksDegraded => "Part of a launch went unchecked because a limit was reached (shadow memory budget, work-items per launch)",
             FindingKind::Hang => "The launch ran past its time limit: the work-items that had not finished, and where they were",
         }
@@ -343,7 +343,11 @@ impl Finding {
                 let _ = write!(s, " (element {i})");
             }
         }
-        let _ = write!(s, " in kernel {} (launch {})", self.kernel, self.launch);
+        if self.kernel.is_empty() {
+            let _ = write!(s, " by the host (after {} launches)", self.launch);
+        } else {
+            let _ = write!(s, " in kernel {} (launch {})", self.kernel, self.launch);
+        }
         if !self.message.is_empty() {
             let _ = write!(s, ": {}", self.message);
         }

@@ -286,6 +286,38 @@ impl Session {
         });
     }
 
+    /// The platform refused a host `access` (`read`, `write`) through entry point `call` to
+    /// the memory object at `offset` of allocation `id`, because its creation `flag`
+    /// forbids it. The finding names no kernel: the host made the access.
+    pub fn host_access_refused(
+        &self,
+        id: AllocId,
+        offset: u64,
+        call: &str,
+        access: &str,
+        flag: &str,
+    ) {
+        let launch = self.state.lock().launches.len() as u64;
+        self.add_finding(Finding {
+            kind: FindingKind::InvalidAccess,
+            race: None,
+            scope: None,
+            memory: Some(AddressSpace::Global),
+            launch,
+            kernel: String::new(),
+            buffer: Some(format!("buffer#{}", id.0)),
+            offset: Some(offset as i64),
+            index: None,
+            first: None,
+            second: None,
+            count: 1,
+            message: format!(
+                "{call}: host {access} of a memory object created with {flag} \
+                 (refused with CL_INVALID_OPERATION)"
+            ),
+        });
+    }
+
     /// Every earlier launch has completed and happens before every later one: forget all
     /// access records except "initialised". Call only while no launch runs.
     pub fn synchronize(&self) {

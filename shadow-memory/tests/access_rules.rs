@@ -62,6 +62,8 @@ fn run(
                 item: &item,
                 inst: InstId(i as u32 % 2),
                 by_group: false,
+                copy: false,
+                undefined: 0,
             },
         );
     }

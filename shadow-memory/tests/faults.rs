@@ -151,6 +151,8 @@ fn uninitialised_reads_in_local_and_global_memory_per_byte() {
                 item: &wi(0, 0),
                 inst: InstId(110),
                 by_group: false,
+                copy: false,
+                undefined: 0,
             },
         );
         c.access(
@@ -166,6 +168,8 @@ fn uninitialised_reads_in_local_and_global_memory_per_byte() {
                 item: &wi(0, 0),
                 inst: InstId(111),
                 by_group: false,
+                copy: false,
+                undefined: 0,
             },
         );
         // Bytes 2..4 were never written.
@@ -182,6 +186,8 @@ fn uninitialised_reads_in_local_and_global_memory_per_byte() {
                 item: &wi(0, 0),
                 inst: InstId(112),
                 by_group: false,
+                copy: false,
+                undefined: 0,
             },
         );
         // Global: host-written bytes are fine, others are not.

@@ -63,6 +63,8 @@ fn launch(session: &Session, id: u64, groups: u64, offsets: &[u64]) {
                     item: &item(local),
                     inst: InstId(local),
                     by_group: false,
+                    copy: false,
+                    undefined: 0,
                 },
             );
         }

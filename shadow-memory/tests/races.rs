@@ -534,3 +534,80 @@ fn groups_on_several_threads_update_global_records_atomically() {
     // Only the 256-byte buffer was touched: 8 bytes of shadow per byte.
     assert_eq!(s.shadow_bytes(), 256 * 8);
 }
+
+/// A copy's half of an access: 4 bytes at `offset`, carrying undefined bytes.
+fn copy_half(
+    c: &LaunchChecker<'_>,
+    g: &mut GroupState,
+    offset: u64,
+    kind: AccessKind,
+    undefined: u8,
+) {
+    let (v, p) = ([7u8; 4], [0u8; 4]);
+    let item = wi(0, 0);
+    let writes = kind == AccessKind::Write;
+    c.access(
+        g,
+        &Access {
+            space: Global,
+            alloc: OUT,
+            offset,
+            size: 4,
+            kind,
+            value: if writes { &v } else { &[] },
+            previous: if writes { &p } else { &[] },
+            item: &item,
+            inst: InstId(140),
+            by_group: false,
+            copy: true,
+            undefined,
+        },
+    );
+}
+
+#[test]
+fn copies_carry_undefined_bytes_and_reads_report_them() {
+    // OUT was created without data. Each launch: what it does, then the offset read.
+    let uninit_reads = |body: &dyn Fn(&LaunchChecker<'_>, &mut GroupState), offset: u64| {
+        let s = session(Checks::default());
+        let r = launch(&s, 0, false, |c| {
+            let mut g = group(c, 0);
+            body(c, &mut g);
+            read(c, &mut g, Global, OUT, offset, wi(0, 0), 141);
+            c.group_end(g);
+        });
+        let kinds: Vec<FindingKind> = r.findings.iter().map(|f| f.kind).collect();
+        assert!(
+            kinds.iter().all(|&k| k == FindingKind::UninitializedRead),
+            "{}",
+            r.render_text()
+        );
+        kinds.len()
+    };
+    // A copy of never-written bytes reports nothing; its destination stays undefined, so
+    // a later read there is a use (also through a second copy).
+    let undefined_copy = |c: &LaunchChecker<'_>, g: &mut GroupState| {
+        copy_half(c, g, 32, AccessKind::Read, 0);
+        copy_half(c, g, 0, AccessKind::Write, 0);
+        copy_half(c, g, 0, AccessKind::Read, 0);
+        copy_half(c, g, 8, AccessKind::Write, 0);
+    };
+    assert_eq!(uninit_reads(&undefined_copy, 8), 1);
+    assert_eq!(uninit_reads(&undefined_copy, 0), 1);
+    // A copy of written bytes defines its destination.
+    let defined_copy = |c: &LaunchChecker<'_>, g: &mut GroupState| {
+        write(c, g, Global, OUT, 16, wi(0, 0), 142);
+        copy_half(c, g, 16, AccessKind::Read, 0);
+        copy_half(c, g, 24, AccessKind::Write, 0);
+    };
+    assert_eq!(uninit_reads(&defined_copy, 24), 0);
+    // The executor says which bytes of a private source were undefined (bits 2-3 here).
+    let private_source = |c: &LaunchChecker<'_>, g: &mut GroupState| {
+        copy_half(c, g, 12, AccessKind::Write, 0b1100);
+    };
+    assert_eq!(uninit_reads(&private_source, 12), 1);
+    let private_defined = |c: &LaunchChecker<'_>, g: &mut GroupState| {
+        copy_half(c, g, 12, AccessKind::Write, 0);
+    };
+    assert_eq!(uninit_reads(&private_defined, 12), 0);
+}

@@ -440,3 +440,38 @@ fn unidentified_first_accesses_fold_into_suppressed_races() {
     alone.add_finding(unidentified);
     assert_eq!(alone.report().findings.len(), 1);
 }
+
+#[test]
+fn refused_host_accesses_are_findings_of_the_host() {
+    let s = session(Checks::default());
+    s.host_access_refused(
+        BUF,
+        16,
+        "clEnqueueReadBuffer",
+        "read",
+        "CL_MEM_HOST_NO_ACCESS",
+    );
+    s.host_access_refused(
+        BUF,
+        16,
+        "clEnqueueReadBuffer",
+        "read",
+        "CL_MEM_HOST_NO_ACCESS",
+    );
+    let r = s.report();
+    assert_eq!(r.findings.len(), 1, "{}", r.render_text());
+    let f = &r.findings[0];
+    assert_eq!(
+        (f.kind, f.count, f.kernel.as_str()),
+        (FindingKind::InvalidAccess, 2, "")
+    );
+    let text = r.render_text();
+    assert!(
+        text.contains(
+            "invalid-access on global memory `buffer#1000` at byte 16 by the host (after 0 \
+             launches): clEnqueueReadBuffer: host read of a memory object created with \
+             CL_MEM_HOST_NO_ACCESS (refused with CL_INVALID_OPERATION)"
+        ),
+        "{text}"
+    );
+}

@@ -200,9 +200,19 @@ int main(void) {
   CL_OK(clEnqueueReadBuffer(env.q, b, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
   CHECK(out[0] == 0xAB && out[64] == 1 + 0xAB && out[200] == 0xAB, "kernel result %d %d %d", out[0], out[64], out[200]);
 
+  /* Host access the creation flags forbid is refused (OpenCL 1.2, 5.2.2). */
+  cl_mem hidden = clCreateBuffer(env.ctx, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, sizeof out, NULL, &err);
+  CL_OK(err);
+  err = clEnqueueReadBuffer(env.q, hidden, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  CHECK(err == CL_INVALID_OPERATION, "read of a HOST_NO_ACCESS buffer -> %d", err);
+  cl_mem shown = clCreateBuffer(env.ctx, CL_MEM_READ_WRITE | CL_MEM_HOST_READ_ONLY, sizeof out, NULL, &err);
+  CL_OK(err);
+  err = clEnqueueWriteBuffer(env.q, shown, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  CHECK(err == CL_INVALID_OPERATION, "write of a HOST_READ_ONLY buffer -> %d", err);
+
   CL_OK(clReleaseKernel(k));
   CL_OK(clReleaseProgram(prog));
-  cl_mem all[] = {a, b, f, u, r};
+  cl_mem all[] = {a, b, f, u, r, hidden, shown};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) CL_OK(clReleaseMemObject(all[i]));
   teardown(&env);
   return finish("buffers");

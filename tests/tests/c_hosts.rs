@@ -76,7 +76,39 @@ fn buffers_on_shadowcl() {
     let Some(icd) = Icd::shadowcl("buffers_on_shadowcl") else {
         return;
     };
-    assert_pass(&run_host(&icd, "buffers", &[], &[]), "buffers");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("r.json");
+    let o = run_host(
+        &icd,
+        "buffers",
+        &[],
+        &[("SHADOWCL_REPORT", report.to_str().unwrap())],
+    );
+    assert_pass(&o, "buffers");
+    // The two host accesses the flags forbid are refused and reported, naming the call and
+    // the flag; nothing else in this host is a finding.
+    let f = findings(&report);
+    let refused: Vec<&str> = f
+        .iter()
+        .filter(|f| f["kind"] == "invalid-access")
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    assert_eq!(f.len(), 2, "{f:?}");
+    assert_eq!(refused.len(), 2, "{f:?}");
+    assert!(
+        refused
+            .iter()
+            .any(|m| m.starts_with("clEnqueueReadBuffer: host read")
+                && m.contains("CL_MEM_HOST_NO_ACCESS")),
+        "{refused:?}"
+    );
+    assert!(
+        refused
+            .iter()
+            .any(|m| m.starts_with("clEnqueueWriteBuffer: host write")
+                && m.contains("CL_MEM_HOST_READ_ONLY")),
+        "{refused:?}"
+    );
 }
 
 #[test]

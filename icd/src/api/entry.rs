@@ -8,6 +8,16 @@ use std::sync::Once;
 
 static LOG: Once = Once::new();
 
+thread_local! {
+    /// The entry point this thread is in, for reports that name the application's call.
+    static CURRENT: std::cell::Cell<&'static str> = const { std::cell::Cell::new("") };
+}
+
+/// The entry point the calling thread is in (empty outside one).
+pub(crate) fn current_entry() -> &'static str {
+    CURRENT.with(|c| c.get())
+}
+
 /// Installs the `SHADOWCL_LOG` tracing filter (default `warn`, to stderr) once per process.
 pub fn init_logging() {
     LOG.call_once(|| {
@@ -35,7 +45,10 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 pub fn call(name: &'static str, f: impl FnOnce() -> Result<(), cl_int>) -> cl_int {
     init_logging();
     tracing::trace!("{name}");
-    match catch_unwind(AssertUnwindSafe(f)) {
+    let outer = CURRENT.with(|c| c.replace(name));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    CURRENT.with(|c| c.set(outer));
+    match result {
         Ok(Ok(())) => CL_SUCCESS,
         Ok(Err(e)) => {
             tracing::debug!("{name} -> {e}");

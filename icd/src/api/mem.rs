@@ -165,17 +165,36 @@ pub(crate) fn check_map_flags(m: &Mem, map_flags: cl_map_flags) -> Result<(), cl
 }
 
 pub(crate) fn host_readable(m: &Mem) -> Result<(), cl_int> {
-    if m.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
-        return Err(CL_INVALID_OPERATION);
-    }
-    Ok(())
+    host_may(m, "read", CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)
 }
 
 pub(crate) fn host_writable(m: &Mem) -> Result<(), cl_int> {
-    if m.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
-        return Err(CL_INVALID_OPERATION);
+    host_may(m, "write", CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)
+}
+
+/// Refuses (`CL_INVALID_OPERATION`, as the specification says) and reports a host access
+/// `m`'s creation flags forbid: an application that ignores the error reads or keeps
+/// stale data, which is what the report is for.
+fn host_may(m: &Mem, access: &str, forbidding: cl_mem_flags) -> Result<(), cl_int> {
+    let flags = m.flags & forbidding;
+    if flags == 0 {
+        return Ok(());
     }
-    Ok(())
+    let flag = if flags & CL_MEM_HOST_NO_ACCESS != 0 {
+        "CL_MEM_HOST_NO_ACCESS"
+    } else if flags & CL_MEM_HOST_READ_ONLY != 0 {
+        "CL_MEM_HOST_READ_ONLY"
+    } else {
+        "CL_MEM_HOST_WRITE_ONLY"
+    };
+    crate::core::launch::host_access_refused(
+        &m.storage,
+        m.offset,
+        crate::api::entry::current_entry(),
+        access,
+        flag,
+    );
+    Err(CL_INVALID_OPERATION)
 }
 
 /// The host access `m`'s flags must allow for a transfer in direction `dir`.

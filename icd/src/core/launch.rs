@@ -128,6 +128,14 @@ pub fn memory_object_created(storage: &Buffer, offset: usize, size: usize, flags
     }
 }
 
+/// The application asked for a host `access` (`read`, `write`) that the memory object's
+/// creation `flag` forbids; `call` is its entry point. The call fails; the report says why.
+pub fn host_access_refused(storage: &Buffer, offset: usize, call: &str, access: &str, flag: &str) {
+    if let Some(s) = session() {
+        s.host_access_refused(storage.id(), offset as u64, call, access, flag);
+    }
+}
+
 /// The host wrote `len` bytes at `offset` of a buffer's storage.
 pub fn buffer_written_by_host(id: AllocId, offset: usize, len: usize) {
     if let Some(s) = session() {

@@ -150,8 +150,56 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                     item: self.wi,
                     inst: InstId(self.lx.code.inst_of[pc]),
                     by_group: self.gx.by_group,
+                    copy: self.gx.copying,
+                    undefined: if self.gx.copying && kind == AccessKind::Write {
+                        self.gx.copy_undefined
+                    } else {
+                        0
+                    },
                 },
             );
+        }
+    }
+
+    /// A load of private bytes `at..at + n` (offset `off` in allocation `idx`) when the
+    /// observer follows definedness: a copy carries their undefined bytes to its store; any
+    /// other read of undefined bytes is reported.
+    #[cold]
+    fn private_read(&mut self, idx: usize, off: i64, at: usize, n: usize, pc: usize) {
+        let undefined = self.mem.undefined_mask(at, n);
+        if self.gx.copying {
+            self.gx.copy_undefined = undefined;
+        } else if undefined != 0 {
+            self.lx.obs.access(
+                &mut self.gx.obs,
+                &Access {
+                    space: AddressSpace::Private,
+                    alloc: AllocId(idx as u64),
+                    offset: off as u64,
+                    size: n as u32,
+                    kind: AccessKind::Read,
+                    value: &[],
+                    previous: &[],
+                    item: self.wi,
+                    inst: InstId(self.lx.code.inst_of[pc]),
+                    by_group: self.gx.by_group,
+                    copy: false,
+                    undefined,
+                },
+            );
+        }
+    }
+
+    /// A store to private bytes `at..at + n`: defined, but for a copy's undefined bytes.
+    #[inline]
+    fn private_written(&mut self, at: usize, n: usize) {
+        if self.lx.definedness {
+            let undefined = if self.gx.copying {
+                self.gx.copy_undefined
+            } else {
+                0
+            };
+            self.mem.define(at, n, undefined);
         }
     }
 
@@ -191,7 +239,11 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
             ptr::TAG_PRIVATE => {
                 if let Some(&(start, len)) = self.mem.allocs.get(idx) {
                     if in_range(off, n, len as u64) {
-                        return rd(&self.mem.bytes, start + off as usize, n);
+                        let at = start + off as usize;
+                        if O::ENABLED && self.lx.definedness {
+                            self.private_read(idx, off, at, n, pc);
+                        }
+                        return rd(&self.mem.bytes, at, n);
                     }
                 }
             }
@@ -265,6 +317,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                 if let Some(&(start, len)) = self.mem.allocs.get(idx) {
                     if in_range(off, n, len as u64) {
                         wr(&mut self.mem.bytes, start + off as usize, n, v);
+                        self.private_written(start + off as usize, n);
                         return;
                     }
                 }
@@ -393,6 +446,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                         let old = rd(&self.mem.bytes, start + off as usize, n);
                         let new = alu::atomic_new(op, w, old, v, c);
                         wr(&mut self.mem.bytes, start + off as usize, n, new);
+                        self.private_written(start + off as usize, n);
                         return old;
                     }
                 }
@@ -437,7 +491,17 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
     /// Copies `size` bytes; returns false, having stopped, at the first faulting byte: a
     /// copy past the end of memory is one error, and its size (an application's or a
     /// fuzzer's) must not decide how long reporting it takes.
-    pub(super) fn copy(&mut self, d: u64, s: u64, size: u64, pc: usize) -> bool {
+    /// `carry`: undefined bytes are carried, not used (`Op::CopyMem`).
+    pub(super) fn copy(&mut self, d: u64, s: u64, size: u64, carry: bool, pc: usize) -> bool {
+        if O::ENABLED {
+            self.gx.copying = carry;
+        }
+        let done = self.copy_bytes(d, s, size, pc);
+        self.gx.copying = false;
+        done
+    }
+
+    fn copy_bytes(&mut self, d: u64, s: u64, size: u64, pc: usize) -> bool {
         let faults = self.gx.faults;
         let mut i = 0u64;
         // Widest chunk that divides the size and keeps both sides equally aligned.
@@ -446,6 +510,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
             .find(|&k| size.is_multiple_of(k as u64) && (d % k as u64) == (s % k as u64))
             .unwrap_or(1);
         while i < size {
+            self.gx.copy_undefined = 0;
             let v = self.load(s.wrapping_add(i), step, pc);
             if self.gx.faults == faults {
                 self.store(d.wrapping_add(i), step, v, pc);

@@ -75,7 +75,7 @@ pub(super) fn async_copy<O: Observer>(
         } else {
             (dst.wrapping_add(i * stride * e), src.wrapping_add(i * e))
         };
-        if !mx.copy(d, sv, e, pc) {
+        if !mx.copy(d, sv, e, false, pc) {
             break;
         }
     }

@@ -7,7 +7,7 @@
 use super::access::{rd, Mx};
 use super::async_copy::{async_copy, async_wait};
 use super::ext::ext_inst;
-use super::state::{alloca, PRIVATE_MEMORY_LIMIT};
+use super::state::{alloca, watch_alloca, PRIVATE_MEMORY_LIMIT};
 use crate::alu::{self, mask};
 use crate::ir::{ptr, AtomicOp, Leaf, Op};
 use crate::observer::Observer;
@@ -115,7 +115,12 @@ pub(super) fn run_cold<O: Observer>(
         Op::PtrDiff { elem, d, a, b } => {
             r!(d) = (r!(a).wrapping_sub(r!(b)) as i64 / elem.max(1) as i64) as u64;
         }
-        Op::Alloca { size, align, d } => {
+        Op::Alloca {
+            size,
+            align,
+            d,
+            watch,
+        } => {
             let after = mx.mem.bytes.len() as u64 + size as u64 + align as u64;
             if mx.mem.allocs.len() as u64 >= ptr::IDX_MASK || after > PRIVATE_MEMORY_LIMIT {
                 return Err(format!(
@@ -124,14 +129,23 @@ pub(super) fn run_cold<O: Observer>(
                 ));
             }
             r!(d) = alloca(mx.mem, size as usize, align as usize);
+            if watch && mx.lx.definedness {
+                watch_alloca(mx.mem);
+            }
         }
-        Op::CopyMem { d, s, size } => {
+        Op::CopyMem { d, s, size, carry } => {
             let (dv, sv) = (r!(d), r!(s));
-            mx.copy(dv, sv, size as u64, pc);
+            mx.copy(dv, sv, size as u64, carry, pc);
         }
-        Op::CopyMemDyn { d, s, size, w } => {
+        Op::CopyMemDyn {
+            d,
+            s,
+            size,
+            w,
+            carry,
+        } => {
             let (dv, sv, n) = (r!(d), r!(s), r!(size) & mask(w));
-            mx.copy(dv, sv, n.min(1 << 32), pc);
+            mx.copy(dv, sv, n.min(1 << 32), carry, pc);
         }
         Op::Dot { w, n, d, a, b } => r!(d) = dot(&regs[base..], w, n, a, b),
         Op::FMinMax { max, w, n, d, a, b } => fmin_max(&mut regs[base..], max, w, n, d, a, b),

@@ -222,6 +222,8 @@ fn start_group<O: Observer>(lx: &Lx<O>, linear: u64, locals: &mut Vec<LocalMem>)
         group,
         size,
         faults: 0,
+        copying: false,
+        copy_undefined: 0,
     }
 }
 
@@ -279,6 +281,7 @@ fn prepare_items<O: Observer>(lx: &Lx<O>, pool: &mut [Item], wis: &[WorkItem]) {
         }
         it.mem.bytes.clear();
         it.mem.allocs.clear();
+        it.mem.undefined.clear();
     }
 }
 

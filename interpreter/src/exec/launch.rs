@@ -69,6 +69,8 @@ pub(super) struct Lx<'a, O: Observer> {
     pub(super) count_all: bool,
     /// A second run of a launch (see [`Device::run_again`]): printf prints nothing.
     pub(super) quiet: bool,
+    /// The observer follows which private bytes were written ([`Observer::wants_definedness`]).
+    pub(super) definedness: bool,
 }
 
 impl<O: Observer> Lx<'_, O> {
@@ -243,6 +245,7 @@ impl Device {
             stalled: OnceLock::new(),
             count_all: self.count_all,
             quiet: variables.is_some(),
+            definedness: O::ENABLED && observer.wants_definedness(),
         };
         if O::ENABLED {
             observer.launch_start(&LaunchInfo {

@@ -18,6 +18,10 @@ pub(super) struct Gx<O: Observer> {
     pub(super) size: [u64; 3],
     /// Memory faults so far: a copy stops at its first (one report, not one per byte).
     pub(super) faults: u64,
+    /// A memory-to-memory copy is running ([`Access::copy`](crate::observer::Access)).
+    pub(super) copying: bool,
+    /// The undefined private bytes the copy's last load read (bit `i` = byte `i`).
+    pub(super) copy_undefined: u8,
 }
 
 /// Private memory of a work-item: allocations in one arena.
@@ -25,6 +29,36 @@ pub(super) struct Gx<O: Observer> {
 pub(super) struct Priv {
     pub(super) bytes: Vec<u8>,
     pub(super) allocs: Vec<(usize, usize)>,
+    /// Only when an observer follows definedness ([`Observer::wants_definedness`]): 1 for
+    /// each byte of a watched allocation not written since it was allocated. Shorter than
+    /// `bytes` when the last allocations are not watched (missing bytes are defined); stale
+    /// past the live allocations, as `alloca` rewrites what it hands out.
+    pub(super) undefined: Vec<u8>,
+}
+
+impl Priv {
+    /// Bit `i`: byte `i` of the `n` at `at` is undefined (`n` ≤ 8).
+    #[inline]
+    pub(super) fn undefined_mask(&self, at: usize, n: usize) -> u8 {
+        let Some(u) = self.undefined.get(at..) else {
+            return 0;
+        };
+        u.iter()
+            .take(n)
+            .enumerate()
+            .fold(0u8, |m, (i, &b)| m | ((b & 1) << i))
+    }
+
+    /// The `n` bytes at `at` become defined, except those `undefined` (bit `i` = byte `i`)
+    /// names: a copy of undefined bytes.
+    #[inline]
+    pub(super) fn define(&mut self, at: usize, n: usize, undefined: u8) {
+        if let Some(u) = self.undefined.get_mut(at..) {
+            for (i, b) in u.iter_mut().take(n).enumerate() {
+                *b = (undefined >> i) & 1;
+            }
+        }
+    }
 }
 
 /// A call in progress: where the caller resumes and how the callee's result gets back.
@@ -117,6 +151,18 @@ pub(super) fn alloca(mem: &mut Priv, size: usize, align: usize) -> u64 {
     let align = align.clamp(1, 4096);
     let start = mem.bytes.len().div_ceil(align) * align;
     mem.bytes.resize(start + size, 0);
+    if !mem.undefined.is_empty() {
+        // A new allocation is defined unless `watch_alloca` says otherwise.
+        mem.undefined.truncate(start);
+    }
     mem.allocs.push((start, size));
     ptr::enc(ptr::TAG_PRIVATE, (mem.allocs.len() - 1) as u64, 0)
+}
+
+/// Marks the allocation `alloca` just made as never written (for the definedness check).
+pub(super) fn watch_alloca(mem: &mut Priv) {
+    if let Some(&(start, size)) = mem.allocs.last() {
+        mem.undefined.resize(start, 0);
+        mem.undefined.resize(start + size, 1);
+    }
 }

@@ -42,6 +42,8 @@ pub(super) struct Fx<'a, 'm> {
     pub(super) private_bytes: u64,
     /// Sign extensions to 64 bits used only as access-chain indices: result → (source, bits).
     pub(super) sconv: HashMap<Word, (Word, u8)>,
+    /// Pointer casts and access chains: result → the pointer they start from.
+    pub(super) ptr_base: HashMap<Word, Word>,
 }
 
 impl<'a, 'm> Fx<'a, 'm> {
@@ -295,6 +297,25 @@ fn index_sign_extensions(md: &Mod, f: &rspirv::dr::Function) -> HashMap<Word, (W
     sconv
 }
 
+/// Pointer casts and access chains of `f`: result → the pointer each starts from.
+fn pointer_bases(f: &rspirv::dr::Function) -> HashMap<Word, Word> {
+    let mut bases = HashMap::new();
+    for i in f.blocks.iter().flat_map(|b| &b.instructions) {
+        let derives = matches!(
+            i.class.opcode,
+            S::Bitcast
+                | S::AccessChain
+                | S::InBoundsAccessChain
+                | S::PtrAccessChain
+                | S::InBoundsPtrAccessChain
+        );
+        if let (true, Some(id), Ok(base)) = (derives, i.result_id, id_at(i, 0)) {
+            bases.insert(id, base);
+        }
+    }
+    bases
+}
+
 /// A by-value pointer parameter: (param id, caller's slot, slot of the copy, size, align).
 type ByVal = (Word, u32, u32, u32, u32);
 
@@ -367,6 +388,7 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
         builtin_ptrs: HashMap::new(),
         private_bytes: 0,
         sconv,
+        ptr_base: pointer_bases(f),
     };
     emit_byval_copies(&mut fx, &byval);
     let key_pc = lower_blocks(&mut fx, f)?;
@@ -401,8 +423,11 @@ fn emit_byval_copies(fx: &mut Fx, byval: &[ByVal]) {
             size,
             align,
             d: copy,
+            watch: true,
         });
+        // A by-value struct's padding is never written by the caller.
         fx.emit(Op::CopyMem {
+            carry: true,
             d: copy,
             s: orig,
             size,

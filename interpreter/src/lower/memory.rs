@@ -364,6 +364,7 @@ pub(super) fn lower_variable(fx: &mut Fx, inst: &Instruction) -> R<()> {
     };
     let t = fx.md.ty(pointee)?;
     let (size, align) = (t.size, t.align);
+    let watch = matches!(t.k, TyK::Array(..) | TyK::Struct(_));
     if size > u32::MAX as u64 {
         return Err(fx.unsup("private variable larger than 4 GiB"));
     }
@@ -372,6 +373,7 @@ pub(super) fn lower_variable(fx: &mut Fx, inst: &Instruction) -> R<()> {
         size: size as u32,
         align: align as u32,
         d,
+        watch,
     });
     if let Ok(init) = id_at(inst, 1) {
         let v = fx.val(init)?;
@@ -393,11 +395,53 @@ pub(super) fn lower_ptr_diff(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
+/// Whether every byte a copy from `src` reads belongs to a value: its object (`src` seen
+/// through pointer casts and access chains, which the optimiser puts on memcpy operands) is
+/// made of scalars and vectors without gaps. Struct padding, 3-element vectors' fourth
+/// lane and objects of unknown type may hold bytes no one writes.
+fn copies_only_values(fx: &Fx, src: Word) -> bool {
+    let mut id = src;
+    for _ in 0..64 {
+        match fx.ptr_base.get(&id) {
+            Some(&b) => id = b,
+            None => break,
+        }
+    }
+    match fx.md.ty_of(id).map(|t| &t.k) {
+        Ok(TyK::Ptr(_, p)) => gapless(fx.md, *p, 0),
+        _ => false,
+    }
+}
+
+/// Whether every byte of type `t` belongs to a scalar.
+fn gapless(md: &Mod, t: Word, depth: u32) -> bool {
+    let Ok(ty) = md.ty(t) else {
+        return false;
+    };
+    if depth > 64 {
+        return false;
+    }
+    match &ty.k {
+        TyK::Bool | TyK::Int(_) | TyK::Float(_) => true,
+        TyK::Vector(e, n) => *n != 3 && gapless(md, *e, depth + 1),
+        TyK::Array(e, _) => gapless(md, *e, depth + 1),
+        TyK::Struct(ms) => {
+            let inner: Option<u64> = ms.iter().try_fold(0u64, |sum, &m| {
+                let size = md.ty(m).ok()?.size;
+                gapless(md, m, depth + 1).then_some(sum + size)
+            });
+            inner == Some(ty.size)
+        }
+        _ => false,
+    }
+}
+
 /// OpCopyMemory / OpCopyMemorySized: a constant size when it is one.
 pub(super) fn lower_copy_memory(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let op = inst.class.opcode;
     let dp = fx.val(id_at(inst, 0)?)?;
     let sp = fx.val(id_at(inst, 1)?)?;
+    let carry = !copies_only_values(fx, id_at(inst, 1)?);
     if op == S::CopyMemory {
         let size = match fx.md.ty_of(id_at(inst, 0)?)?.k {
             TyK::Ptr(_, p) => fx.md.ty(p)?.size,
@@ -407,6 +451,7 @@ pub(super) fn lower_copy_memory(fx: &mut Fx, inst: &Instruction) -> R<()> {
             d: dp,
             s: sp,
             size: size as u32,
+            carry,
         });
     } else {
         let sid = id_at(inst, 2)?;
@@ -415,6 +460,7 @@ pub(super) fn lower_copy_memory(fx: &mut Fx, inst: &Instruction) -> R<()> {
                 d: dp,
                 s: sp,
                 size: size as u32,
+                carry,
             }),
             _ => {
                 let size = fx.val(sid)?;
@@ -424,6 +470,7 @@ pub(super) fn lower_copy_memory(fx: &mut Fx, inst: &Instruction) -> R<()> {
                     s: sp,
                     size,
                     w,
+                    carry,
                 });
             }
         }

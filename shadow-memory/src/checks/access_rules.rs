@@ -29,7 +29,7 @@ impl AccessRules {
         }
         let bound: Vec<_> = args
             .iter()
-            .filter(|a| a.space == AddressSpace::Global)
+            .filter(|a| matches!(a.space, AddressSpace::Global | AddressSpace::Constant))
             .filter_map(|a| {
                 let id = a.alloc?;
                 let access = views
@@ -73,6 +73,10 @@ impl AccessRules {
 
 impl LaunchChecker<'_> {
     pub(crate) fn check_access_rules(&self, g: &mut GroupState, a: &Access<'_>) {
+        if a.space == AddressSpace::Private {
+            // Only reads of undefined private bytes are reported: nothing to check here.
+            return;
+        }
         let align = self.alignments.of(a.inst) as u64;
         if align > 1 && a.offset & (align - 1) != 0 {
             self.report_rule(g, a, FindingKind::MisalignedAccess, || {
@@ -84,7 +88,7 @@ impl LaunchChecker<'_> {
                 )
             });
         }
-        if a.space != AddressSpace::Global {
+        if !matches!(a.space, AddressSpace::Global | AddressSpace::Constant) {
             return;
         }
         let Some(rules) = self.state().map(|s| &s.rules) else {

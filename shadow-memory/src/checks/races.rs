@@ -30,7 +30,25 @@ impl LaunchChecker<'_> {
         if !(want_races || want_uninit) {
             return;
         }
+        if a.space == AddressSpace::Private {
+            // The executor follows private bytes itself and reports only reads of undefined
+            // ones (no other work-item can see them: no races).
+            if want_uninit && a.kind == AccessKind::Read && !a.copy && a.undefined != 0 {
+                let first = a.offset + a.undefined.trailing_zeros() as u64;
+                self.add_findings(g, a, Op::Read, [None; 3], Some(first));
+            }
+            return;
+        }
         let op = op_of(a.kind);
+        // A copy moves undefined bytes without using them: its load reports none and tells
+        // its store which bytes stay undefined (with those the executor knows of, private).
+        let copy_read = a.copy && op == Op::Read;
+        let keep_undefined = if a.copy && op == Op::Write {
+            std::mem::take(&mut g.copy_undefined) | a.undefined
+        } else {
+            0
+        };
+        let mut read_undefined = 0u8;
         // Whether the bytes were already there is decided per byte by the record (undefined
         // bytes have no value to store again).
         let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
@@ -69,6 +87,15 @@ impl LaunchChecker<'_> {
             }
             inside
         };
+        // A copy's store of byte `i` leaves its definedness as it was when the byte copied
+        // was undefined (it does not make it defined).
+        let keep = |i: u64, old: u64, new: u64| {
+            if i < 8 && keep_undefined >> i & 1 != 0 {
+                (new & !mar::INIT_BIT) | (old & mar::INIT_BIT)
+            } else {
+                new
+            }
+        };
         // Only writes make bytes defined.
         let writes = FIRST && matches!(op, Op::Write | Op::Atomic);
         match a.space {
@@ -85,7 +112,10 @@ impl LaunchChecker<'_> {
                         break;
                     };
                     let s = step(*rec, site, epoch);
-                    *rec = s.new;
+                    if copy_read && s.uninit {
+                        read_undefined |= 1 << (i & 7);
+                    }
+                    *rec = keep(i, *rec, s.new);
                     let inside = note(a.offset + i, s);
                     if FIRST && i < 128 {
                         racy |= (inside as u128) << i;
@@ -102,7 +132,8 @@ impl LaunchChecker<'_> {
                     let mut old = cell.load(Ordering::Relaxed);
                     // Work-groups run on several threads: retry until our update lands.
                     let s = loop {
-                        let s = step(self.current(old, &me), site, epoch);
+                        let mut s = step(self.current(old, &me), site, epoch);
+                        s.new = keep(i, old, s.new);
                         if s.new == old {
                             break s;
                         }
@@ -116,6 +147,9 @@ impl LaunchChecker<'_> {
                             Err(now) => old = now,
                         }
                     };
+                    if copy_read && s.uninit {
+                        read_undefined |= 1 << (i & 7);
+                    }
                     if writes && i < 128 {
                         let first_write = old & mar::INIT_BIT == 0 && s.new & mar::INIT_BIT != 0;
                         defined |= (first_write as u128) << i;
@@ -126,8 +160,12 @@ impl LaunchChecker<'_> {
                     }
                 }
             }
-            // Constant memory is read-only (no races) and private memory is not reported.
+            // Constant memory is read-only (no races); private memory is handled above.
             AddressSpace::Constant | AddressSpace::Private => return,
+        }
+        if copy_read {
+            g.copy_undefined = read_undefined;
+            uninit = None;
         }
         if !want_races {
             // Only uninitialised reads are wanted (or the launch is past what records tell

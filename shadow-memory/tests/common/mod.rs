@@ -117,6 +117,8 @@ pub fn acc(
             item: &item,
             inst: InstId(inst),
             by_group: false,
+            copy: false,
+            undefined: 0,
         },
     );
 }
