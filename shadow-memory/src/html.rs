@@ -107,6 +107,9 @@ fn summary(report: &Report) -> String {
             report.dropped
         );
     }
+    if report.suppressed > 0 {
+        let _ = write!(s, "; {} suppressed", report.suppressed);
+    }
     s
 }
 
@@ -572,6 +575,8 @@ mod tests {
             }],
             findings,
             dropped: 0,
+            suppressed: 0,
+            suppressions: vec![],
         }
     }
 
