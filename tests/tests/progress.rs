@@ -2,9 +2,12 @@
 //! into a pipe. A child process (this test binary re-run with only `long_launch_child`) runs
 //! one launch of about four seconds through opencl3 and the ICD loader; the parent runs it
 //! once with stderr piped and once on a pseudo-terminal (`script`), the control that shows
-//! the piped run would have caught a line.
+//! the piped run would have caught a line. The piped run records its launches, and
+//! `shadowcl replay` of one of them under several schedules is checked the same way.
 
-use shadowcl_tests::{have_program, run, skip, Icd, PLATFORM_NAME, TIMEOUT};
+use shadowcl_tests::{find_shadowcl_lib, have_program, run, skip, Icd, PLATFORM_NAME, TIMEOUT};
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 const CHILD_ENV: &str = "SHADOWCL_TESTS_PROGRESS_CHILD";
 /// Words of the line (`progress_message`): `12/64 work-groups, no findings so far`.
@@ -28,8 +31,12 @@ fn a_long_launch_draws_progress_on_a_terminal_and_nothing_into_a_pipe() {
     };
     let exe = std::env::current_exe().expect("test binary path");
 
+    let caps = tempfile::tempdir().expect("temp dir");
     let mut piped = icd.command(&exe);
-    piped.args(child_args()).env(CHILD_ENV, PLATFORM_NAME);
+    piped
+        .args(child_args())
+        .env(CHILD_ENV, PLATFORM_NAME)
+        .env("SHADOWCL_CAPTURE", caps.path());
     let o = run(piped, TIMEOUT);
     o.assert_success();
     assert!(o.stdout.contains("long launch: done"), "{}", o.describe());
@@ -50,20 +57,74 @@ fn a_long_launch_draws_progress_on_a_terminal_and_nothing_into_a_pipe() {
         skip(test, "no `script` (util-linux) for the terminal half");
         return;
     }
-    // `script` gives the child a pseudo-terminal and copies what it drew to our pipe.
     let line = std::iter::once(exe.display().to_string())
         .chain(child_args().iter().map(|a| a.to_string()))
         .collect::<Vec<_>>()
         .join(" ");
-    let mut on_tty = icd.command("script");
-    on_tty
-        .args(["-qec", &line, "/dev/null"])
-        .env(CHILD_ENV, PLATFORM_NAME);
+    let mut on_tty = on_a_terminal(icd.command("script"), &line);
+    on_tty.env(CHILD_ENV, PLATFORM_NAME);
     let t = run(on_tty, TIMEOUT);
     t.assert_success();
     assert!(t.stdout.contains("long launch: done"), "{}", t.describe());
     assert!(
         t.stdout.contains(LINE_WORDS) && t.stdout.contains("ShadowCL "),
+        "no progress line on a terminal: {}",
+        t.describe()
+    );
+    replay_progress(test, caps.path());
+}
+
+/// `script` gives `command_line` a pseudo-terminal and copies what it drew to our pipe.
+fn on_a_terminal(mut script: Command, command_line: &str) -> Command {
+    script.args(["-qec", command_line, "/dev/null"]);
+    script
+}
+
+/// `shadowcl replay` of a launch of a few hundred milliseconds under ten schedules (serial,
+/// checked: several seconds) draws its line on a terminal and nothing into a pipe.
+fn replay_progress(test: &str, caps: &Path) {
+    let Some(cli) = find_shadowcl_lib()
+        .and_then(|l| Some(l.parent()?.join("shadowcl")))
+        .filter(|c| c.is_file())
+    else {
+        skip(
+            test,
+            "the shadowcl binary is not built (cargo build -p shadowcl)",
+        );
+        return;
+    };
+    let mut records: Vec<PathBuf> = std::fs::read_dir(caps)
+        .expect("capture folder")
+        .flat_map(|p| std::fs::read_dir(p.expect("entry").path()).expect("process folder"))
+        .map(|r| r.expect("entry").path())
+        .filter(|r| r.join("record.json").is_file())
+        .collect();
+    records.sort();
+    // The calibration's launches grow fourfold; the one before the last took 0.2 s or more.
+    assert!(records.len() >= 2, "records: {records:?}");
+    let record = &records[records.len() - 2];
+    let args = format!("replay {} --schedules 10", record.display());
+    let words = "schedules, ";
+
+    let mut piped = Command::new(&cli);
+    piped.args(args.split(' '));
+    let o = run(piped, TIMEOUT);
+    o.assert_success();
+    assert!(o.stdout.contains("replayed spin"), "{}", o.describe());
+    assert!(
+        !o.stderr.contains(words),
+        "progress in a pipe: {}",
+        o.describe()
+    );
+    assert!(!o.stderr.contains('\r'), "{}", o.describe());
+
+    let t = run(
+        on_a_terminal(Command::new("script"), &format!("{} {args}", cli.display())),
+        TIMEOUT,
+    );
+    t.assert_success();
+    assert!(
+        t.stdout.contains(words) && t.stdout.contains("shadowcl replay "),
         "no progress line on a terminal: {}",
         t.describe()
     );
