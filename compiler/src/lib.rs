@@ -65,7 +65,7 @@ pub struct CompileRequest {
 pub struct Compiled {
     /// The SPIR-V module (little-endian words as bytes).
     pub spirv: Vec<u8>,
-    /// The SPIR LLVM bitcode the SPIR-V was made from (input to [`link`]).
+    /// The SPIR LLVM bitcode the SPIR-V was made from (input to [`Compiler::link`]).
     pub bitcode: Vec<u8>,
     /// Diagnostics (warnings) of the tools; empty when there were none.
     pub log: String,
@@ -117,7 +117,7 @@ impl fmt::Display for CompileFailure {
 
 impl std::error::Error for CompileFailure {}
 
-/// Link options understood by [`link`].
+/// Link options understood by [`Compiler::link`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkOptions {
     /// `-create-library`: the result is a library, not an executable.
