@@ -193,12 +193,8 @@ pub struct CaptureConfig {
 }
 
 impl CaptureConfig {
-    /// From the process environment.
-    pub fn from_env() -> std::result::Result<Option<CaptureConfig>, String> {
-        CaptureConfig::from_lookup(|k| std::env::var(k).ok())
-    }
-
-    /// From any key/value source. `Ok(None)` when `SHADOWCL_CAPTURE` is unset or empty;
+    /// From a key/value source (the platform's settings; this crate reads no environment).
+    /// `Ok(None)` when `SHADOWCL_CAPTURE` is unset or empty;
     /// malformed values are errors naming the variable.
     pub fn from_lookup(
         get: impl Fn(&str) -> Option<String>,
@@ -312,25 +308,6 @@ const NO_DATA_NOTE: &str = "buffer contents: SHADOWCL_CAPTURE_DATA=none";
 const GV_LOG_EVERY: usize = 64;
 
 impl Recorder {
-    /// The recorder `SHADOWCL_CAPTURE*` asks for, or `None` (unset, or unusable: then the
-    /// reason is printed on stderr and the application runs on unrecorded).
-    pub fn from_env() -> Option<Recorder> {
-        match CaptureConfig::from_env() {
-            Ok(Some(cfg)) => match Recorder::new(cfg) {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    eprintln!("shadowcl: capture disabled: {e}");
-                    None
-                }
-            },
-            Ok(None) => None,
-            Err(e) => {
-                eprintln!("shadowcl: capture disabled: {e}");
-                None
-            }
-        }
-    }
-
     /// Creates `root/<process_name>` (with a `-2`, `-3`… suffix if it exists already).
     pub fn new(cfg: CaptureConfig) -> Result<Recorder> {
         std::fs::create_dir_all(&cfg.root).map_err(|e| CaptureError::io(&cfg.root, e))?;

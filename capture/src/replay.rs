@@ -5,6 +5,7 @@
 use crate::error::{CaptureError, Result};
 use crate::record::{pointee_size, AddressQualifier, ArgValueRecord, RecordDir};
 use serde::Serialize;
+use shadowcl_compiler::{CompileRequest, Compiler};
 use shadowcl_interpreter::{
     AllocId, ArgAddress, ArgValue, Buffer, Device, ExecError, KernelInfo, Launch, LaunchStats,
     NoObserver, Observer, Order, Program, Schedule,
@@ -98,8 +99,15 @@ impl std::fmt::Debug for Replayer {
 
 impl Replayer {
     /// Opens and validates a record folder and loads its program (the recorded SPIR-V, or the
-    /// recorded source compiled with clang-15 + llvm-spirv-15).
+    /// recorded source compiled with clang-15 + llvm-spirv-15 by a default [`Compiler`]: no
+    /// cache, source-faithful; [`Replayer::open_with`] takes the caller's).
     pub fn open(dir: impl AsRef<Path>) -> Result<Replayer> {
+        Replayer::open_with(dir, &Compiler::new())
+    }
+
+    /// As [`Replayer::open`], compiling a recorded source with `compiler` (the command line
+    /// passes the one its settings describe, so replay checks what the run checked).
+    pub fn open_with(dir: impl AsRef<Path>, compiler: &Compiler) -> Result<Replayer> {
         let rd = RecordDir::open(dir)?;
         let (spirv, compiled) = match rd.spirv()? {
             Some(s) => (s, false),
@@ -109,12 +117,13 @@ impl Replayer {
                 })?;
                 let debug_dir = std::fs::canonicalize(&rd.dir).unwrap_or_else(|_| rd.dir.clone());
                 // The platform's own driver, so replay checks what the run checked.
-                let req = shadowcl_compiler::CompileRequest {
+                let req = CompileRequest {
                     sources: vec![src],
                     options: rd.record.program.build_options.clone(),
                     headers: Vec::new(),
                 };
-                let compiled = shadowcl_compiler::Compiler::from_env()
+                let compiled = compiler
+                    .clone()
                     .with_debug_dir(Some(debug_dir))
                     .compile(&req)
                     .map_err(|e| CaptureError::Compile(e.log))?;

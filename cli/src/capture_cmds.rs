@@ -8,15 +8,19 @@
 //! output, replay differs from the recorded outputs) or unreadable records in a listing;
 //! 2 = usage or I/O error, bad record.
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shadowcl_capture::{
     amplify, find_records, gpuverify_command, reproduce_flags, sim_file, Amplification,
     AmplifyOptions, Finding, RecordDir, ReplayOutcome, Replayer,
 };
 use shadowcl_capture::{ArgValueRecord, LaunchRecord};
+use shadowcl_compiler::{cache_dir, Compiler};
 use shadowcl_interpreter::{AddressSpace, NoObserver, Order, Schedule};
+use shadowcl_shadow::progress_message;
 use shadowcl_shadow::{Checks, Config, FindingKind, Sequential, Session, Side};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 #[derive(clap::Subcommand)]
 pub enum CaptureCommand {
@@ -237,35 +241,63 @@ fn base_schedule(args: &ReplayArgs) -> Schedule {
     s
 }
 
+/// The progress line over a replay's schedules: on a terminal, once the replay has run for
+/// [`PROGRESS_DELAY`], the schedules done of all and the findings so far (drawn by
+/// `indicatif`, cleared at the end); never anything when stderr is not a terminal.
 struct Progress {
+    bar: ProgressBar,
     total: usize,
     tty: bool,
-    start: std::time::Instant,
+    start: Instant,
 }
 
+/// Replays shorter than this show no progress line.
+const PROGRESS_DELAY: Duration = Duration::from_secs(2);
+
 impl Progress {
-    fn step(&self, i: usize, s: &Schedule) {
-        if self.total <= 1 {
+    fn new(total: usize, tty: bool) -> Progress {
+        let bar = ProgressBar::hidden();
+        bar.set_length(total as u64);
+        bar.set_style(
+            ProgressStyle::with_template("shadowcl replay {bar:30} {msg} [{elapsed}]")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        Progress {
+            bar,
+            total,
+            tty,
+            start: Instant::now(),
+        }
+    }
+
+    /// Schedule `i` (from 0) has run; `findings`: the session's so far.
+    fn step(&self, i: usize, findings: usize) {
+        if !self.tty || self.total <= 1 {
             return;
         }
-        let done = i + 1;
-        if self.tty {
-            eprint!(
-                "\r\x1b[Kshadowcl replay: schedule {done}/{} ({}) {:.1}s",
-                self.total,
-                s.describe(),
-                self.start.elapsed().as_secs_f64()
-            );
-            if done == self.total {
-                eprintln!();
-            }
-        } else if done == self.total || done.is_multiple_of((self.total / 10).max(1)) {
-            eprintln!(
-                "shadowcl replay: schedule {done}/{} done ({:.1}s)",
-                self.total,
-                self.start.elapsed().as_secs_f64()
-            );
+        let done = i as u64 + 1;
+        if self.bar.is_hidden() && self.start.elapsed() >= PROGRESS_DELAY {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
         }
+        self.bar.set_message(progress_message(
+            done,
+            self.total as u64,
+            "schedules",
+            findings,
+        ));
+        self.bar.set_position(done);
+    }
+
+    /// Writes `text` to stderr with the line (if shown) lifted out of the way meanwhile.
+    fn eprint(&self, text: &str) {
+        self.bar.suspend(|| eprint!("{text}"));
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
     }
 }
 
@@ -347,7 +379,7 @@ fn checker_session(args: &ReplayArgs) -> Result<Option<Session>, String> {
             report: args.report.clone(),
             sarif: args.sarif.clone(),
             exports: Vec::new(),
-            ..Config::from_env().unwrap_or_default()
+            ..Config::from_lookup(|k| std::env::var(k).ok()).unwrap_or_default()
         })
     }))
 }
@@ -409,18 +441,15 @@ fn amplify_checked(
         |i, device, program, launch, s| {
             session.run_launch(device, program, launch, s, i as u64, &Sequential)
         },
-        |i, s, out| {
+        |i, _, out| {
             for id in &out.allocations {
                 session.buffer_released(*id);
             }
             let text = session.take_new_text();
             if !text.is_empty() {
-                if progress.tty && progress.total > 1 {
-                    eprintln!();
-                }
-                eprint!("{text}");
+                progress.eprint(&text);
             }
-            progress.step(i, s);
+            progress.step(i, session.finding_count());
         },
     )
 }
@@ -437,7 +466,14 @@ pub(crate) fn replay_cmd(args: &ReplayArgs) -> i32 {
             return 2;
         }
     };
-    let rp = match Replayer::open(&args.record) {
+    // The command line reads the environment itself (the platform library reads it in its
+    // settings): replay compiles a recorded source as the platform did.
+    let env = |k: &str| std::env::var(k).ok();
+    let compiler = Compiler::from_lookup(env).unwrap_or_else(|e| {
+        eprintln!("shadowcl replay: {e}; using the default");
+        Compiler::new().with_cache_dir(cache_dir(env))
+    });
+    let rp = match Replayer::open_with(&args.record, &compiler) {
         Ok(rp) => rp,
         Err(e) => {
             eprintln!("shadowcl replay: {e}");
@@ -461,11 +497,7 @@ pub(crate) fn replay_cmd(args: &ReplayArgs) -> i32 {
             .unwrap_or_else(|| "none".into())
     );
     let base = base_schedule(args);
-    let progress = Progress {
-        total: args.schedules,
-        tty: std::io::stderr().is_terminal(),
-        start: std::time::Instant::now(),
-    };
+    let progress = Progress::new(args.schedules, std::io::stderr().is_terminal());
     let opts = AmplifyOptions {
         schedules: args.schedules,
         base: base.clone(),
@@ -477,7 +509,7 @@ pub(crate) fn replay_cmd(args: &ReplayArgs) -> i32 {
             &rp,
             &opts,
             |_, device, program, launch, s| device.run(program, launch, s, &NoObserver),
-            |i, s, _| progress.step(i, s),
+            |i, _, _| progress.step(i, 0),
         ),
     };
     let amp = match amp {

@@ -13,7 +13,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The compile driver: tool names, build mode and the cache folder.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Compiler {
     clang: String,
     llvm_spirv: String,
@@ -48,12 +48,13 @@ impl Compiler {
         }
     }
 
-    /// Debian's tool names, the cache folder ([`default_cache_dir`]) and the build mode
-    /// ([`BuildMode::from_env`]) from the environment.
-    pub fn from_env() -> Self {
-        Compiler::new()
-            .with_cache_dir(default_cache_dir())
-            .with_mode(BuildMode::from_env())
+    /// Debian's tool names, with the cache folder ([`cache_dir`]) and the build mode
+    /// ([`BuildMode::from_lookup`]) a key/value source names (the platform passes its
+    /// settings, a test or tool its environment). A bad `SHADOWCL_COMPILE` is an error.
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
+        Ok(Compiler::new()
+            .with_mode(BuildMode::from_lookup(&get)?)
+            .with_cache_dir(cache_dir(&get)))
     }
 
     pub fn with_mode(mut self, mode: BuildMode) -> Self {
@@ -63,12 +64,6 @@ impl Compiler {
 
     pub fn mode(&self) -> BuildMode {
         self.mode
-    }
-
-    /// The process-wide compiler (made by [`Compiler::from_env`] on first use).
-    pub fn global() -> &'static Compiler {
-        static GLOBAL: OnceLock<Compiler> = OnceLock::new();
-        GLOBAL.get_or_init(Compiler::from_env)
     }
 
     /// Uses `dir` as the cache folder (`None`: no cache).
@@ -443,22 +438,23 @@ impl Compiler {
     }
 }
 
-/// `$XDG_CACHE_HOME/shadowcl`, else `$HOME/.cache/shadowcl`; `None` when
+/// The cache folder `get` (a key/value source: the platform's settings, or the environment)
+/// names: `$XDG_CACHE_HOME/shadowcl`, else `$HOME/.cache/shadowcl`; `None` when
 /// `SHADOWCL_CACHE=0` (or `off`/`false`/`no`) or neither variable is set.
-pub fn default_cache_dir() -> Option<PathBuf> {
-    if let Ok(v) = std::env::var("SHADOWCL_CACHE") {
+pub fn cache_dir(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    if let Some(v) = get("SHADOWCL_CACHE") {
         let v = v.trim().to_ascii_lowercase();
         if matches!(v.as_str(), "0" | "off" | "false" | "no") {
             return None;
         }
     }
-    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
+    if let Some(x) = get("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
         let p = PathBuf::from(x);
         if p.is_absolute() {
             return Some(p.join("shadowcl"));
         }
     }
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    let home = get("HOME").filter(|h| !h.is_empty())?;
     Some(PathBuf::from(home).join(".cache").join("shadowcl"))
 }
 

@@ -26,7 +26,7 @@ mod metadata;
 mod options;
 
 pub use device::{DEVICE_EXTENSIONS, OPENCL_C_FEATURES};
-pub use driver::{default_cache_dir, Compiler};
+pub use driver::{cache_dir, Compiler};
 pub use metadata::{kernel_arg_metadata, parse_kernel_arg_metadata, KernelArgMeta};
 pub use options::{parse_link_options, split_options, translate_options};
 
@@ -65,7 +65,7 @@ pub struct CompileRequest {
 pub struct Compiled {
     /// The SPIR-V module (little-endian words as bytes).
     pub spirv: Vec<u8>,
-    /// The SPIR LLVM bitcode the SPIR-V was made from (input to [`link`]).
+    /// The SPIR LLVM bitcode the SPIR-V was made from (input to [`Compiler::link`]).
     pub bitcode: Vec<u8>,
     /// Diagnostics (warnings) of the tools; empty when there were none.
     pub log: String,
@@ -117,31 +117,13 @@ impl fmt::Display for CompileFailure {
 
 impl std::error::Error for CompileFailure {}
 
-/// Link options understood by [`link`].
+/// Link options understood by [`Compiler::link`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkOptions {
     /// `-create-library`: the result is a library, not an executable.
     pub create_library: bool,
     /// `-enable-link-options`: the math options below apply to a library.
     pub enable_link_options: bool,
-}
-
-/// Compiles OpenCL C with the process-wide compiler (tools on PATH, cache from the
-/// environment).
-pub fn compile(req: &CompileRequest) -> Result<Compiled, CompileFailure> {
-    Compiler::global().compile(req)
-}
-
-/// Links SPIR LLVM bitcode modules (the `bitcode` of earlier [`compile`] results) with
-/// the process-wide compiler.
-pub fn link(bitcodes: &[Vec<u8>], options: &str) -> Result<Compiled, CompileFailure> {
-    Compiler::global().link(bitcodes, options)
-}
-
-/// Turns SPIR-V back into SPIR LLVM bitcode (`llvm-spirv-15 -r`), so programs created
-/// with `clCreateProgramWithIL` can take part in [`link`].
-pub fn spirv_to_bitcode(spirv: &[u8]) -> Result<Vec<u8>, CompileFailure> {
-    Compiler::global().spirv_to_bitcode(spirv)
 }
 
 /// How OpenCL C becomes the kernel that runs and is checked.
@@ -171,14 +153,10 @@ impl std::str::FromStr for BuildMode {
 }
 
 impl BuildMode {
-    /// `SHADOWCL_COMPILE`; a bad value is reported and the default used.
-    pub fn from_env() -> BuildMode {
-        let v = std::env::var("SHADOWCL_COMPILE").unwrap_or_default();
-        v.parse().unwrap_or_else(|e| {
-            tracing::warn!("{e}");
-            eprintln!("shadowcl: {e}");
-            BuildMode::default()
-        })
+    /// `SHADOWCL_COMPILE` from a key/value source (the platform's settings; this crate reads
+    /// no environment); unset: the default.
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<BuildMode, String> {
+        get("SHADOWCL_COMPILE").map_or(Ok(BuildMode::default()), |v| v.parse())
     }
 }
 

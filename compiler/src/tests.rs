@@ -3,7 +3,7 @@
 use super::*;
 use crate::driver::{header_path, hex};
 use crate::options::opt_level;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Tests propagate setup failures with `?` (the error names what failed).
@@ -471,11 +471,43 @@ fn link_two_modules() -> TestResult {
 }
 
 #[test]
-fn default_cache_dir_is_under_shadowcl() {
-    // Only checks the shape; the environment is not modified (tests run in parallel).
-    if let Some(d) = default_cache_dir() {
-        assert!(d.ends_with("shadowcl"));
-    }
+fn settings_name_the_cache_folder_and_build_mode() {
+    let lookup = |vars: &'static [(&'static str, &'static str)]| {
+        move |k: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    };
+    let home = lookup(&[("HOME", "/home/u")]);
+    assert_eq!(
+        cache_dir(home),
+        Some(PathBuf::from("/home/u/.cache/shadowcl"))
+    );
+    let xdg = lookup(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "/c")]);
+    assert_eq!(cache_dir(xdg), Some(PathBuf::from("/c/shadowcl")));
+    // A relative XDG_CACHE_HOME is not used (the XDG rule).
+    let rel = lookup(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "c")]);
+    assert_eq!(
+        cache_dir(rel),
+        Some(PathBuf::from("/home/u/.cache/shadowcl"))
+    );
+    assert_eq!(
+        cache_dir(lookup(&[("HOME", "/h"), ("SHADOWCL_CACHE", "off")])),
+        None
+    );
+    assert_eq!(cache_dir(lookup(&[])), None);
+
+    let c = Compiler::from_lookup(lookup(&[("SHADOWCL_COMPILE", "app"), ("HOME", "/h")]));
+    let c = c.expect("a valid mode");
+    assert_eq!(c.mode(), BuildMode::Application);
+    assert_eq!(c.cache_dir(), Some(Path::new("/h/.cache/shadowcl")));
+    let err = Compiler::from_lookup(lookup(&[("SHADOWCL_COMPILE", "fast")])).unwrap_err();
+    assert!(err.contains("SHADOWCL_COMPILE=fast"), "{err}");
+    assert_eq!(
+        BuildMode::from_lookup(lookup(&[])),
+        Ok(BuildMode::SourceFaithful)
+    );
     assert_eq!(hex(&[0, 0xab, 0x10]), "00ab10");
 }
 

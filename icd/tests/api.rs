@@ -284,7 +284,7 @@ fn spirv_program_and_its_binary_run() {
         options: "-cl-opt-disable".to_owned(),
         headers: Vec::new(),
     };
-    let spirv = match shadowcl::compiler::compile(&req) {
+    let spirv = match shadowcl::compiler::Compiler::new().compile(&req) {
         Ok(c) => c.spirv,
         Err(f) => panic!("compile failed: {f}"),
     };

@@ -164,4 +164,4 @@ mod program;
 pub use program::{Alignments, Program};
 
 mod exec;
-pub use exec::{Device, DEFAULT_LOCAL_MEMORY_LIMIT};
+pub use exec::{Device, GroupCounts, DEFAULT_LOCAL_MEMORY_LIMIT};

@@ -64,39 +64,28 @@ impl Default for Schedule {
 
 impl Schedule {
     /// Reads `SHADOWCL_WG_ORDER`, `SHADOWCL_WI_ORDER`, `SHADOWCL_QUANTUM`, `SHADOWCL_SEED`,
-    /// `SHADOWCL_THREADS` and `SHADOWCL_WG_SERIAL`; malformed values are reported and ignored.
-    pub fn from_env() -> Schedule {
-        Schedule::from_lookup(|k| std::env::var(k).ok())
-    }
-
-    /// As [`Schedule::from_env`], from any key/value source (testable without the process env).
-    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Schedule {
+    /// `SHADOWCL_THREADS` and `SHADOWCL_WG_SERIAL` through `get` (the platform passes its
+    /// settings' source; this crate reads no environment). A malformed value is left at its
+    /// default and described in the returned list, for the caller to report.
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> (Schedule, Vec<String>) {
         let mut s = Schedule::default();
-        fn parse<T: std::str::FromStr>(key: &str, v: Option<String>, into: &mut T) {
-            if let Some(v) = v {
-                match v.trim().parse() {
-                    Ok(x) => *into = x,
-                    Err(_) => tracing::warn!("ignoring {key}={v}: not understood"),
+        let mut problems = Vec::new();
+        let mut parse = |key: &str, set: &mut dyn FnMut(&str) -> bool| {
+            if let Some(v) = get(key) {
+                if !set(v.trim()) {
+                    problems.push(format!("ignoring {key}={v}: not understood"));
                 }
             }
-        }
-        parse(
-            "SHADOWCL_WG_ORDER",
-            get("SHADOWCL_WG_ORDER"),
-            &mut s.wg_order,
-        );
-        parse(
-            "SHADOWCL_WI_ORDER",
-            get("SHADOWCL_WI_ORDER"),
-            &mut s.wi_order,
-        );
-        parse("SHADOWCL_QUANTUM", get("SHADOWCL_QUANTUM"), &mut s.quantum);
-        parse("SHADOWCL_SEED", get("SHADOWCL_SEED"), &mut s.seed);
-        parse("SHADOWCL_THREADS", get("SHADOWCL_THREADS"), &mut s.threads);
+        };
+        parse("SHADOWCL_WG_ORDER", &mut |v| to(v, &mut s.wg_order));
+        parse("SHADOWCL_WI_ORDER", &mut |v| to(v, &mut s.wi_order));
+        parse("SHADOWCL_QUANTUM", &mut |v| to(v, &mut s.quantum));
+        parse("SHADOWCL_SEED", &mut |v| to(v, &mut s.seed));
+        parse("SHADOWCL_THREADS", &mut |v| to(v, &mut s.threads));
         let mut serial = false;
-        parse("SHADOWCL_WG_SERIAL", get("SHADOWCL_WG_SERIAL"), &mut serial);
+        parse("SHADOWCL_WG_SERIAL", &mut |v| to(v, &mut serial));
         s.parallel = !serial;
-        s
+        (s, problems)
     }
 
     /// A short text naming the schedule, e.g. `wg=random,wi=reverse,q=0,seed=3,parallel`.
@@ -112,13 +101,18 @@ impl Schedule {
     }
 }
 
+/// Parses `v` into `into`; false (and `into` unchanged) when it does not parse.
+fn to<T: std::str::FromStr>(v: &str, into: &mut T) -> bool {
+    v.parse().map(|x| *into = x).is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn reads_variables_and_ignores_garbage() {
-        let s = Schedule::from_lookup(|k| match k {
+        let (s, problems) = Schedule::from_lookup(|k| match k {
             "SHADOWCL_WG_ORDER" => Some("reverse".into()),
             "SHADOWCL_WI_ORDER" => Some("bogus".into()),
             "SHADOWCL_QUANTUM" => Some("7".into()),
@@ -128,6 +122,10 @@ mod tests {
         });
         assert_eq!(s.wg_order, Order::Reverse);
         assert_eq!(s.wi_order, Order::InOrder);
+        assert_eq!(
+            problems,
+            ["ignoring SHADOWCL_WI_ORDER=bogus: not understood"]
+        );
         assert_eq!((s.quantum, s.seed, s.parallel), (7, 42, false));
         assert_eq!(s.describe(), "wg=reverse,wi=in-order,q=7,seed=42,serial");
     }

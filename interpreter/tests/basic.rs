@@ -341,3 +341,37 @@ fn private_memory_past_the_limit_ends_the_launch() {
         );
     }
 }
+
+/// `Device::groups` counts every group of a launch as started and, once it returns, as done,
+/// also the groups an aborted launch never ran (a progress display must see it end).
+#[test]
+fn group_counts_reach_the_total_also_when_a_launch_aborts() {
+    use shadowcl_interpreter::GroupCounts;
+    let p = program(VADD, "-O2");
+    let (ba, bb, bc) = (
+        buf_f32(&[0.0; 64]),
+        buf_f32(&[0.0; 64]),
+        buf_f32(&[0.0; 64]),
+    );
+    let args = || vec![arg(&ba), arg(&bb), arg(&bc), val(64i32)];
+    let device = Device::new(2);
+    assert_eq!(device.groups(), GroupCounts::default());
+    let l = launch("vadd", 1, [64, 1, 1], [4, 1, 1], args());
+    device
+        .run(&p, &l, &Schedule::default(), &NoObserver)
+        .unwrap();
+    assert_eq!(
+        device.groups(),
+        GroupCounts {
+            started: 16,
+            done: 16
+        }
+    );
+
+    let limited = Device::new(2).with_instruction_limit(10_000);
+    let huge = launch("vadd", 1, [1 << 30, 1, 1], [1, 1, 1], args());
+    let r = limited.run(&p, &huge, &Schedule::default(), &NoObserver);
+    assert!(matches!(r, Err(ExecError::Aborted(_))), "{r:?}");
+    let c = limited.groups();
+    assert_eq!((c.started, c.done), (1 << 30, 1 << 30));
+}

@@ -8,9 +8,10 @@
 //! ```no_run
 //! use shadowcl_interpreter::{Buffer, Device, Launch, Program, Schedule};
 //! use shadowcl_shadow::{Config, Session};
-//! # fn demo(program: &Program, launch: &Launch, buffer: &Buffer) {
-//! // Once per process (e.g. in a `OnceLock`); a bad SHADOWCL_CHECKS is reported, not fatal.
-//! let config = Config::from_env().unwrap_or_else(|e| {
+//! # fn demo(program: &Program, launch: &Launch, buffer: &Buffer, settings: &dyn Fn(&str) -> Option<String>) {
+//! // Once per process, from the caller's settings (the platform reads its environment once);
+//! // a bad SHADOWCL_CHECKS is reported, not fatal.
+//! let config = Config::from_lookup(settings).unwrap_or_else(|e| {
 //!     eprintln!("shadowcl: {e}");
 //!     Config::default()
 //! });
@@ -21,7 +22,7 @@
 //! // clEnqueueNDRangeKernel: the order says which earlier launches happen before this one
 //! // (`Sequential`: all of them, as on a single in-order queue; the platform derives it from
 //! // its queues and events).
-//! let schedule = Schedule::from_env();
+//! let (schedule, _problems) = Schedule::from_lookup(settings);
 //! if session.checks() != shadowcl_shadow::Checks::none() {
 //!     let order = shadowcl_shadow::Sequential;
 //!     let checker = session.launch(program, 0, &schedule.describe(), &order);
@@ -59,6 +60,7 @@ mod html;
 mod launch;
 mod mar;
 mod pairs;
+mod progress;
 mod raw;
 mod report;
 mod session;
@@ -72,6 +74,7 @@ pub use export::{
 pub use group::GroupState;
 pub use launch::LaunchChecker;
 pub use pairs::SNAPSHOT_LIMIT;
+pub use progress::progress_message;
 pub use report::{Finding, FindingKind, LaunchSummary, RaceKind, Report, RuleHits, Scope, Side};
 pub use session::{
     KernelAccess, LaunchOrder, Locations, Sequential, Session, Unordered, LAUNCH_CAP,
@@ -222,12 +225,9 @@ fn parse_bytes(v: &str) -> Result<u64, String> {
 }
 
 impl Config {
-    pub fn from_env() -> Result<Config, String> {
-        Config::from_lookup(|k| std::env::var(k).ok())
-    }
-
-    /// As [`Config::from_env`] from any key/value source. A bad setting (`SHADOWCL_CHECKS`,
-    /// an unreadable or malformed `SHADOWCL_SUPPRESSIONS` file, ...) is an error naming it
+    /// From a key/value source (the platform's settings; this crate reads no environment).
+    /// A bad setting (`SHADOWCL_CHECKS`, an unreadable or malformed `SHADOWCL_SUPPRESSIONS`
+    /// file, ...) is an error naming it
     /// (the caller reports it and may fall back to `Config::default()`).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
         let path = |k: &str| get(k).filter(|v| !v.is_empty()).map(PathBuf::from);

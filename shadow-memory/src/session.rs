@@ -543,6 +543,11 @@ impl Session {
         Some(line)
     }
 
+    /// Findings so far (for a progress display).
+    pub fn finding_count(&self) -> usize {
+        self.state.lock().findings.len()
+    }
+
     /// Bytes of global-memory shadow allocated (8 per byte of each touched 4 KiB page).
     pub fn shadow_bytes(&self) -> usize {
         self.shadows

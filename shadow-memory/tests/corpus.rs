@@ -266,7 +266,7 @@ fn run_case(path: &Path, tmp: &Path) -> Result<(Report, Vec<String>), String> {
         ..Config::default()
     });
     let mut named: Vec<(String, std::sync::Arc<Buffer>)> = vec![];
-    let schedule = Schedule::from_env();
+    let (schedule, _) = Schedule::from_lookup(|k| std::env::var(k).ok());
     for (li, spec) in case.launches.iter().enumerate() {
         let mut args = vec![];
         for (ai, a) in spec.args.iter().enumerate() {

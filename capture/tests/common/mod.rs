@@ -71,7 +71,9 @@ pub fn spirv(src: &str) -> Vec<u8> {
         sources: vec![src.to_string()],
         ..Default::default()
     };
-    shadowcl_compiler::compile(&req).unwrap().spirv
+    // Tests may read the environment: the cache it names keeps repeated builds fast.
+    let compiler = shadowcl_compiler::Compiler::from_lookup(|k| std::env::var(k).ok()).unwrap();
+    compiler.compile(&req).unwrap().spirv
 }
 
 pub const N: usize = 16;

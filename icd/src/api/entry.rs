@@ -2,6 +2,7 @@
 //! containment and the translation of `Result<_, cl_int>` to the C conventions.
 
 use crate::consts::*;
+use crate::core::settings::settings;
 use crate::types::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
@@ -21,7 +22,7 @@ pub(crate) fn current_entry() -> &'static str {
 /// Installs the `SHADOWCL_LOG` tracing filter (default `warn`, to stderr) once per process.
 pub fn init_logging() {
     LOG.call_once(|| {
-        let filter = tracing_subscriber::EnvFilter::try_from_env("SHADOWCL_LOG")
+        let filter = tracing_subscriber::EnvFilter::try_new(&settings().log)
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
         // Another subscriber (for example the CLI's, in the same process) wins; that is fine.
         let _ = tracing_subscriber::fmt()

@@ -1,19 +1,21 @@
 //! Runs one kernel launch: the single place where the executor meets the checkers
 //! (`shadowcl-shadow`) and launch capture (`shadowcl-capture`).
 //!
-//! The checker session and the recorder are process-wide and read their configuration from the
-//! environment once (DESIGN.md, "Contracts"). Memory commands call the `buffer_*` hooks here so
+//! The checker session and the recorder are process-wide, made from the settings read once
+//! (`core::settings`; DESIGN.md, "Contracts"). Memory commands call the `buffer_*` hooks here so
 //! the uninitialised-read check knows which bytes the host wrote.
 
 use crate::consts::{CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY};
 use crate::core::order::{self, Clock, Point};
+use crate::core::progress;
+use crate::core::settings::settings;
 use crate::types::cl_mem_flags;
 use shadowcl_capture::{ProgramInput, Recorder};
 use shadowcl_interpreter::{
     AllocId, Buffer, Device, ExecError, KernelInfo, Launch, LaunchStats, NoObserver, Program,
     Schedule,
 };
-use shadowcl_shadow::{Config, KernelAccess, LaunchOrder, Sequential, Session};
+use shadowcl_shadow::{KernelAccess, LaunchOrder, Sequential, Session};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::sync::OnceLock;
@@ -22,48 +24,21 @@ fn device(schedule: &Schedule) -> &'static Device {
     static DEVICE: OnceLock<Device> = OnceLock::new();
     DEVICE.get_or_init(|| {
         let device = Device::new(schedule.threads);
-        match time_limit(std::env::var("SHADOWCL_TIMEOUT").ok().as_deref()) {
-            Ok(Some(limit)) => device.with_time_limit(limit),
-            Ok(None) => device,
-            Err(e) => {
-                eprintln!("ShadowCL: {e}; launches run without a time limit");
-                device
-            }
+        match settings().timeout {
+            Some(limit) => device.with_time_limit(limit),
+            None => device,
         }
     })
 }
 
-/// `SHADOWCL_TIMEOUT`: seconds a launch may run before the watchdog ends it (its event then
-/// fails with `CL_OUT_OF_RESOURCES` and the reason goes to the log and the context's
-/// callback); unset, `0`, `off` or `none`: no limit.
-fn time_limit(value: Option<&str>) -> Result<Option<std::time::Duration>, String> {
-    let Some(v) = value.map(str::trim) else {
-        return Ok(None);
-    };
-    if matches!(v, "" | "0" | "off" | "none") {
-        return Ok(None);
-    }
-    match v.parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => {
-            Ok(Some(std::time::Duration::from_secs_f64(s)))
-        }
-        _ => Err(format!(
-            "SHADOWCL_TIMEOUT={v} is not a number of seconds (or off)"
-        )),
-    }
-}
-
 /// The checker session, or `None` when `SHADOWCL_CHECKS=none` (and no report file is set).
 /// A malformed setting (a bad `SHADOWCL_CHECKS`, an unreadable or malformed
-/// `SHADOWCL_SUPPRESSIONS` file) is reported once and the defaults are used.
+/// `SHADOWCL_SUPPRESSIONS` file) is reported once, with the settings, and the defaults used.
 fn session() -> Option<&'static Session> {
     static SESSION: OnceLock<Option<Session>> = OnceLock::new();
     SESSION
         .get_or_init(|| {
-            let config = Config::from_env().unwrap_or_else(|e| {
-                eprintln!("ShadowCL: {e}; using the default settings");
-                Config::default()
-            });
+            let config = settings().checker.clone();
             let c = config.checks;
             let any = c.races || c.benign || c.divergence || c.bounds || c.uninit;
             // Every report file, whichever setting named it, gets its final write at exit.
@@ -79,6 +54,10 @@ fn session() -> Option<&'static Session> {
             (any || files).then(|| Session::new(config))
         })
         .as_ref()
+}
+
+fn findings_so_far() -> usize {
+    session().map_or(0, Session::finding_count)
 }
 
 extern "C" {
@@ -102,7 +81,14 @@ extern "C" fn write_reports_at_exit() {
 
 pub(crate) fn recorder() -> Option<&'static Recorder> {
     static RECORDER: OnceLock<Option<Recorder>> = OnceLock::new();
-    RECORDER.get_or_init(Recorder::from_env).as_ref()
+    RECORDER
+        .get_or_init(|| {
+            let config = settings().capture.clone()?;
+            Recorder::new(config)
+                .map_err(|e| eprintln!("ShadowCL: capture disabled: {e}"))
+                .ok()
+        })
+        .as_ref()
 }
 
 /// A buffer was created; `from_host`: its bytes came from the application.
@@ -208,7 +194,7 @@ pub fn run(
     launch: &Launch,
     how: &Enqueued<'_>,
 ) -> Result<LaunchStats, ExecError> {
-    let schedule = Schedule::from_env();
+    let schedule = settings().schedule.clone();
     tracing::debug!(
         "launch {} global {:?} local {:?} offset {:?}",
         launch.kernel,
@@ -240,6 +226,7 @@ pub fn run(
         }
     });
     let id = next_launch_id();
+    let progress = progress::watch(device(&schedule), findings_so_far);
     let result = match session() {
         Some(s) if s.checks_kernel(&launch.kernel) => {
             // Launches always run as queue commands; `Sequential` only guards direct calls.
@@ -260,6 +247,10 @@ pub fn run(
         }
         None => device(&schedule).run(program, launch, &schedule, &NoObserver),
     };
+    if let Some(p) = progress {
+        // The line goes with the launch (unless another queue's launch still runs).
+        p.tick(std::time::Instant::now());
+    }
     if let Some((r, rec)) = record {
         if let Err(e) = r.record_launch_outputs(rec, launch) {
             eprintln!(
@@ -276,29 +267,12 @@ pub fn run(
 fn report(s: &Session) {
     let text = s.take_new_text();
     if !text.is_empty() {
-        eprint!("{text}");
+        match progress::watch(device(&settings().schedule), findings_so_far) {
+            Some(p) => p.eprint(&text),
+            None => eprint!("{text}"),
+        }
     }
     if let Err(e) = s.write_files_throttled() {
         eprintln!("ShadowCL: could not write the report: {e}");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::time_limit;
-    use std::time::Duration;
-
-    #[test]
-    fn timeouts_parse_as_seconds_or_off() {
-        assert_eq!(time_limit(None), Ok(None));
-        assert_eq!(time_limit(Some("off")), Ok(None));
-        assert_eq!(time_limit(Some(" 0 ")), Ok(None));
-        assert_eq!(
-            time_limit(Some("2.5")),
-            Ok(Some(Duration::from_millis(2500)))
-        );
-        for bad in ["soon", "-1", "nan", "inf", "1e30"] {
-            assert!(time_limit(Some(bad)).is_err(), "{bad}");
-        }
     }
 }

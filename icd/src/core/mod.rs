@@ -7,7 +7,9 @@
 //!   objects and what they do;
 //! - [`queue`] and [`event`]: commands and their completion; [`executor`]: the thread of each
 //!   queue that runs them; [`order`]: happens-before between commands, for the race checker;
-//! - [`launch`]: the one place a kernel launch meets the interpreter, the checkers and capture.
+//! - [`launch`]: the one place a kernel launch meets the interpreter, the checkers and capture;
+//!   [`progress`]: the progress line of long launches on a terminal;
+//! - [`settings`]: every `SHADOWCL_*` variable, read once and passed down from there.
 
 pub(crate) mod context;
 pub(crate) mod event;
@@ -20,8 +22,10 @@ pub(crate) mod object;
 pub(crate) mod order;
 pub(crate) mod platform;
 pub(crate) mod program;
+pub(crate) mod progress;
 pub(crate) mod queue;
 pub(crate) mod sampler;
+pub(crate) mod settings;
 
 use std::ffi::c_void;
 

@@ -5,6 +5,7 @@ use crate::compiler::{self, CompileFailure, CompileRequest, FailureKind};
 use crate::consts::*;
 use crate::core::context::Context;
 use crate::core::object::{self, ClObject, Ref};
+use crate::core::settings::settings;
 use crate::types::*;
 use parking_lot::Mutex;
 use shadowcl_interpreter::Program as Loaded;
@@ -273,7 +274,7 @@ pub fn build(p: &Program, options: &str) -> Result<(), cl_int> {
                 options: options.to_owned(),
                 headers: Vec::new(),
             };
-            let c = compiler::compile(&req).map_err(|f| {
+            let c = settings().compiler.compile(&req).map_err(|f| {
                 st.log = f.log.clone();
                 failure_code(
                     &f,
@@ -335,7 +336,9 @@ pub fn compile(p: &Program, options: &str, headers: Vec<(String, String)>) -> Re
             options: options.to_owned(),
             headers,
         };
-        compiler::compile(&req)
+        settings()
+            .compiler
+            .compile(&req)
             .map(|c| {
                 st.log = c.log;
                 st.spirv = Some(c.spirv);
@@ -351,7 +354,9 @@ pub fn compile(p: &Program, options: &str, headers: Vec<(String, String)>) -> Re
                 )
             })
     } else if let Some(il) = &p.il {
-        compiler::spirv_to_bitcode(il)
+        settings()
+            .compiler
+            .spirv_to_bitcode(il)
             .map(|bc| {
                 st.spirv = Some(il.clone());
                 st.bitcode = Some(bc);
@@ -395,7 +400,7 @@ pub fn link(
         non_uniform,
         ..ProgramState::default()
     };
-    let res = match compiler::link(bitcodes, options) {
+    let res = match settings().compiler.link(bitcodes, options) {
         Ok(c) => {
             st.log = c.log;
             st.arg_meta = arg_meta(&c.bitcode);

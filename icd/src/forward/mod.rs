@@ -17,14 +17,7 @@ use std::sync::OnceLock;
 
 /// `SHADOWCL_FORWARD`, when set and not empty.
 pub(crate) fn setting() -> Option<&'static str> {
-    static S: OnceLock<Option<String>> = OnceLock::new();
-    S.get_or_init(|| {
-        std::env::var("SHADOWCL_FORWARD")
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-    })
-    .as_deref()
+    crate::core::settings::settings().forward.as_deref()
 }
 
 /// The vendor, loaded on first use; `None` when forwarding is off or the vendor is unusable

@@ -5,6 +5,7 @@
 
 use super::handles::*;
 use crate::consts::*;
+use crate::core::settings::settings;
 use crate::types::*;
 use parking_lot::Mutex;
 use shadowcl_capture::{
@@ -176,10 +177,10 @@ pub(crate) fn compiled(program: &Wrapper, options: &str, headers: &[(String, usi
                 options: options.to_string(),
                 headers,
             };
-            crate::compiler::compile(&req).map(|c| c.bitcode)
+            settings().compiler.compile(&req).map(|c| c.bitcode)
         }
         None => match vendor_info_bytes(Kind::Program, v, CL_PROGRAM_IL) {
-            Ok(il) if !il.is_empty() => crate::compiler::spirv_to_bitcode(&il),
+            Ok(il) if !il.is_empty() => settings().compiler.spirv_to_bitcode(&il),
             _ => return,
         },
     };
@@ -228,7 +229,7 @@ pub(crate) fn linked(
         return;
     };
     let options = crate::api::info::cstr(options).unwrap_or_default();
-    match crate::compiler::link(&bitcodes, &options) {
+    match settings().compiler.link(&bitcodes, &options) {
         Ok(c) => keep(
             &w,
             ProgramCode {

@@ -263,7 +263,12 @@ impl Device {
         let threads = self.threads_for(schedule);
         let workers = threads.min(geo.total_groups.max(1) as usize);
         let pool = (workers > 1).then(|| self.pool(threads)).flatten();
-        run_groups(&lx, &order, workers, pool);
+        self.groups_started
+            .fetch_add(geo.total_groups, Ordering::Relaxed);
+        let ran = run_groups(&lx, &order, workers, pool, &self.groups_done);
+        // Groups an error left unrun count as done, so a progress display sees the launch end.
+        self.groups_done
+            .fetch_add(geo.total_groups - ran, Ordering::Relaxed);
         if O::ENABLED {
             observer.launch_end();
         }
@@ -603,16 +608,17 @@ fn param_init(
     init
 }
 
-/// Runs the work-groups of `order` on `threads` workers, each taking the next group not
-/// yet taken. The first error is kept in `lx.error` and stops the launch.
-/// Runs every group on `threads` workers: the device's pool when it has one, else threads
-/// started for this launch.
+/// Runs the work-groups of `order` on `threads` workers (the device's pool when it has one,
+/// else threads started for this launch), each taking the next group not yet taken, and
+/// counting it in `done` when it finishes. The first error is kept in `lx.error` and stops
+/// the launch. Returns how many groups ran.
 fn run_groups<O: Observer>(
     lx: &Lx<O>,
     order: &GroupOrder,
     threads: usize,
     pool: Option<&rayon_core::ThreadPool>,
-) {
+    done: &AtomicU64,
+) -> u64 {
     let next = AtomicU64::new(0);
     let worker = || {
         let mut scratch = Scratch::default();
@@ -635,6 +641,7 @@ fn run_groups<O: Observer>(
                     "internal interpreter error in work-group {g}"
                 )))
             });
+            done.fetch_add(1, Ordering::Relaxed);
             if let Err(e) = r {
                 lx.abort.store(true, Ordering::Relaxed);
                 lx.error.lock().get_or_insert(e);
@@ -656,6 +663,8 @@ fn run_groups<O: Observer>(
             }
         });
     }
+    // Every worker takes one index past the last group it ran; those beyond the end are none.
+    next.load(Ordering::Relaxed).min(order.len())
 }
 
 /// Start of the per-item (run-to-barrier) executor.

@@ -26,6 +26,8 @@ mod lockstep;
 mod state;
 mod texels;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 /// The software device: a pool of worker threads that runs launches.
 #[derive(Debug)]
 pub struct Device {
@@ -36,6 +38,20 @@ pub struct Device {
     time_limit: Option<std::time::Duration>,
     count_all: bool,
     local_memory_limit: u64,
+    /// Work-groups of every launch started on this device, and of those the ones finished
+    /// (or never to run: an aborted launch adds its rest): read by [`Device::groups`] for a
+    /// progress display. One relaxed add per group, no lock.
+    groups_started: AtomicU64,
+    groups_done: AtomicU64,
+}
+
+/// [`Device::groups`]: work-groups since the device was made, over all its launches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupCounts {
+    /// Work-groups of the launches started so far.
+    pub started: u64,
+    /// Of those, the ones that have finished; equal to `started` when no launch is running.
+    pub done: u64,
 }
 
 /// Local memory a work-group may have unless the platform says otherwise: far above any
@@ -52,6 +68,21 @@ impl Device {
             time_limit: None,
             count_all: false,
             local_memory_limit: DEFAULT_LOCAL_MEMORY_LIMIT,
+            groups_started: AtomicU64::new(0),
+            groups_done: AtomicU64::new(0),
+        }
+    }
+
+    /// Work-groups started and finished on this device so far, over all its launches (also
+    /// those running now, on other threads): a progress display polls it.
+    pub fn groups(&self) -> GroupCounts {
+        // `done` first: read the other way a group could finish between the two loads and
+        // show more done than started.
+        let done = self.groups_done.load(Ordering::Relaxed);
+        let started = self.groups_started.load(Ordering::Relaxed);
+        GroupCounts {
+            started: started.max(done),
+            done,
         }
     }
 
