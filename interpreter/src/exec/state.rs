@@ -20,6 +20,13 @@ pub(super) struct Gx<O: Observer> {
     pub(super) faults: u64,
 }
 
+impl<O: Observer> Gx<O> {
+    /// How many work-items the group has.
+    pub(super) fn items(&self) -> usize {
+        (self.size[0] * self.size[1] * self.size[2]) as usize
+    }
+}
+
 /// Private memory of a work-item: allocations in one arena.
 #[derive(Default)]
 pub(super) struct Priv {
