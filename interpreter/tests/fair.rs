@@ -233,3 +233,72 @@ fn one_worker_interleaves_spinning_groups_the_same_way_every_run() {
         }
     });
 }
+
+/// What bounds fair scheduling's memory: groups that all spin forever (nobody raises the
+/// flag), each holding 8 MiB of local memory. With one worker, groups start until their
+/// suspended state passes 256 MiB (the 32nd: 32 x 8 MiB and a little), then the suspended
+/// ones take turns and no other starts; the watchdog ends the launch and every started
+/// group, suspended or not, reports its spinning item and ends once.
+#[test]
+fn suspended_groups_are_bounded_by_their_memory() {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    #[derive(Default)]
+    struct Counts {
+        starts: AtomicUsize,
+        ends: AtomicUsize,
+        stalled_items: AtomicUsize,
+    }
+    impl Observer for Counts {
+        type Group = ();
+        fn group_start(&self, _g: &GroupInfo) {
+            self.starts.fetch_add(1, Relaxed);
+        }
+        fn stalled(&self, _g: &mut (), _why: &str, running: &[(WorkItem, InstId)]) {
+            self.stalled_items.fetch_add(running.len(), Relaxed);
+        }
+        fn group_end(&self, _g: ()) {
+            self.ends.fetch_add(1, Relaxed);
+        }
+    }
+    bounded("bounded", |progress| {
+        let src = r#"
+            __kernel void spin(volatile __global int *flag, __local int *big) {
+                big[0] = 1;
+                while (atomic_or(flag, 0) == 0)
+                    ;
+            }"#;
+        let p = program(src, "-O2");
+        for quantum in [0, 1] {
+            progress(format!("quantum {quantum}"));
+            let flag = buf_i32(&[0]);
+            let l = launch(
+                "spin",
+                1,
+                [64, 1, 1],
+                [1, 1, 1],
+                vec![arg(&flag), ArgValue::Local(8 << 20)],
+            );
+            let s = Schedule {
+                quantum,
+                threads: 1,
+                ..Schedule::default()
+            };
+            let counts = Counts::default();
+            let r = Device::new(1)
+                .with_time_limit(Duration::from_secs(2))
+                .run(&p, &l, &s, &counts);
+            assert!(
+                matches!(&r, Err(ExecError::Aborted(m)) if m.contains("time limit")),
+                "quantum {quantum}: {r:?}"
+            );
+            let starts = counts.starts.load(Relaxed);
+            assert_eq!(starts, 32, "quantum {quantum}");
+            assert_eq!(counts.ends.load(Relaxed), starts, "quantum {quantum}");
+            assert_eq!(
+                counts.stalled_items.load(Relaxed),
+                starts,
+                "quantum {quantum}"
+            );
+        }
+    });
+}
