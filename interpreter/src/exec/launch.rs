@@ -625,17 +625,16 @@ struct Queue<O: Observer> {
 }
 
 impl<O: Observer> Queue<O> {
-    /// The next job for a worker, after queueing the group it suspended, if any. Once the
-    /// launch is aborted no group starts, but suspended ones are still handed out, so each
-    /// reports its running items and ends.
+    /// The next job for a worker, after queueing the group it suspended, if any (with its
+    /// size in bytes). Once the launch is aborted no group starts, but suspended ones are
+    /// still handed out, so each reports its running items and ends.
     fn next(
         &mut self,
         order: &GroupOrder,
-        suspended: Option<Box<Suspended<O>>>,
+        suspended: Option<(Box<Suspended<O>>, usize)>,
         aborted: bool,
     ) -> Option<Job<O>> {
-        if let Some(s) = suspended {
-            let b = s.bytes();
+        if let Some((s, b)) = suspended {
             self.bytes += b;
             self.suspended.push_back((s, b));
         }
@@ -688,7 +687,11 @@ fn run_groups<O: Observer>(
                 ))))
             });
             match end {
-                GroupEnd::Suspended(s) => stepped_aside = Some(s),
+                GroupEnd::Suspended(s) => {
+                    // Measured here, not under the queue's lock.
+                    let bytes = s.bytes();
+                    stepped_aside = Some((s, bytes));
+                }
                 GroupEnd::Ended(Ok(())) => {}
                 GroupEnd::Ended(Err(e)) => {
                     lx.abort.store(true, Ordering::Relaxed);
