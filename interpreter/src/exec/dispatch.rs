@@ -3,7 +3,7 @@
 
 use super::access::Mx;
 use super::cold::run_cold;
-use super::group::{next_runnable, TurnEnd};
+use super::group::{next_runnable, Pass, TurnEnd};
 use super::launch::Lx;
 use super::state::{Frame, Gx, Item, St};
 use crate::alu::{self, mask, sext};
@@ -17,6 +17,11 @@ use crate::ExecError;
 /// Executed instructions are added to `executed` (when `COUNTED`), which the caller flushes
 /// to the launch-wide counter (shared by all workers) once per pass, not per turn.
 ///
+/// A turn also ends when it has used up `budget`: instructions when `COUNTED`, else jumps
+/// (one add and compare per control transfer, the cheapest count there is). So a work-item
+/// that loops without reaching a barrier yields to the other items, and its group to the
+/// other groups (`group::run_group`): fair scheduling of spin-waits.
+///
 /// The one long function of the executor, on purpose: a single `match` over the ops with
 /// the loop state (op pointer, frame pointer, count) in locals the macros below share, so
 /// the optimiser keeps that state in registers across the whole loop. Splitting the hot arms
@@ -29,7 +34,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
     order: &[usize],
     executed: &mut u64,
     budget: u64,
-) -> Result<(usize, bool), ExecError> {
+) -> Result<Pass, ExecError> {
     let code = lx.code;
     let ops = &code.ops[..];
     // The op being run is a pointer, not an index into `ops`: one register, no address
@@ -38,8 +43,11 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
     let ops_ptr = ops.as_ptr();
     // SAFETY (for each use): `ip` always points into `ops`.
     let pc_of = |ip: *const Op| unsafe { ip.offset_from(ops_ptr) } as usize;
-    let mut done = 0;
-    let mut parked = true;
+    let mut pass = Pass {
+        done: 0,
+        yields: 0,
+        arrived: 0,
+    };
     // Position in `order` of the next item to consider.
     let mut k = 0;
     // The running item's state, borrowed from `pool` and replaced whole at each hand-over
@@ -64,7 +72,8 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
     let mut func: u32;
     let mut ip: *const Op;
     // Executed ops are counted per straight-line run (`seg` is where the current one
-    // started), not per op: `count + (ip - seg)` is the count at any point.
+    // started), not per op: `count + (ip - seg)` is the count at any point. Not `COUNTED`,
+    // `count` is the turn's jumps.
     let mut count: u64;
     let mut seg: *const Op;
     // Takes up item `$i` where it stopped, with the group context `$gx`.
@@ -133,14 +142,14 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
     macro_rules! next_item {
         () => {{
             let gx = mx.gx;
-            match next_runnable(pool, order, &mut k, &mut done) {
+            match next_runnable(pool, order, &mut k, &mut pass.done) {
                 Some(i) => enter!(i, gx),
-                None => return Ok((done, parked)),
+                None => return Ok(pass),
             }
         }};
     }
-    let Some(first) = next_runnable(pool, order, &mut k, &mut done) else {
-        return Ok((done, parked));
+    let Some(first) = next_runnable(pool, order, &mut k, &mut pass.done) else {
+        return Ok(pass);
     };
     enter!(first, gx);
     // The whole register file as a slice, for the ops that move several lanes or hand the
@@ -183,12 +192,14 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
             if COUNTED {
                 // SAFETY: both point into `ops` (`seg` is where this straight run began).
                 count += unsafe { ip.offset_from(seg) } as u64;
+            } else {
+                count += 1;
             }
             debug_assert!(t < ops.len());
             // SAFETY: branch targets of verified code lie inside the function.
             ip = unsafe { ops_ptr.add(t) };
             seg = ip;
-            if COUNTED && count >= budget {
+            if count >= budget {
                 break TurnEnd::Yield;
             }
         }};
@@ -545,7 +556,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                         // The item's end: the next item runs in this same loop.
                         save!();
                         *st_done = true;
-                        done += 1;
+                        pass.done += 1;
                         if COUNTED {
                             *executed += lx.entry.skipped;
                         }
@@ -587,6 +598,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                     let at = here!();
                     save!();
                     *st_waiting = true;
+                    pass.arrived += 1;
                     if O::ENABLED {
                         lx.obs.barrier(
                             &mut mx.gx.obs,
@@ -611,9 +623,11 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
         save!();
         match end {
             TurnEnd::Yield => {
-                parked = false;
-                if let Some(why) = lx.watchdog(executed) {
-                    return Err(ExecError::Aborted(why));
+                pass.yields += 1;
+                if COUNTED {
+                    if let Some(why) = lx.watchdog(executed) {
+                        return Err(ExecError::Aborted(why));
+                    }
                 }
             }
             TurnEnd::Abort(m) => return Err(ExecError::Aborted(m)),

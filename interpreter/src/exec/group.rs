@@ -39,13 +39,127 @@ pub(super) fn ordered<T>(v: &mut [T], order: Order, rng: &mut Rng) {
     }
 }
 
-/// Runs work-group `linear` (groups numbered dimension 0 fastest) to its end: in lockstep
-/// while the schedule allows it, else in barrier phases of the per-item executor.
+/// Group-level slice of fair scheduling: a group whose items have used this much of their
+/// turn budgets (instructions, or jumps where turns are not counted; see
+/// `dispatch::run_turns`) with none reaching a barrier or its end leaves its worker for
+/// other groups (see [`GroupEnd::Suspended`]).
+const FAIR_SLICE: u64 = 1 << 20;
+
+/// A turn's budget in jumps where instructions are not counted (run to barrier without a
+/// watchdog): a barrier-free loop still hands over to the other items now and then. Also
+/// lockstep's slice (its jumps run every lane).
+pub(super) const FAIR_TURN_JUMPS: u64 = 1 << 16;
+
+/// A work-group taken off its worker between passes: everything [`run_group`] keeps of it,
+/// moved to the heap so that any worker can take it up again where it stopped.
+pub(super) struct Suspended<O: Observer> {
+    linear: u64,
+    gx: Gx<O>,
+    /// The worker buffers the group's items, lanes and order live in.
+    scratch: Scratch,
+    rng: Rng,
+    /// Whether the items' per-item state is set up (see [`run_group`]).
+    prepared: bool,
+    /// Where lockstep resumes, when the group left it converged or diverged in lockstep.
+    lockstep_at: Option<lockstep::Pos>,
+    executed: u64,
+}
+
+impl<O: Observer> Suspended<O> {
+    /// The group's linear id.
+    pub(super) fn linear(&self) -> u64 {
+        self.linear
+    }
+
+    /// Roughly how many heap bytes the group holds: what bounds the groups in flight.
+    pub(super) fn bytes(&self) -> usize {
+        let sc = &self.scratch;
+        let items: usize = sc
+            .pool
+            .iter()
+            .map(|it| it.regs.capacity() * 8 + it.mem.bytes.capacity() + it.st.frames.len() * 32)
+            .sum();
+        let locals: usize = self.gx.locals.iter().map(|l| l.len()).sum();
+        items + locals + sc.lanes.capacity() * 8 + sc.order.capacity() * 8 + 1024
+    }
+}
+
+/// What a worker hands [`run_group`]: a group to start, or one to take up again.
+pub(super) enum Job<O: Observer> {
+    Start(u64),
+    Resume(Box<Suspended<O>>),
+}
+
+/// How [`run_group`] left a group.
+pub(super) enum GroupEnd<O: Observer> {
+    /// Ended: its items all finished, or the launch stopped (`Err`: why, if this group's).
+    Ended(Result<(), ExecError>),
+    /// Ran a [`FAIR_SLICE`] without progress (a spin-wait, or a long barrier-free loop)
+    /// while other groups could run: to be resumed after them.
+    Suspended(Box<Suspended<O>>),
+}
+
+/// Runs a work-group (groups numbered dimension 0 fastest) until its end, or until it has
+/// run a slice without progress and `lx.fair` lets it step aside: in lockstep while the
+/// schedule allows it, else in barrier phases of the per-item executor.
 pub(super) fn run_group<O: Observer>(
     lx: &Lx<O>,
-    linear: u64,
+    job: Job<O>,
     scratch: &mut Scratch,
-) -> Result<(), ExecError> {
+) -> GroupEnd<O> {
+    let has_byval = lx.byval.iter().any(|b| b.is_some());
+    // Quantum 1 is lockstep order: run it one op for all items at a time (exec/lockstep.rs).
+    // By-value struct arguments need private memory, which only the per-item path has.
+    let lockstep_ok = lx.quantum == 1 && !has_byval;
+    let (linear, mut gx, mut rng, mut prepared, mut executed, mut lockstep_at);
+    match job {
+        Job::Start(l) => {
+            linear = l;
+            gx = start_group(lx, linear, &mut scratch.locals);
+            let n = gx.items();
+            let Scratch {
+                pool,
+                lanes,
+                wis,
+                order,
+                ..
+            } = &mut *scratch;
+            if pool.len() < n {
+                pool.resize_with(n, Item::default);
+            }
+            identities(lx, &gx, n, wis);
+            // Lockstep needs only the items' identities (`wis`); their per-item state is
+            // set up when the group first hands over to the per-item executor.
+            prepared = !lockstep_ok;
+            if !lockstep_ok {
+                prepare_items(lx, &mut pool[..n], wis);
+                init_item_regs(lx, &mut pool[..n]);
+            }
+            rng = Rng(lx.seed ^ linear.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xA5A5);
+            order.clear();
+            order.extend(0..n);
+            ordered(order, lx.wi_order, &mut rng);
+            executed = 0;
+            lockstep_at = lockstep_ok.then(|| {
+                lockstep::init_regs(lx, lanes, n);
+                lockstep::Pos {
+                    pc: lx.code.funcs[lx.kc.func as usize].entry as usize,
+                    base: 0,
+                    func: lx.kc.func,
+                    frames: vec![],
+                    lanes: vec![],
+                }
+            });
+        }
+        Job::Resume(s) => {
+            let s = *s;
+            // The worker's own buffers go: the group's are the ones that hold its state.
+            *scratch = s.scratch;
+            (linear, gx, rng, prepared, executed, lockstep_at) =
+                (s.linear, s.gx, s.rng, s.prepared, s.executed, s.lockstep_at);
+        }
+    }
+    let n = gx.items();
     let Scratch {
         pool,
         lanes,
@@ -53,43 +167,19 @@ pub(super) fn run_group<O: Observer>(
         locals,
         order,
     } = scratch;
-    let mut gx = start_group(lx, linear, locals);
-    let size = gx.size;
-    let n = (size[0] * size[1] * size[2]) as usize;
-    if pool.len() < n {
-        pool.resize_with(n, Item::default);
-    }
-    identities(lx, &gx, n, wis);
-    let has_byval = lx.byval.iter().any(|b| b.is_some());
-    // Quantum 1 is lockstep order: run it one op for all items at a time (exec/lockstep.rs).
-    // By-value struct arguments need private memory, which only the per-item path has.
-    let lockstep_ok = lx.quantum == 1 && !has_byval;
-    // Lockstep needs only the items' identities (`wis`); their per-item state is set up
-    // when the group first hands over to the per-item executor.
-    let mut prepared = !lockstep_ok;
-    if !lockstep_ok {
-        prepare_items(lx, &mut pool[..n], wis);
-        init_item_regs(lx, &mut pool[..n]);
-    }
-    let mut rng = Rng(lx.seed ^ linear.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xA5A5);
-    order.clear();
-    order.extend(0..n);
-    ordered(order, lx.wi_order, &mut rng);
     let mut result = Ok(());
-    let mut executed = 0u64;
     // Where the group's unfinished items were when a watchdog stopped lockstep.
     let mut running: Vec<(WorkItem, InstId)> = Vec::new();
-    let mut lockstep_at = lockstep_ok.then(|| {
-        lockstep::init_regs(lx, lanes, n);
-        lockstep::Pos {
-            pc: lx.code.funcs[lx.kc.func as usize].entry as usize,
-            base: 0,
-            func: lx.kc.func,
-            frames: vec![],
-            lanes: vec![],
-        }
-    });
+    // Budget the items used up since one last reached a barrier or its end, and how many
+    // had ended at the last pass (`None`: no pass yet since the group was taken up).
+    let mut idle = 0u64;
+    let mut last_done = None;
+    // Set when the group steps aside for the others.
+    let mut suspend = false;
     'outer: loop {
+        if lx.abort.load(Ordering::Relaxed) {
+            break;
+        }
         if let Some(mut at) = lockstep_at.take() {
             match lockstep::run(
                 lx,
@@ -106,6 +196,11 @@ pub(super) fn run_group<O: Observer>(
                     running = lockstep::running(lx, &at, &wis[..n]);
                     break 'outer;
                 }
+                lockstep::LsStop::Yield => {
+                    lockstep_at = Some(at);
+                    suspend = true;
+                    break 'outer;
+                }
                 lockstep::LsStop::Scatter => {
                     if !prepared {
                         prepare_items(lx, &mut pool[..n], wis);
@@ -120,7 +215,7 @@ pub(super) fn run_group<O: Observer>(
                 }
             }
         }
-        let (done, parked) = match run_phase(lx, &mut gx, &mut pool[..n], order, &mut executed) {
+        let (pass, budget) = match run_phase(lx, &mut gx, &mut pool[..n], order, &mut executed) {
             Ok(p) => p,
             Err(e) => {
                 result = Err(e);
@@ -130,39 +225,67 @@ pub(super) fn run_group<O: Observer>(
         if lx.abort.load(Ordering::Relaxed) {
             break;
         }
-        if done == n {
+        if pass.done == n {
             break;
         }
-        if parked {
-            // A loop with a barrier in it ends every turn at the barrier, never at the turn
-            // budget where run_turns consults the watchdog: consult it at each release.
-            if lx.watched() {
-                if let Some(why) = lx.watchdog(&mut executed) {
-                    result = Err(ExecError::Aborted(why));
+        // Whether an item reached a barrier or its end in this pass.
+        let progress = pass.arrived > 0 || last_done != Some(pass.done);
+        last_done = Some(pass.done);
+        if pass.yields > 0 {
+            // Some item used up its turn: unless another made progress in this pass, the
+            // group may be spinning on what another group will write.
+            if progress {
+                idle = 0;
+            } else {
+                idle = idle.saturating_add(pass.yields.saturating_mul(budget));
+                if idle >= FAIR_SLICE && lx.fair {
+                    suspend = true;
                     break;
                 }
             }
-            let why = if done > 0 {
-                Release::SomeFinished
-            } else {
-                Release::AllArrived
-            };
-            if O::ENABLED {
-                lx.obs.barrier_release(&mut gx.obs, why);
-            }
-            for it in &mut pool[..n] {
-                it.st.waiting = false;
-            }
-            if lx.wi_order == Order::Random {
-                rng.shuffle(order);
-            }
-            if lockstep_ok {
-                lockstep_at = lockstep::can_gather(&pool[..n]);
-                if let Some(at) = &lockstep_at {
-                    lockstep::gather(lx, lanes, &pool[..n], at);
-                }
+            continue;
+        }
+        idle = 0;
+        // Every item finished or waits at a barrier: release it.
+        // A loop with a barrier in it ends every turn at the barrier, never at the turn
+        // budget where run_turns consults the watchdog: consult it at each release.
+        if lx.watched() {
+            if let Some(why) = lx.watchdog(&mut executed) {
+                result = Err(ExecError::Aborted(why));
+                break;
             }
         }
+        let why = if pass.done > 0 {
+            Release::SomeFinished
+        } else {
+            Release::AllArrived
+        };
+        if O::ENABLED {
+            lx.obs.barrier_release(&mut gx.obs, why);
+        }
+        for it in &mut pool[..n] {
+            it.st.waiting = false;
+        }
+        if lx.wi_order == Order::Random {
+            rng.shuffle(order);
+        }
+        if lockstep_ok {
+            lockstep_at = lockstep::can_gather(&pool[..n]);
+            if let Some(at) = &lockstep_at {
+                lockstep::gather(lx, lanes, &pool[..n], at);
+            }
+        }
+    }
+    if suspend {
+        return GroupEnd::Suspended(Box::new(Suspended {
+            linear,
+            gx,
+            scratch: std::mem::take(scratch),
+            rng,
+            prepared,
+            lockstep_at,
+            executed,
+        }));
     }
     // The watchdog also looks at group ends: a launch of many short groups never has a turn
     // long enough to be looked at inside one.
@@ -172,12 +295,17 @@ pub(super) fn run_group<O: Observer>(
     }
     if let (true, Some(why)) = (O::ENABLED, lx.stalled.get()) {
         // The watchdog ended the launch: say which items had not finished, and where.
-        if running.is_empty() && prepared {
-            running = pool[..n]
-                .iter()
-                .filter(|it| !it.st.done)
-                .map(|it| (it.st.wi, InstId(lx.code.inst_of[it.st.pc as usize])))
-                .collect();
+        if running.is_empty() {
+            if let Some(at) = &lockstep_at {
+                // Stopped while suspended in lockstep.
+                running = lockstep::running(lx, at, &wis[..n]);
+            } else if prepared {
+                running = pool[..n]
+                    .iter()
+                    .filter(|it| !it.st.done)
+                    .map(|it| (it.st.wi, InstId(lx.code.inst_of[it.st.pc as usize])))
+                    .collect();
+            }
         }
         // A group that finished while another stopped the launch has nothing to say; one
         // whose own end found the launch over its limit says so without items.
@@ -187,7 +315,7 @@ pub(super) fn run_group<O: Observer>(
     }
     *locals = gx.locals;
     lx.obs.group_end(gx.obs);
-    result
+    GroupEnd::Ended(result)
 }
 
 /// Starts work-group `linear`: its coordinates and actual size, the observer's state for
@@ -317,29 +445,45 @@ fn init_item_regs<O: Observer>(lx: &Lx<O>, pool: &mut [Item]) {
 
 /// One pass of run-to-barrier over the group's items in schedule order: each item not
 /// finished or waiting runs until its next barrier, its end or the end of its turn.
-/// Returns how many items are finished and whether every item is finished or waiting at a
-/// barrier (`order` visits every item), so the caller needs no pass of its own over them.
+/// Returns what the pass did (no turn used up its budget: every item is finished or waits
+/// at a barrier) and the turn budget it ran with.
 fn run_phase<O: Observer>(
     lx: &Lx<O>,
     gx: &mut Gx<O>,
     pool: &mut [Item],
     order: &[usize],
     executed: &mut u64,
-) -> Result<(usize, bool), ExecError> {
+) -> Result<(Pass, u64), ExecError> {
     // A turn ends at a barrier, after `quantum` instructions, or (with a watchdog limit) in
     // slices so the limit is checked even in a loop without barriers.
     let budget: u64 = match (lx.quantum, lx.limit, lx.deadline) {
         (0, None, None) => u64::MAX,
-        (0, Some(l), _) => l.clamp(1, 1 << 20),
-        (0, None, Some(_)) => 1 << 20,
+        (0, Some(l), _) => l.clamp(1, FAIR_SLICE),
+        (0, None, Some(_)) => FAIR_SLICE,
         (q, ..) => q as u64,
     };
-    // Run to barrier with no watchdog needs no count: that interpreter does without it.
+    // Run to barrier with no watchdog needs no count of instructions: that interpreter
+    // counts jumps instead, for fair turns.
     if budget != u64::MAX || lx.count_all {
-        run_turns::<O, true>(lx, gx, pool, order, executed, budget)
+        // Counted run to barrier without a watchdog: fair turns, as uncounted.
+        let budget = if budget == u64::MAX {
+            FAIR_SLICE
+        } else {
+            budget
+        };
+        run_turns::<O, true>(lx, gx, pool, order, executed, budget).map(|p| (p, budget))
     } else {
-        run_turns::<O, false>(lx, gx, pool, order, executed, budget)
+        run_turns::<O, false>(lx, gx, pool, order, executed, FAIR_TURN_JUMPS)
+            .map(|p| (p, FAIR_TURN_JUMPS))
     }
+}
+
+/// What one pass of [`run_phase`] did: how many items are finished (all of them, not only
+/// in this pass), how many turns used up their budget, how many reached a barrier.
+pub(super) struct Pass {
+    pub(super) done: usize,
+    pub(super) yields: u64,
+    pub(super) arrived: u64,
 }
 
 /// Why a turn left the dispatch loop for the scheduling code around it (a barrier or an

@@ -3,13 +3,14 @@
 //! threads. Also the launch-wide state every worker shares ([`Lx`]) and the builtins it
 //! answers.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use super::group::run_group;
+use super::group::{run_group, GroupEnd, Job, Suspended};
 use super::group_order::GroupOrder;
 use super::state::{Gx, Scratch};
 use super::Device;
@@ -71,6 +72,8 @@ pub(super) struct Lx<'a, O: Observer> {
     pub(super) quiet: bool,
     /// The observer follows which private bytes were written ([`Observer::wants_definedness`]).
     pub(super) definedness: bool,
+    /// Whether a group that spins may step aside for others (there are others).
+    pub(super) fair: bool,
 }
 
 impl<O: Observer> Lx<'_, O> {
@@ -246,6 +249,7 @@ impl Device {
             count_all: self.count_all,
             quiet: variables.is_some(),
             definedness: O::ENABLED && observer.wants_definedness(),
+            fair: geo.total_groups > 1,
         };
         if O::ENABLED {
             observer.launch_start(&LaunchInfo {
@@ -608,10 +612,56 @@ fn param_init(
     init
 }
 
-/// Runs the work-groups of `order` on `threads` workers (the device's pool when it has one,
-/// else threads started for this launch), each taking the next group not yet taken, and
-/// counting it in `done` when it finishes. The first error is kept in `lx.error` and stops
-/// the launch. Returns how many groups ran.
+/// Most work-groups suspended at once (see [`Queue`]), and most bytes of state they may
+/// hold together: what bounds the memory fair scheduling takes.
+const MAX_SUSPENDED: usize = 1024;
+const MAX_SUSPENDED_BYTES: usize = 256 << 20;
+
+/// The work-groups still to run: the next of `order` to start, and the groups that stepped
+/// aside (`run_group` returned them suspended), oldest first.
+///
+/// A worker starts the next group of the order while fewer than [`MAX_SUSPENDED`] groups
+/// (and [`MAX_SUSPENDED_BYTES`]) are suspended, else takes up the oldest suspended one; a
+/// group that steps aside goes to the back. So a group that spins waiting for another
+/// group lets the groups after it in the order start and every started group run again,
+/// whatever the order and the number of workers, and with one worker the interleaving is
+/// the same at every run (slices are counted in instructions or jumps, not time).
+struct Queue<O: Observer> {
+    next: u64,
+    suspended: VecDeque<(Box<Suspended<O>>, usize)>,
+    bytes: usize,
+}
+
+impl<O: Observer> Queue<O> {
+    /// The next job for a worker, after queueing the group it suspended, if any (with its
+    /// size in bytes). Once the launch is aborted no group starts, but suspended ones are
+    /// still handed out, so each reports its running items and ends.
+    fn next(
+        &mut self,
+        order: &GroupOrder,
+        suspended: Option<(Box<Suspended<O>>, usize)>,
+        aborted: bool,
+    ) -> Option<Job<O>> {
+        if let Some((s, b)) = suspended {
+            self.bytes += b;
+            self.suspended.push_back((s, b));
+        }
+        let room = self.suspended.len() < MAX_SUSPENDED && self.bytes <= MAX_SUSPENDED_BYTES;
+        if !aborted && self.next < order.len() && (room || self.suspended.is_empty()) {
+            let g = order.get(self.next);
+            self.next += 1;
+            return Some(Job::Start(g));
+        }
+        let (s, b) = self.suspended.pop_front()?;
+        self.bytes -= b;
+        Some(Job::Resume(s))
+    }
+}
+
+/// Runs every group of `order` on `threads` workers: the device's pool when it has one,
+/// else threads started for this launch, counting each in `done` when it ends. The first
+/// error is kept in `lx.error` and stops the launch. Returns how many groups started (every
+/// started group ends, suspended ones included).
 fn run_groups<O: Observer>(
     lx: &Lx<O>,
     order: &GroupOrder,
@@ -619,32 +669,46 @@ fn run_groups<O: Observer>(
     pool: Option<&rayon_core::ThreadPool>,
     done: &AtomicU64,
 ) -> u64 {
-    let next = AtomicU64::new(0);
+    let queue = Mutex::new(Queue {
+        next: 0,
+        suspended: VecDeque::new(),
+        bytes: 0,
+    });
     let worker = || {
         let mut scratch = Scratch::default();
+        let mut stepped_aside = None;
         loop {
-            if lx.abort.load(Ordering::Relaxed) {
+            let aborted = lx.abort.load(Ordering::Relaxed);
+            let Some(job) = queue.lock().next(order, stepped_aside.take(), aborted) else {
                 break;
-            }
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= order.len() {
-                break;
-            }
-            let g = order.get(i);
+            };
+            let g = match &job {
+                Job::Start(g) => *g,
+                Job::Resume(s) => s.linear(),
+            };
             // Last resort: an interpreter bug must not unwind into the host application.
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_group(lx, g, &mut scratch)
+            let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_group(lx, job, &mut scratch)
             }))
             .unwrap_or_else(|_| {
                 scratch = Scratch::default();
-                Err(ExecError::Aborted(format!(
+                GroupEnd::Ended(Err(ExecError::Aborted(format!(
                     "internal interpreter error in work-group {g}"
-                )))
+                ))))
             });
-            done.fetch_add(1, Ordering::Relaxed);
-            if let Err(e) = r {
-                lx.abort.store(true, Ordering::Relaxed);
-                lx.error.lock().get_or_insert(e);
+            match end {
+                GroupEnd::Suspended(s) => {
+                    // Measured here, not under the queue's lock.
+                    let bytes = s.bytes();
+                    stepped_aside = Some((s, bytes));
+                }
+                GroupEnd::Ended(r) => {
+                    done.fetch_add(1, Ordering::Relaxed);
+                    if let Err(e) = r {
+                        lx.abort.store(true, Ordering::Relaxed);
+                        lx.error.lock().get_or_insert(e);
+                    }
+                }
             }
         }
     };
@@ -663,8 +727,7 @@ fn run_groups<O: Observer>(
             }
         });
     }
-    // Every worker takes one index past the last group it ran; those beyond the end are none.
-    next.load(Ordering::Relaxed).min(order.len())
+    queue.into_inner().next
 }
 
 /// Start of the per-item (run-to-barrier) executor.

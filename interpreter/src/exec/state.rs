@@ -24,6 +24,13 @@ pub(super) struct Gx<O: Observer> {
     pub(super) copy_undefined: u8,
 }
 
+impl<O: Observer> Gx<O> {
+    /// How many work-items the group has.
+    pub(super) fn items(&self) -> usize {
+        (self.size[0] * self.size[1] * self.size[2]) as usize
+    }
+}
+
 /// Private memory of a work-item: allocations in one arena.
 #[derive(Default)]
 pub(super) struct Priv {

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::super::group::Rng;
+use super::super::group::{Rng, FAIR_TURN_JUMPS};
 use super::super::launch::Lx;
 use super::super::state::{Gx, Priv};
 use super::{effectful, exec, Flow, Ls, LsStop, Pos, Sel, DONE, RUN, WAIT};
@@ -21,6 +21,17 @@ fn watchdog<O: Observer>(lx: &Lx<'_, O>, executed: &mut u64) -> Option<LsStop> {
         return None;
     }
     lx.watchdog(executed).map(LsStop::Abort)
+}
+
+/// At a jump: the watchdog, then fair scheduling: a group whose lanes have jumped
+/// [`FAIR_TURN_JUMPS`] times with none reaching a barrier or its end (a spin-wait, or a long
+/// barrier-free loop) steps aside for other groups, when there are any.
+fn at_jump<O: Observer>(ls: &mut Ls<'_, '_, '_, O>, executed: &mut u64) -> Option<LsStop> {
+    if let Some(s) = watchdog(ls.lx, executed) {
+        return Some(s);
+    }
+    ls.idle += 1;
+    (ls.idle >= FAIR_TURN_JUMPS && ls.lx.fair).then_some(LsStop::Yield)
 }
 
 /// The diverged group's lanes: each lane's op (`lpc`) and state (`RUN`, `WAIT`, `DONE`),
@@ -67,6 +78,7 @@ fn release<O: Observer>(
     executed: &mut u64,
 ) -> Option<LsStop> {
     let lx = ls.lx;
+    ls.idle = 0;
     if O::ENABLED {
         lx.obs.barrier_release(&mut ls.gx.obs, why);
     }
@@ -87,14 +99,20 @@ fn apply<O: Observer>(
         Flow::Next => lanes.iter().for_each(|&l| st.lpc[l] = here + 1),
         Flow::Jump(t) => {
             lanes.iter().for_each(|&l| st.lpc[l] = t);
-            return watchdog(ls.lx, executed);
+            return at_jump(ls, executed);
         }
         Flow::Split { .. } | Flow::SwitchSplit { .. } => follow(ls, flow, here, lanes, &mut st.lpc),
-        Flow::Barrier => lanes.iter().for_each(|&l| {
-            st.lpc[l] = here + 1;
-            st.state[l] = WAIT;
-        }),
-        Flow::Exit => lanes.iter().for_each(|&l| st.state[l] = DONE),
+        Flow::Barrier => {
+            ls.idle = 0;
+            lanes.iter().for_each(|&l| {
+                st.lpc[l] = here + 1;
+                st.state[l] = WAIT;
+            })
+        }
+        Flow::Exit => {
+            ls.idle = 0;
+            lanes.iter().for_each(|&l| st.state[l] = DONE)
+        }
         Flow::Scatter => {
             *executed -= lanes.len() as u64;
             lanes.iter().for_each(|&l| st.lpc[l] = here);
@@ -142,18 +160,24 @@ pub(in crate::exec) fn run<O: Observer>(
         pos: at,
         nomem: Priv::default(),
         scratch: vec![],
+        idle: 0,
     };
     let mut st = Lanes::default();
+    // A group that stepped aside diverged takes up its rounds where it left them.
+    let mut diverged_at_start = !ls.pos.lanes.is_empty();
+    if diverged_at_start {
+        (st.lpc, st.state) = std::mem::take(&mut ls.pos.lanes).into_iter().unzip();
+    }
     loop {
         // Every lane at `pc`.
-        loop {
+        while !std::mem::take(&mut diverged_at_start) {
             let flow = exec(&mut ls, pc, Sel::All, true);
             *executed += n as u64;
             match flow {
                 Flow::Next => pc += 1,
                 Flow::Jump(t) => {
                     pc = t;
-                    if let Some(s) = watchdog(lx, executed) {
+                    if let Some(s) = at_jump(&mut ls, executed) {
                         // Where the lanes stopped, for the watchdog's report.
                         ls.pos.pc = pc;
                         ls.pos.lanes.clear();
@@ -251,7 +275,7 @@ fn diverged<O: Observer>(
                     Flow::Next => here += 1,
                     Flow::Jump(t) => {
                         here = t;
-                        if let Some(s) = watchdog(lx, executed) {
+                        if let Some(s) = at_jump(ls, executed) {
                             for &l in &lanes {
                                 st.lpc[l] = here;
                             }

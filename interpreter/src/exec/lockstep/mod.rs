@@ -40,10 +40,14 @@ pub(super) enum LsStop {
     Scatter,
     /// Another work-group aborted the launch.
     Stopped,
+    /// The group ran a slice without progress and steps aside for other groups; lockstep
+    /// resumes at [`Pos`] (converged at `pc`, or each lane where `lanes` says).
+    Yield,
     Abort(String),
 }
 
 /// Where the group stands in lockstep: one program counter and call stack for every lane.
+/// [`run`] starts from it converged at `pc`, or diverged when `lanes` is set.
 /// `frames[..].mark` stays (0, 0): lockstep never has private allocations.
 pub(super) struct Pos {
     /// Every lane's op, unless `lanes` is set.
@@ -146,6 +150,9 @@ struct Ls<'r, 'l, 'a, O: Observer> {
     /// Private memory stays empty in lockstep (allocations hand over to the per-item path).
     nomem: Priv,
     scratch: Vec<u64>,
+    /// Jumps since a lane last reached a barrier or its end (fair scheduling: see
+    /// `driver::at_jump`).
+    idle: u64,
 }
 
 /// Whether an op's effects are visible to other lanes or to observers (so lanes at different
