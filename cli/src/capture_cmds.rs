@@ -17,7 +17,7 @@ use shadowcl_capture::{ArgValueRecord, LaunchRecord};
 use shadowcl_compiler::{cache_dir, Compiler};
 use shadowcl_interpreter::{AddressSpace, NoObserver, Order, Schedule};
 use shadowcl_shadow::progress_message;
-use shadowcl_shadow::{Checks, Config, FindingKind, Sequential, Session, Side};
+use shadowcl_shadow::{Checks, Config, FindingKind, Sequential, Session, Side, Suppressions};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -61,6 +61,13 @@ pub struct ReplayArgs {
     /// Write a SARIF 2.1.0 file here.
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
+    /// Write the HTML report here (one self-contained page).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Leave out the findings a suppressions file matches (format: README, "Suppressions");
+    /// the report counts them.
+    #[arg(long, value_name = "FILE")]
+    pub suppressions: Option<PathBuf>,
     /// Checkers: comma list of races,benign,divergence,bounds,uninit, or none.
     #[arg(long, value_name = "LIST")]
     pub checks: Option<String>,
@@ -372,14 +379,26 @@ fn checker_session(args: &ReplayArgs) -> Result<Option<Session>, String> {
             .map_err(|e| format!("--checks {list}: {e}"))?,
         None => Checks::default(),
     };
-    let wanted = checks != Checks::none() || args.report.is_some() || args.sarif.is_some();
+    // The command line reads the environment itself, as `shadowcl run`'s application would
+    // (the files and suppressions come from the flags); a bad setting stops the command.
+    let env = Config::from_lookup(|k| std::env::var(k).ok())?;
+    let suppressions = match &args.suppressions {
+        Some(path) => Suppressions::load(path)?,
+        None => env.suppressions.clone(),
+    };
+    let files = [&args.report, &args.sarif, &args.html];
+    let wanted = checks != Checks::none()
+        || files.iter().any(|f| f.is_some())
+        || args.suppressions.is_some();
     Ok(wanted.then(|| {
         Session::new(Config {
             checks,
             report: args.report.clone(),
             sarif: args.sarif.clone(),
+            html: args.html.clone(),
             exports: Vec::new(),
-            ..Config::from_lookup(|k| std::env::var(k).ok()).unwrap_or_default()
+            suppressions,
+            ..env
         })
     }))
 }
@@ -542,7 +561,23 @@ pub(crate) fn replay_cmd(args: &ReplayArgs) -> i32 {
             "replay differs from the recorded output: buffer `{name}` (arg {index}) first at byte {off}"
         );
     }
-    for f in &amp.findings {
+    // What the suppressions leave of the schedule-dependent outputs (the session counts the
+    // others when they are added below).
+    let run_of = |f: &Finding| {
+        amp.schedules
+            .iter()
+            .position(|x| x.describe() == f.second.schedule)
+            .unwrap_or(0) as u64
+    };
+    let suppressed = |f: &Finding| {
+        session.as_ref().is_some_and(|s| {
+            s.config()
+                .suppressions
+                .find(&to_report_finding(f, run_of(f)))
+                .is_some()
+        })
+    };
+    for f in amp.findings.iter().filter(|f| !suppressed(f)) {
         found = true;
         print_finding(f);
     }
@@ -553,16 +588,12 @@ pub(crate) fn replay_cmd(args: &ReplayArgs) -> i32 {
         );
     }
     if let Some(s) = &session {
+        let shown = s.report().findings.len();
         for f in &amp.findings {
-            let run = amp
-                .schedules
-                .iter()
-                .position(|x| x.describe() == f.second.schedule)
-                .unwrap_or(0);
-            s.add_finding(to_report_finding(f, run as u64));
+            s.add_finding(to_report_finding(f, run_of(f)));
         }
-        let checked = s.report().findings.len();
-        if checked > amp.findings.len() {
+        // The checkers' own findings (the schedule-dependent outputs were added last).
+        if shown > 0 {
             found = true;
         }
         if let Err(e) = s.write_files() {

@@ -404,6 +404,9 @@ fn amplify_launches(dir: &Path, args: &RunArgs) -> Result<usize, String> {
             seed: args.seed,
             report: None,
             sarif: None,
+            html: None,
+            // The run's suppressions cover the schedule-dependent outputs too.
+            suppressions: args.suppressions.clone(),
             checks: Some("none".into()),
         };
         match crate::capture_cmds::replay_cmd(&replay) {

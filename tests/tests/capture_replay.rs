@@ -211,3 +211,60 @@ fn run_with_schedules_flags_schedule_dependent_output() {
         clean.describe()
     );
 }
+
+/// `shadowcl replay --suppressions FILE --html FILE`: the race the replay finds is left out
+/// and counted, the HTML page is written, and a malformed file stops the command.
+#[test]
+fn replay_applies_suppressions_and_writes_html() {
+    let test = "replay_applies_suppressions_and_writes_html";
+    let (Some(icd), Some(cli)) = (Icd::shadowcl(test), shadowcl_cli(test)) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let records = capture(
+        &icd,
+        "racy_reduction",
+        &[],
+        &dir.path().join("cap"),
+        &dir.path().join("live.json"),
+    );
+    let supp = dir.path().join("known.supp");
+    std::fs::write(
+        &supp,
+        "# the reduction's known race\nkind:data-race buffer:scratch\n",
+    )
+    .unwrap();
+    let (replayed, html) = (dir.path().join("r.json"), dir.path().join("r.html"));
+    let o = replay(
+        &cli,
+        &records[0],
+        &replayed,
+        &[
+            "--suppressions",
+            supp.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        o.code(),
+        Some(0),
+        "all findings suppressed\n{}",
+        o.describe()
+    );
+    let r = report_json(&replayed);
+    assert_eq!(r["findings"].as_array().map(Vec::len), Some(0), "{r}");
+    assert!(r["suppressed"].as_u64().is_some_and(|n| n >= 1), "{r}");
+    let page = std::fs::read_to_string(&html).expect("HTML report written");
+    assert!(page.contains("suppressed"), "{page}");
+
+    std::fs::write(&supp, "kind:data-race\nnot-a-field:x\n").unwrap();
+    let o = replay(
+        &cli,
+        &records[0],
+        &replayed,
+        &["--suppressions", supp.to_str().unwrap()],
+    );
+    assert_eq!(o.code(), Some(2), "{}", o.describe());
+    assert!(o.stderr.contains("known.supp:2"), "{}", o.describe());
+}
