@@ -6,7 +6,11 @@
  * shared objects; and query shared objects while the others release their own. Each
  * thread's output is checked exactly, and the shared objects' reference counts must be back
  * to their first values at the end. Some objects are released while commands using them
- * are still in flight.
+ * are still in flight. Event callbacks release objects from the platform's threads (an
+ * event releasing itself, a sub-buffer still read by the thread that made it), and on
+ * ShadowCL a parent buffer is released twice while its sub-buffer keeps it alive: the
+ * second release must be refused with CL_INVALID_MEM_OBJECT (a double release is undefined
+ * behaviour in OpenCL; catching it is ShadowCL's job, so other platforms skip it).
  *
  * Usage: threads [iterations [threads]] (defaults: 200 iterations, 6 threads). */
 #include "common.h"
@@ -38,6 +42,8 @@ static cl_kernel shared_k;  /* queried by every thread, never modified */
 static cl_mem shared_buf;   /* queried, retained, and split into sub-buffers */
 static size_t align_bytes;  /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
 static int iterations = 200, nthreads = 6;
+static int double_release; /* the platform is ShadowCL */
+static atomic_int callbacks_set, callbacks_run;
 static pthread_barrier_t start_line;
 
 /* One published event per thread (holding a reference), taken by the next thread. */
@@ -86,6 +92,20 @@ static cl_uint refcount_context(cl_context c) {
   cl_uint r = 0;
   CL_OK(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof r, &r, NULL));
   return r;
+}
+
+/* Callbacks run on the platform's threads, racing with the thread that set them. */
+static void CL_CALLBACK release_event_cb(cl_event e, cl_int status, void *data) {
+  (void)data;
+  TCHECK(status == CL_COMPLETE, "event callback status %d", status);
+  TCHECK(clReleaseEvent(e) == CL_SUCCESS, "event callback's release of its own event");
+  atomic_fetch_add(&callbacks_run, 1);
+}
+static void CL_CALLBACK release_mem_cb(cl_event e, cl_int status, void *data) {
+  (void)e;
+  TCHECK(status == CL_COMPLETE, "mem callback status %d", status);
+  TCHECK(clReleaseMemObject((cl_mem)data) == CL_SUCCESS, "callback's release of a sub-buffer");
+  atomic_fetch_add(&callbacks_run, 1);
 }
 
 static cl_mem make_buffer(cl_mem_flags flags, size_t size, void *host) {
@@ -212,6 +232,12 @@ static void *worker(void *arg) {
     CL_OK(clSetKernelArg(ki, 0, sizeof sub, &sub));
     CL_OK(clSetKernelArg(ki, 1, sizeof d, &d));
     CL_OK(clEnqueueNDRangeKernel(env.q, ki, 1, NULL, &g, NULL, theirs ? 2 : 1, waits, &e_inc));
+    /* Each callback owns the reference it releases. */
+    CL_OK(clRetainEvent(e_vadd));
+    CL_OK(clSetEventCallback(e_vadd, CL_COMPLETE, release_event_cb, NULL));
+    CL_OK(clRetainMemObject(sub));
+    CL_OK(clSetEventCallback(e_inc, CL_COMPLETE, release_mem_cb, sub));
+    atomic_fetch_add(&callbacks_set, 2);
     CL_OK(clFlush(env.q));
 
     /* Every third iteration, release the inputs and the vadd kernel while their commands
@@ -264,8 +290,12 @@ static void *worker(void *arg) {
     CL_OK(clReleaseEvent(e_vadd));
     CL_OK(clReleaseEvent(e_inc));
     CL_OK(clReleaseKernel(ki));
-    CL_OK(clReleaseMemObject(sub));
     CL_OK(clReleaseMemObject(bc));
+    if (double_release) {
+      cl_int again = clReleaseMemObject(bc);
+      TCHECK(again == CL_INVALID_MEM_OBJECT, "thread %d: second release of a parent buffer: %d", t, again);
+    }
+    CL_OK(clReleaseMemObject(sub));
     if (!early) {
       CL_OK(clReleaseKernel(kv));
       CL_OK(clReleaseMemObject(bb));
@@ -285,6 +315,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   env = setup(0);
+  char plat_name[64] = "";
+  CL_OK(clGetPlatformInfo(env.plat, CL_PLATFORM_NAME, sizeof plat_name, plat_name, NULL));
+  double_release = strcmp(plat_name, "ShadowCL") == 0;
   cl_uint align_bits = 0;
   CL_OK(clGetDeviceInfo(env.dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL));
   align_bytes = align_bits / 8;
@@ -311,6 +344,11 @@ int main(int argc, char **argv) {
   for (int t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
   pthread_barrier_destroy(&start_line);
   CL_OK(clFinish(env.q));
+  /* Callbacks may still be running after their events completed. */
+  for (int tries = 0; tries < 10000 && atomic_load(&callbacks_run) < atomic_load(&callbacks_set); tries++)
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  TCHECK(atomic_load(&callbacks_run) == atomic_load(&callbacks_set), "%d of %d event callbacks ran",
+         atomic_load(&callbacks_run), atomic_load(&callbacks_set));
   for (int t = 0; t < nthreads; t++)
     if (slot[t]) {
       cl_int st = 0;
