@@ -96,17 +96,24 @@ pub(super) fn lower_composite_construct(fx: &mut Fx, inst: &Instruction) -> R<()
 pub(super) fn lower_vector_shuffle(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let aid = id_at(inst, 0)?;
+    let bid = id_at(inst, 1)?;
     let a = fx.val(aid)?;
-    let b = fx.val(id_at(inst, 1)?)?;
+    let b = fx.val(bid)?;
     let na = fx.lanes_of_val(aid)?;
+    let nb = fx.lanes_of_val(bid)?;
     for k in 2..inst.operands.len() {
         let c = lit_at(inst, k)? as u32;
         let s = if c == u32::MAX {
             fx.zero_slot()
         } else if c < na {
             a + c
-        } else {
+        } else if c - na < nb {
             b + (c - na)
+        } else {
+            return Err(malformed(format!(
+                "vector shuffle component {c} past the {} lanes of its vectors",
+                na + nb
+            )));
         };
         fx.emit(Op::Mov {
             d: d + (k as u32 - 2),
