@@ -588,7 +588,7 @@ pub(crate) fn replay_cmd(args: &ReplayArgs) -> i32 {
         );
     }
     if let Some(s) = &session {
-        let shown = s.report().findings.len();
+        let shown = s.finding_count();
         for f in &amp.findings {
             s.add_finding(to_report_finding(f, run_of(f)));
         }

@@ -17,6 +17,24 @@ fn run_host(icd: &Icd, host: &str, args: &[&str], envs: &[(&str, &str)]) -> Outc
     run(cmd, TIMEOUT)
 }
 
+/// [`run_host`] with a JSON report (`SHADOWCL_REPORT`), in a folder that lives as long as
+/// the returned guard; read it with [`findings`] once the outcome is checked.
+fn run_host_reporting(
+    icd: &Icd,
+    host: &str,
+    args: &[&str],
+) -> (Outcome, tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    let o = run_host(
+        icd,
+        host,
+        args,
+        &[("SHADOWCL_REPORT", report.to_str().expect("UTF-8 temp path"))],
+    );
+    (o, dir, report)
+}
+
 fn assert_pass(o: &Outcome, name: &str) {
     o.assert_success();
     assert!(
@@ -42,14 +60,7 @@ fn vadd_from_source_on_shadowcl_has_no_findings() {
     let Some(icd) = Icd::shadowcl("vadd_from_source_on_shadowcl_has_no_findings") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("report.json");
-    let o = run_host(
-        &icd,
-        "vadd",
-        &["source"],
-        &[("SHADOWCL_REPORT", report.to_str().unwrap())],
-    );
+    let (o, _dir, report) = run_host_reporting(&icd, "vadd", &["source"]);
     assert_pass(&o, "vadd-source");
     let f = findings(&report);
     assert!(f.is_empty(), "false positives on vadd: {f:#?}");
@@ -76,14 +87,7 @@ fn buffers_on_shadowcl() {
     let Some(icd) = Icd::shadowcl("buffers_on_shadowcl") else {
         return;
     };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let report = dir.path().join("r.json");
-    let o = run_host(
-        &icd,
-        "buffers",
-        &[],
-        &[("SHADOWCL_REPORT", report.to_str().unwrap())],
-    );
+    let (o, _dir, report) = run_host_reporting(&icd, "buffers", &[]);
     assert_pass(&o, "buffers");
     // The two host accesses the flags forbid are refused and reported, naming the call and
     // the flag; nothing else in this host is a finding.
@@ -148,14 +152,7 @@ fn racy_reduction_reports_local_race_on_shadowcl() {
     let Some(icd) = Icd::shadowcl("racy_reduction_reports_local_race_on_shadowcl") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("report.json");
-    let o = run_host(
-        &icd,
-        "racy_reduction",
-        &[],
-        &[("SHADOWCL_REPORT", report.to_str().unwrap())],
-    );
+    let (o, _dir, report) = run_host_reporting(&icd, "racy_reduction", &[]);
     o.assert_success();
     assert!(
         o.stdout.contains("racy_reduction: sum ="),
@@ -200,14 +197,7 @@ fn images_and_samplers_on_shadowcl() {
     let Some(icd) = Icd::shadowcl("images_and_samplers_on_shadowcl") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("report.json");
-    let o = run_host(
-        &icd,
-        "images",
-        &[],
-        &[("SHADOWCL_REPORT", report.to_str().unwrap())],
-    );
+    let (o, _dir, report) = run_host_reporting(&icd, "images", &[]);
     assert_pass(&o, "images");
     let f = findings(&report);
     assert!(f.is_empty(), "false positives on images: {f:#?}");

@@ -193,7 +193,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
     /// A store to private bytes `at..at + n`: defined, but for a copy's undefined bytes.
     #[inline]
     fn private_written(&mut self, at: usize, n: usize) {
-        if self.lx.definedness {
+        if O::ENABLED && self.lx.definedness {
             let undefined = if self.gx.copying {
                 self.gx.copy_undefined
             } else {

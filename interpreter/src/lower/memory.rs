@@ -408,27 +408,25 @@ fn copies_only_values(fx: &Fx, src: Word) -> bool {
         }
     }
     match fx.md.ty_of(id).map(|t| &t.k) {
-        Ok(TyK::Ptr(_, p)) => gapless(fx.md, *p, 0),
+        Ok(TyK::Ptr(_, p)) => gapless(fx.md, *p),
         _ => false,
     }
 }
 
-/// Whether every byte of type `t` belongs to a scalar.
-fn gapless(md: &Mod, t: Word, depth: u32) -> bool {
+/// Whether every byte of type `t` belongs to a scalar. (The recursion is bounded: types
+/// nest at most `MAX_TYPE_DEPTH` deep, checked when they are read.)
+fn gapless(md: &Mod, t: Word) -> bool {
     let Ok(ty) = md.ty(t) else {
         return false;
     };
-    if depth > 64 {
-        return false;
-    }
     match &ty.k {
         TyK::Bool | TyK::Int(_) | TyK::Float(_) => true,
-        TyK::Vector(e, n) => *n != 3 && gapless(md, *e, depth + 1),
-        TyK::Array(e, _) => gapless(md, *e, depth + 1),
+        TyK::Vector(e, n) => *n != 3 && gapless(md, *e),
+        TyK::Array(e, _) => gapless(md, *e),
         TyK::Struct(ms) => {
             let inner: Option<u64> = ms.iter().try_fold(0u64, |sum, &m| {
                 let size = md.ty(m).ok()?.size;
-                gapless(md, m, depth + 1).then_some(sum + size)
+                gapless(md, m).then_some(sum + size)
             });
             inner == Some(ty.size)
         }
