@@ -50,13 +50,11 @@ const FAIR_SLICE: u64 = 1 << 20;
 /// lockstep's slice (its jumps run every lane).
 pub(super) const FAIR_TURN_JUMPS: u64 = 1 << 16;
 
-/// A work-group taken off its worker between passes: everything [`run_group`] keeps of it,
-/// moved to the heap so that any worker can take it up again where it stopped.
-pub(super) struct Suspended<O: Observer> {
+/// What [`run_group`] keeps of a work-group between its passes, besides the worker buffers
+/// (`Scratch`) its items, lanes and order live in.
+struct GroupRun<O: Observer> {
     linear: u64,
     gx: Gx<O>,
-    /// The worker buffers the group's items, lanes and order live in.
-    scratch: Scratch,
     rng: Rng,
     /// Whether the items' per-item state is set up (see [`run_group`]).
     prepared: bool,
@@ -65,10 +63,18 @@ pub(super) struct Suspended<O: Observer> {
     executed: u64,
 }
 
+/// A work-group taken off its worker between passes: everything [`run_group`] keeps of it,
+/// moved to the heap so that any worker can take it up again where it stopped.
+pub(super) struct Suspended<O: Observer> {
+    run: GroupRun<O>,
+    /// The worker buffers the group's items, lanes and order live in.
+    scratch: Scratch,
+}
+
 impl<O: Observer> Suspended<O> {
     /// The group's linear id.
     pub(super) fn linear(&self) -> u64 {
-        self.linear
+        self.run.linear
     }
 
     /// Roughly how many heap bytes the group holds: what bounds the groups in flight.
@@ -79,7 +85,7 @@ impl<O: Observer> Suspended<O> {
             .iter()
             .map(|it| it.regs.capacity() * 8 + it.mem.bytes.capacity() + it.st.frames.len() * 32)
             .sum();
-        let locals: usize = self.gx.locals.iter().map(|l| l.len()).sum();
+        let locals: usize = self.run.gx.locals.iter().map(|l| l.len()).sum();
         items + locals + sc.lanes.capacity() * 8 + sc.order.capacity() * 8 + 1024
     }
 }
@@ -111,55 +117,16 @@ pub(super) fn run_group<O: Observer>(
     // Quantum 1 is lockstep order: run it one op for all items at a time (exec/lockstep.rs).
     // By-value struct arguments need private memory, which only the per-item path has.
     let lockstep_ok = lx.quantum == 1 && !has_byval;
-    let (linear, mut gx, mut rng, mut prepared, mut executed, mut lockstep_at);
-    match job {
-        Job::Start(l) => {
-            linear = l;
-            gx = start_group(lx, linear, &mut scratch.locals);
-            let n = gx.items();
-            let Scratch {
-                pool,
-                lanes,
-                wis,
-                order,
-                ..
-            } = &mut *scratch;
-            if pool.len() < n {
-                pool.resize_with(n, Item::default);
-            }
-            identities(lx, &gx, n, wis);
-            // Lockstep needs only the items' identities (`wis`); their per-item state is
-            // set up when the group first hands over to the per-item executor.
-            prepared = !lockstep_ok;
-            if !lockstep_ok {
-                prepare_items(lx, &mut pool[..n], wis);
-                init_item_regs(lx, &mut pool[..n]);
-            }
-            rng = Rng(lx.seed ^ linear.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xA5A5);
-            order.clear();
-            order.extend(0..n);
-            ordered(order, lx.wi_order, &mut rng);
-            executed = 0;
-            lockstep_at = lockstep_ok.then(|| {
-                lockstep::init_regs(lx, lanes, n);
-                lockstep::Pos {
-                    pc: lx.code.funcs[lx.kc.func as usize].entry as usize,
-                    base: 0,
-                    func: lx.kc.func,
-                    frames: vec![],
-                    lanes: vec![],
-                }
-            });
-        }
+    let mut g = match job {
+        Job::Start(linear) => begin_group(lx, linear, scratch, lockstep_ok),
         Job::Resume(s) => {
             let s = *s;
             // The worker's own buffers go: the group's are the ones that hold its state.
             *scratch = s.scratch;
-            (linear, gx, rng, prepared, executed, lockstep_at) =
-                (s.linear, s.gx, s.rng, s.prepared, s.executed, s.lockstep_at);
+            s.run
         }
-    }
-    let n = gx.items();
+    };
+    let n = g.gx.items();
     let Scratch {
         pool,
         lanes,
@@ -170,26 +137,23 @@ pub(super) fn run_group<O: Observer>(
     let mut result = Ok(());
     // Where the group's unfinished items were when a watchdog stopped lockstep.
     let mut running: Vec<(WorkItem, InstId)> = Vec::new();
-    // Budget the items used up since one last reached a barrier or its end, and how many
-    // had ended at the last pass (`None`: no pass yet since the group was taken up).
-    let mut idle = 0u64;
-    let mut last_done = None;
+    let mut idle = Idle::default();
     // Set when the group steps aside for the others.
     let mut suspend = false;
     'outer: loop {
         if lx.abort.load(Ordering::Relaxed) {
             break;
         }
-        if let Some(mut at) = lockstep_at.take() {
+        if let Some(mut at) = g.lockstep_at.take() {
             match lockstep::run(
                 lx,
-                &mut gx,
+                &mut g.gx,
                 &wis[..n],
                 order,
-                &mut rng,
+                &mut g.rng,
                 lanes,
                 &mut at,
-                &mut executed,
+                &mut g.executed,
             ) {
                 lockstep::LsStop::Done => break 'outer,
                 lockstep::LsStop::Stopped => {
@@ -197,14 +161,14 @@ pub(super) fn run_group<O: Observer>(
                     break 'outer;
                 }
                 lockstep::LsStop::Yield => {
-                    lockstep_at = Some(at);
+                    g.lockstep_at = Some(at);
                     suspend = true;
                     break 'outer;
                 }
                 lockstep::LsStop::Scatter => {
-                    if !prepared {
+                    if !g.prepared {
                         prepare_items(lx, &mut pool[..n], wis);
-                        prepared = true;
+                        g.prepared = true;
                     }
                     lockstep::scatter(lx, lanes, &mut pool[..n], &at)
                 }
@@ -215,7 +179,8 @@ pub(super) fn run_group<O: Observer>(
                 }
             }
         }
-        let (pass, budget) = match run_phase(lx, &mut gx, &mut pool[..n], order, &mut executed) {
+        let (pass, budget) = match run_phase(lx, &mut g.gx, &mut pool[..n], order, &mut g.executed)
+        {
             Ok(p) => p,
             Err(e) => {
                 result = Err(e);
@@ -228,94 +193,192 @@ pub(super) fn run_group<O: Observer>(
         if pass.done == n {
             break;
         }
-        // Whether an item reached a barrier or its end in this pass.
-        let progress = pass.arrived > 0 || last_done != Some(pass.done);
-        last_done = Some(pass.done);
+        if idle.spinning(&pass, budget) && lx.fair {
+            suspend = true;
+            break;
+        }
         if pass.yields > 0 {
-            // Some item used up its turn: unless another made progress in this pass, the
-            // group may be spinning on what another group will write.
-            if progress {
-                idle = 0;
-            } else {
-                idle = idle.saturating_add(pass.yields.saturating_mul(budget));
-                if idle >= FAIR_SLICE && lx.fair {
-                    suspend = true;
-                    break;
-                }
-            }
             continue;
         }
-        idle = 0;
         // Every item finished or waits at a barrier: release it.
         // A loop with a barrier in it ends every turn at the barrier, never at the turn
         // budget where run_turns consults the watchdog: consult it at each release.
         if lx.watched() {
-            if let Some(why) = lx.watchdog(&mut executed) {
+            if let Some(why) = lx.watchdog(&mut g.executed) {
                 result = Err(ExecError::Aborted(why));
                 break;
             }
         }
-        let why = if pass.done > 0 {
-            Release::SomeFinished
-        } else {
-            Release::AllArrived
-        };
-        if O::ENABLED {
-            lx.obs.barrier_release(&mut gx.obs, why);
-        }
-        for it in &mut pool[..n] {
-            it.st.waiting = false;
-        }
-        if lx.wi_order == Order::Random {
-            rng.shuffle(order);
-        }
+        release_barrier(
+            lx,
+            &mut g.gx,
+            &mut pool[..n],
+            order,
+            &mut g.rng,
+            pass.done > 0,
+        );
         if lockstep_ok {
-            lockstep_at = lockstep::can_gather(&pool[..n]);
-            if let Some(at) = &lockstep_at {
+            g.lockstep_at = lockstep::can_gather(&pool[..n]);
+            if let Some(at) = &g.lockstep_at {
                 lockstep::gather(lx, lanes, &pool[..n], at);
             }
         }
     }
     if suspend {
         return GroupEnd::Suspended(Box::new(Suspended {
-            linear,
-            gx,
+            run: g,
             scratch: std::mem::take(scratch),
-            rng,
-            prepared,
-            lockstep_at,
-            executed,
         }));
     }
     // The watchdog also looks at group ends: a launch of many short groups never has a turn
     // long enough to be looked at inside one.
-    match lx.watchdog(&mut executed) {
+    match lx.watchdog(&mut g.executed) {
         Some(why) if result.is_ok() => result = Err(ExecError::Aborted(why)),
         _ => {}
     }
     if let (true, Some(why)) = (O::ENABLED, lx.stalled.get()) {
         // The watchdog ended the launch: say which items had not finished, and where.
         if running.is_empty() {
-            if let Some(at) = &lockstep_at {
-                // Stopped while suspended in lockstep.
-                running = lockstep::running(lx, at, &wis[..n]);
-            } else if prepared {
-                running = pool[..n]
-                    .iter()
-                    .filter(|it| !it.st.done)
-                    .map(|it| (it.st.wi, InstId(lx.code.inst_of[it.st.pc as usize])))
-                    .collect();
-            }
+            running = still_running(
+                lx,
+                g.lockstep_at.as_ref(),
+                g.prepared,
+                &pool[..n],
+                &wis[..n],
+            );
         }
         // A group that finished while another stopped the launch has nothing to say; one
         // whose own end found the launch over its limit says so without items.
         if !running.is_empty() || result.is_err() {
-            lx.obs.stalled(&mut gx.obs, why, &running);
+            lx.obs.stalled(&mut g.gx.obs, why, &running);
         }
     }
-    *locals = gx.locals;
-    lx.obs.group_end(gx.obs);
+    *locals = g.gx.locals;
+    lx.obs.group_end(g.gx.obs);
     GroupEnd::Ended(result)
+}
+
+/// Starts work-group `linear` on a worker's `scratch`: its items' identities and order, and
+/// either their per-item state or (lockstep) their lanes at the kernel's entry.
+fn begin_group<O: Observer>(
+    lx: &Lx<O>,
+    linear: u64,
+    scratch: &mut Scratch,
+    lockstep_ok: bool,
+) -> GroupRun<O> {
+    let gx = start_group(lx, linear, &mut scratch.locals);
+    let n = gx.items();
+    let Scratch {
+        pool,
+        lanes,
+        wis,
+        order,
+        ..
+    } = scratch;
+    if pool.len() < n {
+        pool.resize_with(n, Item::default);
+    }
+    identities(lx, &gx, n, wis);
+    // Lockstep needs only the items' identities (`wis`); their per-item state is set up
+    // when the group first hands over to the per-item executor.
+    if !lockstep_ok {
+        prepare_items(lx, &mut pool[..n], wis);
+        init_item_regs(lx, &mut pool[..n]);
+    }
+    let mut rng = Rng(lx.seed ^ linear.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xA5A5);
+    order.clear();
+    order.extend(0..n);
+    ordered(order, lx.wi_order, &mut rng);
+    let lockstep_at = lockstep_ok.then(|| {
+        lockstep::init_regs(lx, lanes, n);
+        lockstep::Pos {
+            pc: lx.code.funcs[lx.kc.func as usize].entry as usize,
+            base: 0,
+            func: lx.kc.func,
+            frames: vec![],
+            lanes: vec![],
+        }
+    });
+    GroupRun {
+        linear,
+        gx,
+        rng,
+        prepared: !lockstep_ok,
+        lockstep_at,
+        executed: 0,
+    }
+}
+
+/// How long a group has gone without progress, for fair scheduling.
+#[derive(Default)]
+struct Idle {
+    /// Turn budget the items used up since one last reached a barrier or its end.
+    used: u64,
+    /// Items ended at the last pass (`None`: no pass yet since the group was taken up).
+    last_done: Option<usize>,
+}
+
+impl Idle {
+    /// Takes in a pass that ran with turn `budget`: whether the group has now used a
+    /// [`FAIR_SLICE`] with no item reaching a barrier or its end (it may be spinning on
+    /// what another group will write).
+    fn spinning(&mut self, pass: &Pass, budget: u64) -> bool {
+        let progress = pass.arrived > 0 || self.last_done != Some(pass.done);
+        self.last_done = Some(pass.done);
+        if progress || pass.yields == 0 {
+            self.used = 0;
+            return false;
+        }
+        self.used = self.used.saturating_add(pass.yields.saturating_mul(budget));
+        self.used >= FAIR_SLICE
+    }
+}
+
+/// The group's unfinished items and where each stands: from lockstep's position when the
+/// group stopped there, else from the per-item states (if they were ever set up).
+fn still_running<O: Observer>(
+    lx: &Lx<O>,
+    lockstep_at: Option<&lockstep::Pos>,
+    prepared: bool,
+    pool: &[Item],
+    wis: &[WorkItem],
+) -> Vec<(WorkItem, InstId)> {
+    match lockstep_at {
+        Some(at) => lockstep::running(lx, at, wis),
+        None if prepared => pool
+            .iter()
+            .filter(|it| !it.st.done)
+            .map(|it| (it.st.wi, InstId(lx.code.inst_of[it.st.pc as usize])))
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// Releases a barrier every item of the group finished at or waits at (`finished`: some
+/// items ended rather than arrived): the observer hears of it, the items run again, in a
+/// new order when the schedule's is random.
+fn release_barrier<O: Observer>(
+    lx: &Lx<O>,
+    gx: &mut Gx<O>,
+    pool: &mut [Item],
+    order: &mut [usize],
+    rng: &mut Rng,
+    finished: bool,
+) {
+    let why = if finished {
+        Release::SomeFinished
+    } else {
+        Release::AllArrived
+    };
+    if O::ENABLED {
+        lx.obs.barrier_release(&mut gx.obs, why);
+    }
+    for it in pool {
+        it.st.waiting = false;
+    }
+    if lx.wi_order == Order::Random {
+        rng.shuffle(order);
+    }
 }
 
 /// Starts work-group `linear`: its coordinates and actual size, the observer's state for

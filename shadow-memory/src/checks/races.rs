@@ -31,11 +31,8 @@ impl LaunchChecker<'_> {
             return;
         }
         if a.space == AddressSpace::Private {
-            // The executor follows private bytes itself and reports only reads of undefined
-            // ones (no other work-item can see them: no races).
-            if want_uninit && a.kind == AccessKind::Read && !a.copy && a.undefined != 0 {
-                let first = a.offset + a.undefined.trailing_zeros() as u64;
-                self.add_findings(g, a, Op::Read, [None; 3], Some(first));
+            if want_uninit {
+                self.check_private_read(g, a);
             }
             return;
         }
@@ -177,6 +174,16 @@ impl LaunchChecker<'_> {
             Self::note_first_run(&mut g.seen, a, racy, defined);
         }
         self.add_findings(g, a, op, conflicts, uninit.filter(|_| want_uninit));
+    }
+
+    /// The executor follows private bytes itself and reports only reads of undefined ones
+    /// (no other work-item can see them: no races).
+    #[cold]
+    fn check_private_read(&self, g: &mut GroupState, a: &Access<'_>) {
+        if a.kind == AccessKind::Read && !a.copy && a.undefined != 0 {
+            let first = a.offset + a.undefined.trailing_zeros() as u64;
+            self.add_findings(g, a, Op::Read, [None; 3], Some(first));
+        }
     }
 
     /// Turns what one access found into raw findings: the first byte of each race kind it
