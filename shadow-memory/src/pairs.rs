@@ -583,8 +583,8 @@ impl Session {
                 return true;
             };
             let now = shadow
-                .cell(b.offset)
-                .is_some_and(|c| c.load(Ordering::Relaxed) & mar::INIT_BIT != 0);
+                .record(b.offset)
+                .is_some_and(|r| r & mar::INIT_BIT != 0);
             now && !first_written(b)
         };
         let probe = Probe {

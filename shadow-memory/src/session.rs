@@ -548,7 +548,7 @@ impl Session {
         self.state.lock().findings.len()
     }
 
-    /// Bytes of global-memory shadow allocated (8 per byte of each touched 4 KiB page).
+    /// Bytes of global-memory shadow allocated (2 or 8 per byte of each touched 4 KiB page).
     pub fn shadow_bytes(&self) -> usize {
         self.shadows
             .read()

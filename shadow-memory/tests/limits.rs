@@ -84,9 +84,9 @@ fn kinds(session: &Session) -> Vec<(FindingKind, Option<String>, u64)> {
 
 #[test]
 fn past_the_shadow_budget_a_buffer_is_checked_in_part_and_the_report_says_so() {
-    // One 4096-byte page of records (8 bytes each) fits, a second does not.
+    // One 4096-byte page of word records (8 bytes per 4 bytes) fits, a second does not.
     let s = Session::new(Config {
-        shadow_limit: Some(4096 * 8),
+        shadow_limit: Some(4096 * 2),
         ..Config::default()
     });
     s.buffer_created(BUF, 1 << 16, true);

@@ -9,7 +9,6 @@ use crate::raw::{Raw, RawKey};
 use crate::report::FindingKind;
 use shadowcl_interpreter::{AddressSpace, InstId, WorkItem};
 use shadowcl_interpreter::{GroupCopy, GroupWait};
-use std::sync::atomic::Ordering;
 
 impl LaunchChecker<'_> {
     pub(crate) fn start_copy(&self, g: &mut GroupState, c: &GroupCopy<'_>) {
@@ -92,21 +91,14 @@ impl LaunchChecker<'_> {
                     _ => {
                         let now = g.epoch_global;
                         let shadow = self.shadow(g, alloc, end);
-                        for o in start..end {
-                            if let Some(cell) = shadow.cell(o) {
-                                let old = cell.load(Ordering::Relaxed);
-                                let new = mar::retire(old, actor, now);
-                                if new != old {
-                                    // Another group's newer access wins: it names its item.
-                                    let _ = cell.compare_exchange(
-                                        old,
-                                        new,
-                                        Ordering::AcqRel,
-                                        Ordering::Relaxed,
-                                    );
-                                }
-                            }
-                        }
+                        // A record that names another item now belongs to a newer access.
+                        shadow.update(
+                            start,
+                            end.saturating_sub(start),
+                            false,
+                            |_, old| (mar::retire(old, actor, now), ()),
+                            |_, _, _, _| {},
+                        );
                     }
                 }
             }

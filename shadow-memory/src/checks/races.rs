@@ -8,7 +8,6 @@ use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
 use shadowcl_interpreter::Access;
 use shadowcl_interpreter::{AccessKind, AddressSpace};
-use std::sync::atomic::Ordering;
 
 /// The record kind of an access (an atomic read is named and paired as an atomic).
 pub(crate) fn op_of(k: AccessKind) -> Op {
@@ -122,40 +121,34 @@ impl LaunchChecker<'_> {
             AddressSpace::Global => {
                 let epoch = g.epoch_global;
                 let shadow = self.shadow(g, a.alloc, a.offset + a.size as u64);
-                for i in 0..a.size as u64 {
-                    let Some(cell) = shadow.cell(a.offset + i) else {
-                        break;
-                    };
-                    let mut old = cell.load(Ordering::Relaxed);
-                    // Work-groups run on several threads: retry until our update lands.
-                    let s = loop {
+                // Bits `i..i + n` of a 128-bit byte mask (bytes past 128 are not followed).
+                let bits = |i: u64, n: u64| ((1u128 << n) - 1).checked_shl(i as u32).unwrap_or(0);
+                shadow.update(
+                    a.offset,
+                    a.size as u64,
+                    keep_undefined != 0,
+                    |i, old| {
                         let mut s = step(self.current(old, &me), site, epoch);
                         s.new = keep(i, old, s.new);
-                        if s.new == old {
-                            break s;
+                        (s.new, s)
+                    },
+                    |i, n, old, s| {
+                        if copy_read && s.uninit {
+                            read_undefined |= (((1u16 << n) - 1) << (i & 7)) as u8;
                         }
-                        match cell.compare_exchange_weak(
-                            old,
-                            s.new,
-                            Ordering::AcqRel,
-                            Ordering::Relaxed,
-                        ) {
-                            Ok(_) => break s,
-                            Err(now) => old = now,
+                        if writes {
+                            let first_write =
+                                old & mar::INIT_BIT == 0 && s.new & mar::INIT_BIT != 0;
+                            if first_write {
+                                defined |= bits(i, n);
+                            }
                         }
-                    };
-                    if copy_read && s.uninit {
-                        read_undefined |= 1 << (i & 7);
-                    }
-                    if writes && i < 128 {
-                        let first_write = old & mar::INIT_BIT == 0 && s.new & mar::INIT_BIT != 0;
-                        defined |= (first_write as u128) << i;
-                    }
-                    let inside = note(a.offset + i, s);
-                    if FIRST && i < 128 {
-                        racy |= (inside as u128) << i;
-                    }
-                }
+                        let inside = note(a.offset + i, s);
+                        if FIRST && inside {
+                            racy |= bits(i, n);
+                        }
+                    },
+                );
             }
             // Constant memory is read-only (no races); private memory is handled above.
             AddressSpace::Constant | AddressSpace::Private => return,
