@@ -119,6 +119,11 @@ impl Checks {
         }
     }
 
+    /// Whether any check is on (otherwise launches run unobserved).
+    pub fn any(&self) -> bool {
+        self.races || self.benign || self.divergence || self.bounds || self.uninit
+    }
+
     fn flag(&mut self, name: &str) -> Option<&mut bool> {
         match name {
             "races" => Some(&mut self.races),

@@ -454,6 +454,18 @@ impl Session {
         self.config.kernels.matches(kernel)
     }
 
+    /// A launch ran with every check off: listed in the report like a checked one.
+    pub(crate) fn unobserved_launch(&self, id: u64, launch: &Launch, schedule: String) {
+        self.state.lock().launches.push(LaunchSummary {
+            id,
+            kernel: launch.kernel.clone(),
+            global_size: launch.global_size,
+            local_size: launch.local_size,
+            global_offset: launch.global_offset,
+            schedule,
+        });
+    }
+
     /// A launch ran without checks (its kernel is not selected): its buffers' bytes count as
     /// written, so later checked launches do not report reads of what it wrote as
     /// uninitialised (a read of bytes nobody wrote is missed instead).

@@ -193,6 +193,31 @@ fn racy_reduction_reports_local_race_on_shadowcl() {
 }
 
 #[test]
+fn checks_none_lists_launches_and_reports_nothing() {
+    let Some(icd) = Icd::shadowcl("checks_none_lists_launches_and_reports_nothing") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    let path = report.to_str().expect("UTF-8 temp path");
+    let o = run_host(
+        &icd,
+        "racy_reduction",
+        &[],
+        &[("SHADOWCL_REPORT", path), ("SHADOWCL_CHECKS", "none")],
+    );
+    o.assert_success();
+    assert_eq!(findings(&report), Vec::<serde_json::Value>::new());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("JSON");
+    let launches = v["launches"].as_array().expect("launches array");
+    assert!(
+        launches.iter().any(|l| l["kernel"] == "reduce"),
+        "the unobserved launch is listed: {v:#}"
+    );
+}
+
+#[test]
 fn images_and_samplers_on_shadowcl() {
     let Some(icd) = Icd::shadowcl("images_and_samplers_on_shadowcl") else {
         return;
