@@ -103,11 +103,18 @@ impl LaunchChecker<'_> {
                 let Some(mem) = g.local.get_mut(slot as usize) else {
                     return;
                 };
+                // Bytes of one access mostly hold equal records (a word written whole):
+                // the step of a record equal to the previous byte's is that byte's step.
+                let mut last: Option<(u64, mar::Step)> = None;
                 for i in 0..a.size as u64 {
                     let Some(rec) = mem.get_mut((a.offset + i) as usize) else {
                         break;
                     };
-                    let s = step(*rec, site, epoch);
+                    let s = match last {
+                        Some((old, s)) if old == *rec => s,
+                        _ => step(*rec, site, epoch),
+                    };
+                    last = Some((*rec, s));
                     if copy_read && s.uninit {
                         read_undefined |= 1 << (i & 7);
                     }
