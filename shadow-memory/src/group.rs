@@ -24,6 +24,8 @@ pub struct GroupState {
     pub(crate) arrivals: Vec<(WorkItem, InstId, Fences)>,
     pub(crate) last_finished: Option<WorkItem>,
     pub(crate) sites: SiteMap,
+    /// The last sites looked up, by instruction modulo its length: most accesses hit.
+    pub(crate) recent_sites: [(InstId, u16); RECENT_SITES],
     pub(crate) shadows: Vec<(AllocId, Arc<Shadow>)>,
     pub(crate) raw: RawSet,
     /// Async copies in flight, oldest first.
@@ -52,6 +54,11 @@ pub(crate) struct PendingCopy {
     /// Bytes it touched: (space, allocation, start, end).
     pub(crate) ranges: Vec<(AddressSpace, AllocId, u64, u64)>,
 }
+
+/// Entries of [`GroupState::recent_sites`].
+pub(crate) const RECENT_SITES: usize = 16;
+/// No instruction has this id (an empty [`GroupState::recent_sites`] entry).
+pub(crate) const NO_INST: InstId = InstId(u32::MAX);
 
 /// Report sites of a group by instruction: looked up on every access, so hashed with one
 /// multiply (instruction ids are small integers chosen by us, not by an adversary).

@@ -3,7 +3,7 @@
 //! findings into the session at the end.
 
 use crate::checks::access_rules::AccessRules;
-use crate::group::{GroupState, SiteMap};
+use crate::group::{GroupState, SiteMap, NO_INST, RECENT_SITES};
 use crate::mar::{self, Me};
 use crate::pairs::Pass;
 use crate::raw::{Raw, RawKey, RawSet, RawSide};
@@ -168,7 +168,12 @@ impl LaunchChecker<'_> {
     }
 
     pub(crate) fn site(&self, g: &mut GroupState, inst: InstId) -> u16 {
+        let recent = inst.0 as usize % RECENT_SITES;
+        if g.recent_sites[recent].0 == inst {
+            return g.recent_sites[recent].1;
+        }
         if let Some(&s) = g.sites.get(&inst) {
+            g.recent_sites[recent] = (inst, s);
             return s;
         }
         let s = *self.sites.lock().entry(inst).or_insert_with(|| {
@@ -189,6 +194,7 @@ impl LaunchChecker<'_> {
             (st.sites.len() - 1) as u16
         });
         g.sites.insert(inst, s);
+        g.recent_sites[recent] = (inst, s);
         s
     }
 
@@ -539,6 +545,7 @@ impl Observer for LaunchChecker<'_> {
             arrivals: Vec::new(),
             last_finished: None,
             sites: SiteMap::default(),
+            recent_sites: [(NO_INST, 0); RECENT_SITES],
             shadows,
             raw: RawSet::default(),
             copies: Vec::new(),

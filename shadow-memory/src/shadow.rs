@@ -364,8 +364,10 @@ impl Shadow {
             page.for_each_record(|c| {
                 // A loop, not load-then-store: the host may mark bytes initialised from
                 // another thread meanwhile, and that mark must survive.
+                // Records already as `f` makes them (most, after a reset) are not written.
                 let _ = c.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
-                    (v != SPLIT).then(|| f(v))
+                    let new = f(v);
+                    (v != SPLIT && new != v).then_some(new)
                 });
             });
         }

@@ -19,6 +19,18 @@ pub(crate) fn op_of(k: AccessKind) -> Op {
     }
 }
 
+/// `a == b`, without a library call for the usual scalar widths (it runs for every write).
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if let (Ok(x), Ok(y)) = (<[u8; 4]>::try_from(a), <[u8; 4]>::try_from(b)) {
+        return x == y;
+    }
+    if let (Ok(x), Ok(y)) = (<[u8; 8]>::try_from(a), <[u8; 8]>::try_from(b)) {
+        return x == y;
+    }
+    a == b
+}
+
 impl LaunchChecker<'_> {
     /// `FIRST`: a first run that a pair pass may follow (see `pairs`).
     pub(crate) fn check_access<const FIRST: bool>(&self, g: &mut GroupState, a: &Access<'_>) {
@@ -47,7 +59,7 @@ impl LaunchChecker<'_> {
         let mut read_undefined = 0u8;
         // Whether the bytes were already there is decided per byte by the record (undefined
         // bytes have no value to store again).
-        let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
+        let same_value = op == Op::Write && !a.value.is_empty() && same_bytes(a.value, a.previous);
         let me = g.me(a);
         let step =
             |rec: u64, site: u16, epoch: u8| mar::step(rec, &me, site, epoch, op, same_value);
