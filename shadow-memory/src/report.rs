@@ -572,7 +572,12 @@ pub fn render_findings(findings: &[Finding], dropped: u64) -> String {
                     }
                 }
                 None => {
-                    let _ = writeln!(out, "    at an unknown location");
+                    // Say why, so nobody hunts for a line that was never kept.
+                    let _ = writeln!(
+                        out,
+                        "    at an unknown line: the bytes' record kept only the kind of \
+                         this access, not its work-item or line"
+                    );
                 }
             }
         }

@@ -439,6 +439,17 @@ fn unidentified_first_accesses_fold_into_suppressed_races() {
     });
     alone.add_finding(unidentified);
     assert_eq!(alone.report().findings.len(), 1);
+    // The text says why the first access has no line instead of leaving it blank.
+    let text = alone.report().render_text();
+    assert!(
+        text.contains("first: read by an unidentified work-item")
+            || text.contains("first: write by an unidentified work-item"),
+        "{text}"
+    );
+    assert!(
+        text.contains("at an unknown line: the bytes' record kept only the kind of this access"),
+        "{text}"
+    );
 }
 
 #[test]
