@@ -116,22 +116,29 @@ impl LaunchChecker<'_> {
                     return;
                 };
                 // Bytes of one access mostly hold equal records (a word written whole):
-                // the step of a record equal to the previous byte's is that byte's step.
-                let mut last: Option<(u64, mar::Step)> = None;
+                // the step of a record equal to the previous byte's is that byte's step,
+                // whose conflicts are already noted. Kept as scalars: copying the whole
+                // `Step` per byte was the hot spot (store-forwarding stalls).
+                let mut last: Option<(u64, u64, bool, bool)> = None;
                 for i in 0..a.size as u64 {
                     let Some(rec) = mem.get_mut((a.offset + i) as usize) else {
                         break;
                     };
-                    let s = match last {
-                        Some((old, s)) if old == *rec => s,
-                        _ => step(*rec, site, epoch),
+                    let (new, inside, undefined) = match last {
+                        Some((old, new, inside, undefined)) if old == *rec => {
+                            (new, inside, undefined)
+                        }
+                        _ => {
+                            let s = step(*rec, site, epoch);
+                            let inside = note(a.offset + i, s);
+                            last = Some((*rec, s.new, inside, s.uninit));
+                            (s.new, inside, s.uninit)
+                        }
                     };
-                    last = Some((*rec, s));
-                    if copy_read && s.uninit {
+                    if copy_read && undefined {
                         read_undefined |= 1 << (i & 7);
                     }
-                    *rec = keep(i, *rec, s.new);
-                    let inside = note(a.offset + i, s);
+                    *rec = keep(i, *rec, new);
                     if FIRST && i < 128 {
                         racy |= (inside as u128) << i;
                     }
