@@ -537,8 +537,13 @@ fn atomic_kind(op: AtomicOp, old: u64, c: u64) -> AccessKind {
 /// One of a fixed set of locks chosen by (allocation, 64-byte line): observed global stores
 /// of different work-groups to the same bytes are serialised with their reports.
 fn store_order_lock(id: AllocId, offset: u64) -> parking_lot::MutexGuard<'static, ()> {
+    /// One lock per cache line: packed, the one-byte locks of different stripes shared
+    /// lines, and worker threads storing to unrelated bytes bounced those lines between
+    /// cores (11% of checks-on vadd).
+    #[repr(align(64))]
+    struct Stripe(Mutex<()>);
     const STRIPES: usize = 256;
-    static LOCKS: [Mutex<()>; STRIPES] = [const { Mutex::new(()) }; STRIPES];
+    static LOCKS: [Stripe; STRIPES] = [const { Stripe(Mutex::new(())) }; STRIPES];
     let line = (offset >> 6) ^ id.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    LOCKS[(line as usize) % STRIPES].lock()
+    LOCKS[(line as usize) % STRIPES].0.lock()
 }
