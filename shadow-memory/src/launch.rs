@@ -436,7 +436,12 @@ impl Observer for LaunchChecker<'_> {
             let mut st = self.session.state.lock();
             let order = self.order;
             st.window.retain(|w| !order.settled(w.order));
-            if st.window.is_empty() {
+            // Item ids and interned sites run short only after many launches: until then
+            // the records of settled launches are not swept (that cost a pass over every
+            // touched record per launch) but read as reset (`current`, `is_stale`).
+            let running_out = st.next_item.saturating_add(total) > mar::MAX_ITEM / 2
+                || st.sites.len() > mar::MAX_SITE as usize / 2;
+            if st.window.is_empty() && running_out {
                 // Everything recorded happens before every launch to come: start afresh.
                 Session::reset_locked(&mut st, &self.session.shadows);
             } else if st.next_item.saturating_add(total) > mar::MAX_ITEM + 1 {

@@ -139,8 +139,8 @@ pub(crate) struct Shadow {
     /// The host wrote the whole page before anything touched it: it starts initialised
     /// (so host writes allocate no shadow).
     born_initialised: Box<[AtomicBool]>,
-    /// Pages touched since the last reset: a reset after each in-order launch sweeps only
-    /// those, not every page a big buffer ever had.
+    /// Pages touched since the last reset: a reset (when item ids or sites run short after
+    /// many settled launches) sweeps only those, not every page a big buffer ever had.
     dirty: Box<[AtomicBool]>,
     budget: Arc<ShadowBudget>,
     /// A page could not be had within the budget: some accesses went unchecked.
