@@ -77,6 +77,8 @@ def main():
         ((f"shadowcl-off-q1-{nproc}t",), ("ShadowCL",), v_scl,
          {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "1"}, a.reps),
         (("shadowcl-checks",), ("ShadowCL",), v_scl, {}, a.reps),
+        # The same checks under lockstep (the default-schedule question, README).
+        (("shadowcl-checks-q1",), ("ShadowCL",), v_scl, {"SHADOWCL_QUANTUM": "1"}, a.reps),
         # As `shadowcl run` does: JSON and SARIF reports (their cost must not grow with the
         # number of launches).
         (("shadowcl-checks-report",), ("ShadowCL",), v_scl,
