@@ -580,6 +580,92 @@ mod tests {
         }
     }
 
+    /// One operation of [`word_records_behave_like_one_record_per_byte`].
+    #[derive(Clone, Debug)]
+    enum Step {
+        Update {
+            offset: u64,
+            len: u64,
+            bytewise: bool,
+            salt: u64,
+        },
+        Initialise {
+            offset: u64,
+            len: u64,
+        },
+        Reset,
+    }
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        // Offsets near page ends and word edges, short and long ranges, all widths.
+        let offset = prop_oneof![0..3 * PAGE + 8, (1..4u64).prop_map(|p| p * PAGE - 3)];
+        prop_oneof![
+            6 => (offset.clone(), 1..40u64, any::<bool>(), 1..1000u64).prop_map(
+                |(offset, len, bytewise, salt)| Step::Update { offset, len, bytewise, salt }
+            ),
+            1 => (offset, 1..2 * PAGE).prop_map(|(offset, len)| Step::Initialise { offset, len }),
+            1 => Just(Step::Reset),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Whatever mix of whole-word, partial and bytewise updates, host writes and resets,
+        /// every byte reads as the record a byte-per-record shadow would hold, and every
+        /// unit `update` reports covers bytes whose records were equal.
+        #[test]
+        fn word_records_behave_like_one_record_per_byte(
+            steps in proptest::collection::vec(step(), 1..40),
+            initialised in proptest::prelude::any::<bool>(),
+        ) {
+            let len = 3 * PAGE + 6;
+            let s = Shadow::new(len, initialised, ShadowBudget::new(u64::MAX));
+            let fresh = if initialised { mar::INIT_BIT } else { 0 };
+            let mut model = vec![fresh; len as usize];
+            // A record's next value: different per salt and (bytewise) per byte; never
+            // item 0 with more than the init bit, like real records.
+            let next = |old: u64, salt: u64, i: u64| (old.wrapping_mul(31) ^ salt ^ i) | 1;
+            for st in &steps {
+                match *st {
+                    Step::Update { offset, len: n, bytewise, salt } => {
+                        let end = (offset + n).min(len);
+                        let mut seen = vec![];
+                        s.update(offset, n, bytewise, |i, old| {
+                            let k = if bytewise { i } else { 0 };
+                            (next(old, salt, k), ())
+                        }, |i, n, old, _| seen.push((offset + i, n, old)));
+                        for (at, n, old) in &seen {
+                            for b in *at..at + n {
+                                proptest::prop_assert_eq!(model[b as usize], *old, "unit at {}", at);
+                            }
+                        }
+                        let covered: u64 = seen.iter().map(|u| u.1).sum();
+                        proptest::prop_assert_eq!(covered, end.saturating_sub(offset));
+                        for b in offset..end {
+                            let k = if bytewise { b - offset } else { 0 };
+                            model[b as usize] = next(model[b as usize], salt, k);
+                        }
+                    }
+                    Step::Initialise { offset, len: n } => {
+                        s.initialise(offset, n);
+                        for b in offset..(offset + n).min(len) {
+                            model[b as usize] |= mar::INIT_BIT;
+                        }
+                    }
+                    Step::Reset => {
+                        s.reset();
+                        model.iter_mut().for_each(|r| *r = mar::reset(*r));
+                    }
+                }
+                for (b, want) in model.iter().enumerate() {
+                    proptest::prop_assert_eq!(s.record(b as u64), Some(*want), "byte {} after {:?}", b, st);
+                }
+            }
+        }
+    }
+
     #[test]
     fn past_the_budget_pages_go_unchecked_and_the_buffer_says_so() {
         let budget = ShadowBudget::new(PAGE * 2 + 80);
