@@ -92,6 +92,17 @@ pub(crate) fn clamp_item(v: u64) -> u32 {
 }
 
 impl GroupState {
+    /// The running async copy touched `a`'s bytes (adjacent ranges merge).
+    pub(crate) fn add_copy_range(&mut self, a: &Access<'_>) {
+        if let Some(c) = self.copies.last_mut() {
+            let r = (a.space, a.alloc, a.offset, a.offset + a.size as u64);
+            match c.ranges.last_mut() {
+                Some(l) if (l.0, l.1, l.3) == (r.0, r.1, r.2) => l.3 = r.3,
+                _ => c.ranges.push(r),
+            }
+        }
+    }
+
     pub(crate) fn actor(&self) -> u32 {
         clamp_item(self.hi - 1)
     }

@@ -31,6 +31,35 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a == b
 }
 
+/// What one access found, byte by byte.
+#[derive(Default)]
+struct Found {
+    /// The first byte of each race kind (an access may race with reads and writes alike).
+    conflicts: [Option<(u64, RaceKind, mar::Conflict)>; 3],
+    /// The first byte read before anything wrote it.
+    uninit: Option<u64>,
+}
+
+impl Found {
+    /// Notes byte `i`'s step; whether it raced with another access of this launch.
+    #[inline(always)]
+    fn note(&mut self, i: u64, s: mar::Step) -> bool {
+        let mut inside = false;
+        for (slot, (kind, c)) in self.conflicts.iter_mut().zip(s.conflicts.iter_all()) {
+            if let Some(c) = c {
+                inside |= c.scope != mar::Scope::InterKernel;
+                if slot.is_none() {
+                    *slot = Some((i, kind, c));
+                }
+            }
+        }
+        if s.uninit && self.uninit.is_none() {
+            self.uninit = Some(i);
+        }
+        inside
+    }
+}
+
 impl LaunchChecker<'_> {
     /// `FIRST`: a first run that a pair pass may follow (see `pairs`).
     pub(crate) fn check_access<const FIRST: bool>(&self, g: &mut GroupState, a: &Access<'_>) {
@@ -64,37 +93,13 @@ impl LaunchChecker<'_> {
         let step =
             |rec: u64, site: u16, epoch: u8| mar::step(rec, &me, site, epoch, op, same_value);
         if a.by_group {
-            if let Some(c) = g.copies.last_mut() {
-                let r = (a.space, a.alloc, a.offset, a.offset + a.size as u64);
-                match c.ranges.last_mut() {
-                    Some(l) if (l.0, l.1, l.3) == (r.0, r.1, r.2) => l.3 = r.3,
-                    _ => c.ranges.push(r),
-                }
-            }
+            g.add_copy_range(a);
         }
         let site = self.site(g, a.inst);
-        // The first byte of each race kind (an access may race with reads and writes alike).
-        let mut conflicts: [Option<(u64, RaceKind, mar::Conflict)>; 3] = [None; 3];
-        let mut uninit: Option<u64> = None;
+        let mut found = Found::default();
         // Only for a pair pass (bit i = byte i of the access): raced inside the launch, written
         // first (global bytes).
         let (mut racy, mut defined) = (0u128, 0u128);
-        // Whether byte `i` raced with another access of this launch.
-        let mut note = |i: u64, s: mar::Step| {
-            let mut inside = false;
-            for (slot, (kind, c)) in conflicts.iter_mut().zip(s.conflicts.iter_all()) {
-                if let Some(c) = c {
-                    inside |= c.scope != mar::Scope::InterKernel;
-                    if slot.is_none() {
-                        *slot = Some((i, kind, c));
-                    }
-                }
-            }
-            if s.uninit && uninit.is_none() {
-                uninit = Some(i);
-            }
-            inside
-        };
         // A copy's store of byte `i` leaves its definedness as it was when the byte copied
         // was undefined (it does not make it defined).
         let keep = |i: u64, old: u64, new: u64| {
@@ -130,7 +135,7 @@ impl LaunchChecker<'_> {
                         }
                         _ => {
                             let s = step(*rec, site, epoch);
-                            let inside = note(a.offset + i, s);
+                            let inside = found.note(a.offset + i, s);
                             last = Some((*rec, s.new, inside, s.uninit));
                             (s.new, inside, s.uninit)
                         }
@@ -169,7 +174,7 @@ impl LaunchChecker<'_> {
                                 defined |= bits(i, n);
                             }
                         }
-                        let inside = note(a.offset + i, s);
+                        let inside = found.note(a.offset + i, s);
                         if FIRST && inside {
                             racy |= bits(i, n);
                         }
@@ -181,18 +186,19 @@ impl LaunchChecker<'_> {
         }
         if copy_read {
             g.copy_undefined = read_undefined;
-            uninit = None;
+            found.uninit = None;
         }
         if !want_races {
             // Only uninitialised reads are wanted (or the launch is past what records tell
             // apart): conflicts are not races to report or to name.
-            conflicts = [None; 3];
+            found.conflicts = [None; 3];
             racy = 0;
         }
         if FIRST && racy | defined != 0 {
             Self::note_first_run(&mut g.seen, a, racy, defined);
         }
-        self.add_findings(g, a, op, conflicts, uninit.filter(|_| want_uninit));
+        let uninit = found.uninit.filter(|_| want_uninit);
+        self.add_findings(g, a, op, found.conflicts, uninit);
     }
 
     /// The executor follows private bytes itself and reports only reads of undefined ones
