@@ -9,13 +9,17 @@ pub(super) fn lane_offset(fx: &Fx, mut ty: Word, inst: &Instruction, from: usize
         let i = lit_at(inst, k)?;
         let t = fx.md.ty(ty)?;
         match &t.k {
-            TyK::Vector(e, _) => {
+            // An index past the end is malformed (and would point past the registers).
+            TyK::Vector(e, n) if i < *n as u64 => {
                 off += i * fx.md.ty(*e)?.lanes;
                 ty = *e;
             }
-            TyK::Array(e, _) => {
+            TyK::Array(e, n) if i < *n => {
                 off += i * fx.md.ty(*e)?.lanes;
                 ty = *e;
+            }
+            TyK::Vector(..) | TyK::Array(..) => {
+                return Err(malformed("composite index past the end"));
             }
             TyK::Struct(ms) => {
                 let i = i as usize;

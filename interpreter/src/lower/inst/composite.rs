@@ -60,7 +60,10 @@ pub(super) fn lower_composite_extract(fx: &mut Fx, inst: &Instruction) -> R<()> 
     let cty = fx.md.type_id_of(cid)?;
     let off = lane_offset(fx, cty, inst, 1)?;
     let n = fx.md.ty(result_ty(inst)?)?.lanes as u32;
-    fx.mov(d, s + off, n);
+    let s = s
+        .checked_add(off)
+        .ok_or_else(|| malformed("composite index out of range"))?;
+    fx.mov(d, s, n);
     Ok(())
 }
 
@@ -75,7 +78,10 @@ pub(super) fn lower_composite_insert(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let n = fx.lanes_of_val(cid)?;
     let on = fx.lanes_of_val(oid)?;
     fx.mov(d, c, n);
-    fx.mov(d + off, o, on);
+    let d = d
+        .checked_add(off)
+        .ok_or_else(|| malformed("composite index out of range"))?;
+    fx.mov(d, o, on);
     Ok(())
 }
 
