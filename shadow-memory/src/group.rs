@@ -24,7 +24,7 @@ pub struct GroupState {
     pub(crate) arrivals: Vec<(WorkItem, InstId, Fences)>,
     pub(crate) last_finished: Option<WorkItem>,
     pub(crate) sites: SiteMap,
-    /// The last sites looked up, by instruction modulo its length: most accesses hit.
+    /// The last sites looked up, by a hash of the instruction: most accesses hit.
     pub(crate) recent_sites: [(InstId, u16); RECENT_SITES],
     pub(crate) shadows: Vec<(AllocId, Arc<Shadow>)>,
     pub(crate) raw: RawSet,
@@ -56,7 +56,7 @@ pub(crate) struct PendingCopy {
 }
 
 /// Entries of [`GroupState::recent_sites`].
-pub(crate) const RECENT_SITES: usize = 16;
+pub(crate) const RECENT_SITES: usize = 128;
 /// No instruction has this id (an empty [`GroupState::recent_sites`] entry).
 pub(crate) const NO_INST: InstId = InstId(u32::MAX);
 

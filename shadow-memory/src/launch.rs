@@ -168,7 +168,9 @@ impl LaunchChecker<'_> {
     }
 
     pub(crate) fn site(&self, g: &mut GroupState, inst: InstId) -> u16 {
-        let recent = inst.0 as usize % RECENT_SITES;
+        // Multiplicative hashing (an unrolled loop's accesses are evenly spaced), into
+        // enough entries for the dozens of accesses of an unrolled inner loop.
+        let recent = (inst.0.wrapping_mul(0x9E37_79B9) >> 25) as usize % RECENT_SITES;
         if g.recent_sites[recent].0 == inst {
             return g.recent_sites[recent].1;
         }

@@ -222,6 +222,10 @@ impl LaunchChecker<'_> {
         conflicts: [Option<(u64, RaceKind, mar::Conflict)>; 3],
         uninit: Option<u64>,
     ) {
+        // The usual case, without building the sides or walking the array.
+        if uninit.is_none() && conflicts.iter().all(Option::is_none) {
+            return;
+        }
         let mut second = Self::here(a.item, Some(a.inst), op.name());
         if let RawSide::Here { group, .. } = &mut second.0 {
             *group = a.by_group;
