@@ -137,7 +137,7 @@ pub fn check_arg(
             } else if m.image.is_some() {
                 return Err(CL_INVALID_MEM_OBJECT);
             }
-            Ok(ArgSet::Mem(Some(m)))
+            Ok(ArgSet::Mem(Some(Arc::downgrade(&m))))
         }
         ArgAddress::Local => {
             if !value.is_null() {
