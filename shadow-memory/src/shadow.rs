@@ -1,7 +1,7 @@
 //! Global-memory shadow of one buffer: MARs in lazily allocated pages of atomics.
 
 use crate::mar;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The shadow memory all buffers of a session may use together (`SHADOWCL_SHADOW_LIMIT`).
@@ -49,6 +49,9 @@ pub(crate) struct Shadow {
     /// Pages touched since the last reset: a reset after each in-order launch sweeps only
     /// those, not every page a big buffer ever had.
     dirty: Box<[AtomicBool]>,
+    /// Pages the host wrote whole before any access allocated them: they start
+    /// `INITIALISED` when allocated, so a host write of a big buffer allocates no shadow.
+    host_written: Box<[AtomicBool]>,
     budget: Arc<ShadowBudget>,
     /// A page could not be had within the budget: some accesses went unchecked.
     degraded: AtomicBool,
@@ -64,6 +67,7 @@ impl Shadow {
             fresh: if initialised { mar::INITIALISED } else { 0 },
             pages: (0..n).map(|_| OnceLock::new()).collect(),
             dirty: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            host_written: (0..n).map(|_| AtomicBool::new(false)).collect(),
             budget,
             degraded: AtomicBool::new(false),
             degraded_reported: AtomicBool::new(false),
@@ -97,14 +101,31 @@ impl Shadow {
             self.degraded.store(true, Ordering::Relaxed);
             return None;
         }
-        let mut mine = false;
+        let host_written = self.host_written.get(index as usize)?;
+        let mut made_fresh = None;
         let p = page.get_or_init(|| {
-            mine = true;
-            (0..n).map(|_| AtomicU64::new(fresh)).collect()
+            let start = if host_written.load(Ordering::SeqCst) {
+                fresh | mar::INIT_BIT
+            } else {
+                fresh
+            };
+            made_fresh = Some(start);
+            (0..n).map(|_| AtomicU64::new(start)).collect()
         });
-        if !mine {
+        match made_fresh {
             // Another thread allocated the page meanwhile: its reservation counts.
-            self.budget.release(n * 8);
+            None => self.budget.release(n * 8),
+            // A host write of the whole page may have come between the choice above and
+            // the page's publication, and not seen the page: mark it here then.
+            Some(start) if start & mar::INIT_BIT == 0 => {
+                fence(Ordering::SeqCst);
+                if host_written.load(Ordering::SeqCst) {
+                    for c in p.iter() {
+                        c.fetch_or(mar::INIT_BIT, Ordering::Relaxed);
+                    }
+                }
+            }
+            Some(_) => {}
         }
         p.get(at)
     }
@@ -145,13 +166,37 @@ impl Shadow {
     /// The host wrote `offset..offset+len`.
     pub fn initialise(&self, offset: u64, len: u64) {
         let end = offset.saturating_add(len).min(self.len);
-        for o in offset..end {
-            if self.fresh == mar::INITIALISED && self.pages[(o / PAGE) as usize].get().is_none() {
-                continue; // untouched page of an initialised buffer: already initialised
+        let mut o = offset;
+        while o < end {
+            let index = (o / PAGE) as usize;
+            let page_start = index as u64 * PAGE;
+            let page_end = (page_start + PAGE).min(self.len);
+            let to = page_end.min(end);
+            let (Some(page), Some(host_written)) =
+                (self.pages.get(index), self.host_written.get(index))
+            else {
+                return;
+            };
+            if o == page_start && to == page_end {
+                // The whole page: an unallocated one only remembers it (no shadow is
+                // allocated for bytes no kernel touched yet); see `cell` for the other side.
+                host_written.store(true, Ordering::SeqCst);
+                fence(Ordering::SeqCst);
+                if let Some(p) = page.get() {
+                    for c in p.iter() {
+                        c.fetch_or(mar::INIT_BIT, Ordering::Relaxed);
+                    }
+                }
+            } else if self.fresh == mar::INITIALISED && page.get().is_none() {
+                // Untouched page of an initialised buffer: already initialised.
+            } else {
+                for at in o..to {
+                    if let Some(c) = self.cell(at) {
+                        c.fetch_or(mar::INIT_BIT, Ordering::Relaxed);
+                    }
+                }
             }
-            if let Some(c) = self.cell(o) {
-                c.fetch_or(mar::INIT_BIT, Ordering::Relaxed);
-            }
+            o = to;
         }
     }
 
@@ -195,6 +240,44 @@ mod tests {
         s.initialise(0, 2);
         assert_eq!(s.cell(1).unwrap().load(Ordering::Relaxed), mar::INIT_BIT);
         assert_eq!(s.cell(2).unwrap().load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn a_host_write_of_whole_pages_allocates_no_shadow() {
+        let budget = ShadowBudget::new(u64::MAX);
+        let s = Shadow::new(4 * PAGE + 100, false, budget);
+        // Pages 1 and 2 whole, the tail of page 0 and the head of page 3.
+        s.initialise(PAGE - 10, 2 * PAGE + 20);
+        assert_eq!(
+            s.allocated_bytes(),
+            2 * PAGE as usize * 8,
+            "only the partial pages"
+        );
+        for o in [PAGE - 10, PAGE, 2 * PAGE + 7, 3 * PAGE - 1, 3 * PAGE + 9] {
+            assert_eq!(
+                s.cell(o).unwrap().load(Ordering::Relaxed),
+                mar::INIT_BIT,
+                "{o}"
+            );
+        }
+        for o in [PAGE - 11, 3 * PAGE + 10, 4 * PAGE] {
+            assert_eq!(s.cell(o).unwrap().load(Ordering::Relaxed), 0, "{o}");
+        }
+        // A page already allocated gets the mark in place, keeping its accesses.
+        s.cell(2 * PAGE + 7).unwrap().store(5, Ordering::Relaxed);
+        s.initialise(2 * PAGE, PAGE);
+        assert_eq!(
+            s.cell(2 * PAGE + 7).unwrap().load(Ordering::Relaxed),
+            5 | mar::INIT_BIT
+        );
+        // The last, short page counts as whole when the write reaches the end.
+        let t = Shadow::new(PAGE + 100, false, ShadowBudget::new(u64::MAX));
+        t.initialise(PAGE, 100);
+        assert_eq!(t.allocated_bytes(), 0);
+        assert_eq!(
+            t.cell(PAGE + 99).unwrap().load(Ordering::Relaxed),
+            mar::INIT_BIT
+        );
     }
 
     #[test]
