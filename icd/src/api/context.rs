@@ -29,7 +29,14 @@ fn parse_properties(
                 }
                 check_platform(value as cl_platform_id)?;
             }
-            CL_CONTEXT_INTEROP_USER_SYNC => {}
+            // A cl_bool: any other value is invalid for this supported property.
+            CL_CONTEXT_INTEROP_USER_SYNC => {
+                if value != CL_FALSE as cl_context_properties
+                    && value != CL_TRUE as cl_context_properties
+                {
+                    return Err(CL_INVALID_PROPERTY);
+                }
+            }
             _ => return Err(CL_INVALID_PROPERTY),
         }
     }
@@ -175,6 +182,14 @@ mod tests {
         );
         let unknown = [0x7777isize, 1, 0];
         assert_eq!(parse_properties(unknown.as_ptr()), Err(CL_INVALID_PROPERTY));
+        // CL_CONTEXT_INTEROP_USER_SYNC takes a cl_bool.
+        let sync = |v: isize| [CL_CONTEXT_INTEROP_USER_SYNC as isize, v, 0];
+        assert_eq!(parse_properties(sync(1).as_ptr()).map(|p| p.len()), Ok(3));
+        assert_eq!(parse_properties(sync(0).as_ptr()).map(|p| p.len()), Ok(3));
+        assert_eq!(
+            parse_properties(sync(-1).as_ptr()),
+            Err(CL_INVALID_PROPERTY)
+        );
     }
 
     #[test]

@@ -54,6 +54,11 @@ fn create_image(
     }
     // SAFETY: a non-NULL image_desc points to a cl_image_desc (spec).
     let d = unsafe { image_desc.read_unaligned() };
+    // A 2-D image over a buffer (cl_khr_image2d_from_buffer, optional in OpenCL 3.0): the
+    // device does not support it (CL_DEVICE_IMAGE_PITCH_ALIGNMENT is 0).
+    if d.image_type == CL_MEM_OBJECT_IMAGE2D && !d.buffer.is_null() {
+        return Err(CL_INVALID_OPERATION);
+    }
     let is_buffer_image = d.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER;
     // A 1-D buffer image inherits access and host flags from its buffer.
     let buffer = if is_buffer_image && !d.buffer.is_null() {
@@ -243,8 +248,12 @@ pub unsafe extern "C" fn clGetSupportedImageFormats(
         if num_entries == 0 && !image_formats.is_null() {
             return Err(CL_INVALID_VALUE);
         }
+        // CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS is 0: no format can be read and written by
+        // one kernel (OpenCL 3.0 makes read-write images optional).
+        let read_write = flags & CL_MEM_KERNEL_READ_AND_WRITE != 0;
         let all: Vec<cl_image_format> = ImageFormat::all_supported()
             .into_iter()
+            .filter(|_| !read_write)
             .map(|f| cl_image_format {
                 image_channel_order: f.order + CL_R,
                 image_channel_data_type: f.data_type + CL_SNORM_INT8,

@@ -137,7 +137,7 @@ pub fn check_arg(
             } else if m.image.is_some() {
                 return Err(CL_INVALID_MEM_OBJECT);
             }
-            Ok(ArgSet::Mem(Some(m)))
+            Ok(ArgSet::Mem(Some(Arc::downgrade(&m))))
         }
         ArgAddress::Local => {
             if !value.is_null() {
@@ -309,7 +309,10 @@ pub fn check_range(
         return Err(CL_INVALID_WORK_DIMENSION);
     }
     let d = work_dim as usize;
-    let global = global.ok_or(CL_INVALID_GLOBAL_WORK_SIZE)?;
+    // OpenCL 2.1 on (the device reports 3.0): a NULL global size, or a zero in any of its
+    // dimensions, is a launch of no work-item that completes once its wait list has.
+    let zeros = [0usize; 3];
+    let global = global.unwrap_or(&zeros);
     let mut r = Range {
         offset: [0; 3],
         global: [1; 3],
@@ -546,9 +549,14 @@ mod tests {
             check_range(0, None, Some(&g), None, [0; 3], false),
             Err(CL_INVALID_WORK_DIMENSION)
         );
+        // No global size, or a zero in it: an empty launch (OpenCL 2.1 on).
         assert_eq!(
-            check_range(1, None, None, None, [0; 3], false),
-            Err(CL_INVALID_GLOBAL_WORK_SIZE)
+            check_range(3, None, None, None, [0; 3], false).map(|r| r.global),
+            Ok([0, 0, 0])
+        );
+        assert_eq!(
+            check_range(2, None, Some(&[4, 0]), None, [0; 3], false).map(|r| r.global),
+            Ok([4, 0, 1])
         );
         // A local size is picked: the largest divisor of 100 up to 64.
         assert_eq!(

@@ -35,7 +35,8 @@ pub fn check_device_type(device_type: cl_device_type) -> Result<(), cl_int> {
         | CL_DEVICE_TYPE_ACCELERATOR
         | CL_DEVICE_TYPE_CUSTOM
         | CL_DEVICE_TYPE_DEFAULT;
-    if device_type != CL_DEVICE_TYPE_ALL && device_type & !known != 0 {
+    // No bit at all names no type: invalid, not merely a type without devices.
+    if device_type == 0 || (device_type != CL_DEVICE_TYPE_ALL && device_type & !known != 0) {
         return Err(CL_INVALID_DEVICE_TYPE);
     }
     Ok(())
@@ -428,6 +429,15 @@ mod tests {
         assert_eq!(check_device(garbage), Err(CL_INVALID_DEVICE));
         assert_eq!(check_platform(device_id().cast()), Err(CL_INVALID_PLATFORM));
         assert!(check_device(device_id()).is_ok());
+    }
+
+    #[test]
+    fn device_types_validate() {
+        assert_eq!(check_device_type(0), Err(CL_INVALID_DEVICE_TYPE));
+        assert_eq!(check_device_type(1 << 40), Err(CL_INVALID_DEVICE_TYPE));
+        assert!(check_device_type(CL_DEVICE_TYPE_ALL).is_ok());
+        assert!(check_device_type(CL_DEVICE_TYPE_GPU).is_ok());
+        assert!(check_device_type(CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT).is_ok());
     }
 
     #[test]

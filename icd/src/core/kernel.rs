@@ -4,7 +4,7 @@ use crate::consts::*;
 use crate::core::image;
 use crate::core::launch;
 use crate::core::mem::Mem;
-use crate::core::object::{self, ClObject, Ref};
+use crate::core::object::{self, ClObject, Obj, Ref};
 use crate::core::order::PendingLaunch;
 use crate::core::platform::{LOCAL_MEM_SIZE, MAX_WORK_GROUP_SIZE};
 use crate::core::program::Program;
@@ -13,12 +13,15 @@ use crate::types::*;
 use parking_lot::Mutex;
 use shadowcl_interpreter::{ArgValue, KernelInfo, Launch, Program as Loaded};
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// A value given to `clSetKernelArg`.
 #[derive(Clone)]
 pub enum ArgSet {
-    Mem(Option<Ref<Mem>>),
+    /// A buffer or image, held weakly: `clSetKernelArg` does not retain a memory object (only
+    /// enqueued commands keep one alive), so its release still destroys it and runs its
+    /// destructor callbacks. A launch upgrades the reference or refuses to start.
+    Mem(Option<Weak<Obj<Mem>>>),
     Local(u64),
     Bytes(Vec<u8>),
     /// `sampler_t` bits of a sampler object.
@@ -111,6 +114,13 @@ struct BoundArgs {
     keep: Vec<Ref<Mem>>,
 }
 
+/// One argument once its memory object, if any, is known to be alive.
+enum Bound {
+    Null,
+    Mem(Ref<Mem>),
+    Value(ArgValue),
+}
+
 /// The kernel's arguments as they are now, for a launch on `q`.
 fn bind_args(q: &Ref<Queue>, k: &Ref<Kernel>) -> Result<BoundArgs, cl_int> {
     let set = k.args.lock().clone();
@@ -119,21 +129,34 @@ fn bind_args(q: &Ref<Queue>, k: &Ref<Kernel>) -> Result<BoundArgs, cl_int> {
     let mut keep = Vec::new();
     for (index, a) in set.into_iter().enumerate() {
         let a = a.ok_or(CL_INVALID_KERNEL_ARGS)?;
-        if let ArgSet::Mem(Some(m)) = &a {
-            if object::ref_count(m) == 0 {
-                // The application released this buffer after clSetKernelArg. We still hold
-                // it, so the launch runs safely; the bug is reported, not turned into a crash.
-                let name = k.info.args.get(index).map_or("?", |a| a.name.as_str());
-                launch::use_after_release(&k.info.name, name);
+        let arg_name = || k.info.args.get(index).map_or("?", |a| a.name.as_str());
+        let a = match a {
+            ArgSet::Mem(Some(weak)) => {
+                let Some(m) = weak.upgrade() else {
+                    // The application released this memory object after clSetKernelArg and
+                    // it is gone: report the bug and refuse the launch.
+                    launch::use_after_release(&k.info.name, arg_name());
+                    return Err(CL_INVALID_KERNEL_ARGS);
+                };
+                if object::ref_count(&m) == 0 {
+                    // Released by the application but still held by an earlier command:
+                    // the launch runs safely, the bug is reported, not turned into a crash.
+                    launch::use_after_release(&k.info.name, arg_name());
+                }
+                Bound::Mem(m)
             }
-        }
+            ArgSet::Mem(None) => Bound::Null,
+            ArgSet::Local(n) => Bound::Value(ArgValue::Local(n)),
+            ArgSet::Bytes(b) => Bound::Value(ArgValue::Bytes(b)),
+            ArgSet::Sampler(bits) => Bound::Value(ArgValue::Sampler(bits)),
+        };
         mem_flags.push(match &a {
-            ArgSet::Mem(Some(m)) => m.flags,
+            Bound::Mem(m) => m.flags,
             _ => 0,
         });
         args.push(match a {
-            ArgSet::Mem(None) => ArgValue::Null,
-            ArgSet::Mem(Some(m)) => {
+            Bound::Null => ArgValue::Null,
+            Bound::Mem(m) => {
                 if !Arc::ptr_eq(&m.context, &q.context) {
                     return Err(CL_INVALID_CONTEXT);
                 }
@@ -145,9 +168,7 @@ fn bind_args(q: &Ref<Queue>, k: &Ref<Kernel>) -> Result<BoundArgs, cl_int> {
                 keep.push(m);
                 v
             }
-            ArgSet::Local(n) => ArgValue::Local(n),
-            ArgSet::Bytes(b) => ArgValue::Bytes(b),
-            ArgSet::Sampler(bits) => ArgValue::Sampler(bits),
+            Bound::Value(v) => v,
         });
     }
     Ok(BoundArgs {

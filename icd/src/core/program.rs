@@ -159,6 +159,16 @@ impl Program {
     }
 }
 
+/// Whether kernels of a program built with `options` accept a non-uniform NDRange: from
+/// OpenCL C 2.0 on (`-cl-std=CL2.0` or later, or `cl2` already true: SPIR-V, a program built
+/// that way before), unless `-cl-uniform-work-group-size` asks for uniform work-groups.
+fn non_uniform(options: &str, cl2: bool) -> bool {
+    (cl2 || wants_cl2(options))
+        && !options
+            .split_whitespace()
+            .any(|w| w == "-cl-uniform-work-group-size")
+}
+
 /// `-cl-std=CL2.0` or later.
 fn wants_cl2(options: &str) -> bool {
     options.split_whitespace().any(|w| {
@@ -286,19 +296,19 @@ pub fn build(p: &Program, options: &str) -> Result<(), cl_int> {
             st.log = c.log;
             st.arg_meta = arg_meta(&c.bitcode);
             st.bitcode = Some(c.bitcode);
-            st.non_uniform = wants_cl2(options);
+            st.non_uniform = non_uniform(options, false);
             st.no_arg_info = !options
                 .split_whitespace()
                 .any(|w| w == "-cl-kernel-arg-info");
             c.spirv
         } else if let Some(il) = &p.il {
-            st.non_uniform = !options.contains("-cl-uniform-work-group-size");
+            st.non_uniform = non_uniform(options, true);
             il.clone()
         } else {
             let old = p.state.lock().clone();
             st.arg_meta = old.bitcode.as_deref().and_then(arg_meta);
             st.bitcode = old.bitcode;
-            st.non_uniform = old.non_uniform || wants_cl2(options);
+            st.non_uniform = non_uniform(options, old.non_uniform);
             st.no_arg_info = old.no_arg_info;
             old.spirv.ok_or(CL_INVALID_PROGRAM)?
         };
@@ -376,7 +386,7 @@ pub fn compile(p: &Program, options: &str, headers: Vec<(String, String)>) -> Re
     if r.is_ok() {
         st.status = CL_BUILD_SUCCESS as cl_build_status;
         st.binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
-        st.non_uniform = wants_cl2(options) || p.il.is_some();
+        st.non_uniform = non_uniform(options, p.il.is_some());
     }
     *p.state.lock() = st;
     r
@@ -482,5 +492,13 @@ mod tests {
         assert!(wants_cl2("-cl-std=CL3.0"));
         assert!(!wants_cl2("-cl-std=CL1.2"));
         assert!(!wants_cl2(""));
+        assert!(non_uniform("-cl-std=CL3.0", false));
+        assert!(!non_uniform(
+            "-cl-std=CL3.0 -cl-uniform-work-group-size",
+            false
+        ));
+        assert!(!non_uniform("-cl-uniform-work-group-size", true));
+        assert!(non_uniform("", true));
+        assert!(!non_uniform("-cl-std=CL1.2", false));
     }
 }

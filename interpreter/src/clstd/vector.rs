@@ -56,8 +56,14 @@ fn normalized(v: &[f64]) -> Vec<f64> {
     } else {
         v.to_vec()
     };
-    let l = euclid_len(&v);
-    v.iter().map(|x| x / l).collect()
+    // Divide in the scaled domain: the length of a vector near the largest double overflows
+    // (normalize(0x1.7ap+1023, -0x1.6ep+1023) has a length past DBL_MAX) while the
+    // normalized vector is finite; scaling by a power of two is exact, so no rounding is added.
+    let m = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let e = libm::ilogb(m);
+    let scaled: Vec<f64> = v.iter().map(|x| libm::scalbn(*x, -e)).collect();
+    let l = libm::sqrt(scaled.iter().map(|x| x * x).sum());
+    scaled.iter().map(|x| x / l).collect()
 }
 
 fn write_floats(f: Fmt, vals: &[f64], out: &mut [u64]) -> Result<(), String> {

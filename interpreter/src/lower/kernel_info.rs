@@ -236,10 +236,37 @@ fn work_group_sizes(md: &Mod, fid: Word) -> R<([u64; 3], [u64; 3], Vec<String>)>
                     hint[0], hint[1], hint[2]
                 ));
             }
+            Some(Operand::ExecutionMode(spirv::ExecutionMode::VecTypeHint)) => {
+                if let Some(name) = lit_at(em, 2).ok().and_then(vec_type_hint_name) {
+                    attributes.push(format!("vec_type_hint({name})"));
+                }
+            }
             _ => {}
         }
     }
     Ok((reqd, hint, attributes))
+}
+
+/// The OpenCL C type of a `VecTypeHint` execution mode operand: the low 16 bits name the
+/// component type (0 char, 1 short, 2 int, 3 long, 4 half, 5 float, 6 double), the high 16
+/// bits the number of components (0 or 1: a scalar). SPIR-V keeps no signedness, so integer
+/// types read as unsigned (`uchar4`), as the Khronos CTS spells them.
+fn vec_type_hint_name(hint: u64) -> Option<String> {
+    let component = match hint & 0xffff {
+        0 => "uchar",
+        1 => "ushort",
+        2 => "uint",
+        3 => "ulong",
+        4 => "half",
+        5 => "float",
+        6 => "double",
+        _ => return None,
+    };
+    match hint >> 16 {
+        0 | 1 => Some(component.to_string()),
+        n @ (2 | 3 | 4 | 8 | 16) => Some(format!("{component}{n}")),
+        _ => None,
+    }
 }
 
 /// Module `__local` variables the kernel (function `fi` and what it calls) uses, their
@@ -366,4 +393,23 @@ pub(super) fn debug_arg_types(md: &Mod, kernel: &str, insts: &[DbgInst]) -> Vec<
     }
     out.sort_by_key(|x| x.0);
     out.into_iter().map(|(_, n, q)| (n, q)).collect()
+}
+
+#[cfg(test)]
+mod vec_type_hint_tests {
+    use super::vec_type_hint_name;
+
+    #[test]
+    fn vec_type_hint_operands_name_opencl_c_types() {
+        // What llvm-spirv-15 writes for vec_type_hint(double8), (uchar3), (float).
+        assert_eq!(vec_type_hint_name(524_294).as_deref(), Some("double8"));
+        assert_eq!(vec_type_hint_name(196_608).as_deref(), Some("uchar3"));
+        assert_eq!(vec_type_hint_name(5).as_deref(), Some("float"));
+        assert_eq!(
+            vec_type_hint_name((16 << 16) | 3).as_deref(),
+            Some("ulong16")
+        );
+        assert_eq!(vec_type_hint_name((5 << 16) | 2), None);
+        assert_eq!(vec_type_hint_name(7), None);
+    }
 }

@@ -81,6 +81,28 @@ fn clstd_geometric() {
     assert_eq!(runv(length, 64, &[&[3e-320, 4e-320]], 1), [5e-320]);
     let r = runv(normalize, 64, &[&[1e-320, 0.0]], 2);
     assert_eq!(r, [1.0, 0.0]);
+    // A double2 whose length is past DBL_MAX still normalizes (the CTS's geom_normalize
+    // input) to within a few ulp of the exact answer.
+    let big = [
+        f64::from_bits(0x7fe7_a8a9_5dca_630c),
+        -f64::from_bits(0x7fe6_de26_69ea_47d3),
+    ];
+    let r = runv(normalize, 64, &[&big], 2);
+    let want = [
+        f64::from_bits(0x3fe7_0241_64e0_bcf9),
+        -f64::from_bits(0x3fe6_3d4e_d233_be64),
+    ];
+    for (g, w) in r.iter().zip(want) {
+        assert!(
+            (g - w).abs() <= 4.0 * f64::EPSILON,
+            "normalize {big:?} = {r:?}"
+        );
+    }
+    let r = runv(normalize, 32, &[&[3.0e38, 3.0e38]], 2);
+    assert!(
+        (r[0] - std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-7,
+        "{r:?}"
+    );
     // cross needs 3 or 4 lanes; distance needs equal lane counts.
     let a = [0u64; 2];
     let b = [0u64; 3];
