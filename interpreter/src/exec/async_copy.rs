@@ -70,10 +70,13 @@ pub(super) fn async_copy<O: Observer>(
     mx.gx.by_group = true;
     let e = s.elem as u64;
     for i in 0..n.min(1 << 32) {
+        // The kernel chooses the stride: pointer arithmetic wraps, and a pointer past the
+        // buffer is reported by the copy like any other out-of-bounds access.
+        let (step, strided) = (i.wrapping_mul(e), i.wrapping_mul(stride).wrapping_mul(e));
         let (d, sv) = if s.to_local {
-            (dst.wrapping_add(i * e), src.wrapping_add(i * stride * e))
+            (dst.wrapping_add(step), src.wrapping_add(strided))
         } else {
-            (dst.wrapping_add(i * stride * e), src.wrapping_add(i * e))
+            (dst.wrapping_add(strided), src.wrapping_add(step))
         };
         if !mx.copy(d, sv, e, false, pc) {
             break;
