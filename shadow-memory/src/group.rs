@@ -5,7 +5,7 @@ use crate::mar::{self, Me};
 use crate::raw::RawSet;
 use crate::shadow::Shadow;
 use shadowcl_interpreter::{Access, AddressSpace, AllocId, Fences, InstId, WorkItem};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Per-work-group state (lives on the worker thread running the group).
@@ -24,8 +24,12 @@ pub struct GroupState {
     pub(crate) arrivals: Vec<(WorkItem, InstId, Fences)>,
     pub(crate) last_finished: Option<WorkItem>,
     pub(crate) sites: SiteMap,
-    /// The last sites looked up, by a hash of the instruction: most accesses hit.
-    pub(crate) recent_sites: [(InstId, u16); RECENT_SITES],
+    /// The last sites looked up, by a hash of the instruction, with the allocation accessed:
+    /// most accesses hit.
+    pub(crate) recent_sites: [(InstId, AllocId, u16); RECENT_SITES],
+    /// (instruction, allocation) pairs this group has made: each is noted once in the
+    /// launch's [`crate::launch::LaunchChecker::touched`].
+    pub(crate) touched: HashSet<(InstId, AllocId)>,
     pub(crate) shadows: Vec<(AllocId, Arc<Shadow>)>,
     pub(crate) raw: RawSet,
     /// Async copies in flight, oldest first.

@@ -252,6 +252,33 @@ fn work_item(s: &Side) -> String {
     }
 }
 
+/// Where a side's access is: its line, or the sites that may have made it.
+fn side_location(s: &Side) -> String {
+    match (&s.location, s.candidates.as_slice()) {
+        (Some(l), _) if s.unidentified() => {
+            format!(
+                "{} (the only site that made such an access)",
+                location_label(l)
+            )
+        }
+        (Some(l), _) => location_label(l),
+        (None, []) => "unknown".to_string(),
+        (None, cs) => {
+            let list: Vec<String> = cs
+                .iter()
+                .map(|c| {
+                    let at = c
+                        .location
+                        .as_ref()
+                        .map_or_else(|| "unknown line".to_string(), location_label);
+                    format!("{at} ({} launch {})", c.kernel, c.launch)
+                })
+                .collect();
+            format!("one of: {}", list.join("; "))
+        }
+    }
+}
+
 fn location_label(l: &SourceLoc) -> String {
     format!("{}:{}:{}", l.file, l.line, l.column)
 }
@@ -295,10 +322,7 @@ fn detail(out: &mut String, i: usize, f: &Finding) {
                 esc(&work_item(s)),
                 esc(&s.kernel),
                 s.launch,
-                esc(&s
-                    .location
-                    .as_ref()
-                    .map_or_else(|| "unknown".to_string(), location_label)),
+                esc(&side_location(s)),
             );
         }
         out.push_str("</tbody>\n</table>\n");
@@ -542,6 +566,7 @@ mod tests {
             launch: 0,
             kernel: "k<1>".into(),
             group_copy: false,
+            candidates: Vec::new(),
         }
     }
 

@@ -4,11 +4,13 @@
 
 use crate::checks::access_rules::AccessRules;
 use crate::group::{GroupState, SiteMap, NO_INST, RECENT_SITES};
-use crate::mar::{self, Me};
+use crate::mar::{self, Me, Op, Scope};
 use crate::pairs::Pass;
 use crate::raw::{Raw, RawKey, RawSet, RawSide};
-use crate::report::{Finding, FindingKind, LaunchSummary, Side};
-use crate::session::{LaunchOrder, Locations, Session, Site, State, WindowLaunch, WINDOW_CAP};
+use crate::report::{Candidate, Finding, FindingKind, LaunchSummary, Side};
+use crate::session::{
+    LaunchOrder, Locations, Session, Site, State, Touched, WindowLaunch, WINDOW_CAP,
+};
 use crate::shadow::Shadow;
 use crate::Checks;
 use parking_lot::Mutex;
@@ -16,7 +18,7 @@ use shadowcl_interpreter::{
     Access, AddressSpace, Alignments, AllocId, ArgBinding, BarrierArrival, Fault, GroupCopy,
     GroupInfo, GroupWait, InstId, LaunchInfo, LocalAlloc, Observer, Release, WorkItem,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -132,6 +134,10 @@ impl LaunchState {
     }
 }
 
+/// The first group that made an access (allocation, instruction, kind), and whether another
+/// group made it too.
+pub(crate) type TouchedBy = ([u32; 3], bool);
+
 /// Checks one launch; pass it to `Device::run` as the observer. Findings go into the session
 /// at `launch_end` (or when dropped, if the executor stopped early).
 pub struct LaunchChecker<'a> {
@@ -145,6 +151,9 @@ pub struct LaunchChecker<'a> {
     pub(crate) checks: Checks,
     pub(crate) st: OnceLock<LaunchState>,
     pub(crate) sites: Mutex<HashMap<InstId, u16>>,
+    /// Each (allocation, instruction, kind) of this launch's accesses, with the first group
+    /// that made it and whether another group did too (see [`Touched`]).
+    pub(crate) touched: Mutex<HashMap<(AllocId, InstId, Op), TouchedBy>>,
     pub(crate) raw: Mutex<RawSet>,
     pub(crate) finished: AtomicBool,
     /// Whether this run takes part in naming racing pairs (`pairs`).
@@ -167,15 +176,27 @@ impl LaunchChecker<'_> {
         }
     }
 
-    pub(crate) fn site(&self, g: &mut GroupState, inst: InstId) -> u16 {
+    /// The interned site of access `a` (of kind `op`); notes the first time this group's
+    /// instruction touches an allocation in [`LaunchChecker::touched`].
+    pub(crate) fn site(&self, g: &mut GroupState, a: &Access<'_>, op: Op) -> u16 {
+        let inst = a.inst;
         // Multiplicative hashing (an unrolled loop's accesses are evenly spaced), into
         // enough entries for the dozens of accesses of an unrolled inner loop.
         let recent = (inst.0.wrapping_mul(0x9E37_79B9) >> 25) as usize % RECENT_SITES;
-        if g.recent_sites[recent].0 == inst {
-            return g.recent_sites[recent].1;
+        let (i, alloc, s) = g.recent_sites[recent];
+        if i == inst && alloc == a.alloc {
+            return s;
+        }
+        if g.touched.insert((inst, a.alloc)) {
+            let op = if op == Op::AtomicRead { Op::Atomic } else { op };
+            self.touched
+                .lock()
+                .entry((a.alloc, inst, op))
+                .and_modify(|(first, many)| *many |= *first != a.item.group)
+                .or_insert((a.item.group, false));
         }
         if let Some(&s) = g.sites.get(&inst) {
-            g.recent_sites[recent] = (inst, s);
+            g.recent_sites[recent] = (inst, a.alloc, s);
             return s;
         }
         let s = *self.sites.lock().entry(inst).or_insert_with(|| {
@@ -196,7 +217,7 @@ impl LaunchChecker<'_> {
             (st.sites.len() - 1) as u16
         });
         g.sites.insert(inst, s);
-        g.recent_sites[recent] = (inst, s);
+        g.recent_sites[recent] = (inst, a.alloc, s);
         s
     }
 
@@ -224,7 +245,11 @@ impl LaunchChecker<'_> {
         self.note_limits(ls);
         let mut raws = std::mem::take(&mut *self.raw.lock()).list;
         raws.sort_by(|a, b| a.key.cmp(&b.key));
+        let touched = self.touched_list();
         let mut st = self.session.state.lock();
+        if let Some(w) = st.window.iter_mut().find(|w| w.id == self.id) {
+            w.touched = touched;
+        }
         let mut findings: Vec<Finding> = raws
             .iter()
             .map(|r| self.session.in_user_files(self.resolve(&st, ls, r)))
@@ -291,6 +316,70 @@ impl LaunchChecker<'_> {
         }
     }
 
+    /// The sites that could have made the first access of race `r`, which a record kept only
+    /// the kind (`op`) of: accesses of that kind to the same allocation by this launch's
+    /// groups that the race's scope allows, and for an inter-kernel race also by the other
+    /// launches that overlap this one.
+    fn candidates(&self, st: &State, ls: &LaunchState, r: &Raw, op: Op) -> Vec<Candidate> {
+        let Some(alloc) = r.key.alloc else {
+            return Vec::new();
+        };
+        let op = if op == Op::AtomicRead { Op::Atomic } else { op };
+        let mine = match &r.second {
+            Some((_, Some(item))) => Some(item.group),
+            _ => None,
+        };
+        // IntraGroup: made by my group; otherwise by another group (of this launch).
+        let allowed = |t: &Touched| match (r.key.scope, mine) {
+            (_, None) | (None, _) => true,
+            (Some(Scope::IntraGroup), Some(g)) => t.group == g || t.many_groups,
+            (Some(_), Some(g)) => t.group != g || t.many_groups,
+        };
+        let inter_kernel = r.key.scope == Some(Scope::InterKernel) && !alloc.is_local();
+        let mut out: Vec<Candidate> = st
+            .window
+            .iter()
+            .filter(|w| {
+                if w.id == self.id {
+                    return true;
+                }
+                inter_kernel && !ls.is_stale(crate::group::clamp_item(w.lo))
+            })
+            .flat_map(|w| {
+                let own = w.id == self.id;
+                w.touched
+                    .iter()
+                    .filter(move |t| t.alloc == alloc && t.op == op && (!own || allowed(t)))
+                    .map(move |t| Candidate {
+                        launch: w.id,
+                        kernel: w.kernel.to_string(),
+                        location: t.location.clone(),
+                    })
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// This launch's [`Touched`] list, for its window entry.
+    fn touched_list(&self) -> Vec<Touched> {
+        let mut out: Vec<Touched> = self
+            .touched
+            .lock()
+            .iter()
+            .map(|(&(alloc, inst, op), &(group, many_groups))| Touched {
+                alloc,
+                op,
+                location: self.program.location(inst),
+                group,
+                many_groups,
+            })
+            .collect();
+        out.sort_by(|a, b| (a.alloc, a.op, &a.location).cmp(&(b.alloc, b.op, &b.location)));
+        out
+    }
+
     pub(crate) fn resolve(&self, st: &State, ls: &LaunchState, r: &Raw) -> Finding {
         let side = |s: &(RawSide, Option<WorkItem>)| -> Side {
             match s {
@@ -310,6 +399,7 @@ impl LaunchChecker<'_> {
                         local_id,
                         group_id,
                         group_copy,
+                        candidates: Vec::new(),
                         location: site.and_then(|s| s.location.clone()),
                         launch: w
                             .map(|w| w.id)
@@ -321,16 +411,27 @@ impl LaunchChecker<'_> {
                             .unwrap_or_else(|| ls.kernel.to_string()),
                     }
                 }
-                (RawSide::Unknown { op }, _) => Side {
-                    access: op.name().into(),
-                    global_id: None,
-                    local_id: None,
-                    group_id: None,
-                    group_copy: false,
-                    location: None,
-                    launch: self.id,
-                    kernel: ls.kernel.to_string(),
-                },
+                (RawSide::Unknown { op }, _) => {
+                    let mut cs = self.candidates(st, ls, r, *op);
+                    let (launch, kernel, location) = match cs.first() {
+                        Some(c) => (c.launch, c.kernel.clone(), c.location.clone()),
+                        None => (self.id, ls.kernel.to_string(), None),
+                    };
+                    if cs.len() == 1 {
+                        cs.clear();
+                    }
+                    Side {
+                        access: op.name().into(),
+                        global_id: None,
+                        local_id: None,
+                        group_id: None,
+                        group_copy: false,
+                        location: location.filter(|_| cs.is_empty()),
+                        candidates: cs,
+                        launch,
+                        kernel,
+                    }
+                }
                 (
                     RawSide::Here {
                         inst,
@@ -344,6 +445,7 @@ impl LaunchChecker<'_> {
                     local_id: item.filter(|_| !group).map(|i| i.local),
                     group_id: item.map(|i| i.group),
                     group_copy: *group,
+                    candidates: Vec::new(),
                     location: inst.and_then(|i| self.program.location(i)),
                     launch: self.id,
                     kernel: ls.kernel.to_string(),
@@ -477,6 +579,7 @@ impl Observer for LaunchChecker<'_> {
                 lo,
                 hi,
                 geometry: geometry.clone(),
+                touched: Vec::new(),
             });
             st.launches.push(LaunchSummary {
                 id: self.id,
@@ -552,7 +655,8 @@ impl Observer for LaunchChecker<'_> {
             arrivals: Vec::new(),
             last_finished: None,
             sites: SiteMap::default(),
-            recent_sites: [(NO_INST, 0); RECENT_SITES],
+            recent_sites: [(NO_INST, AllocId(u64::MAX), 0); RECENT_SITES],
+            touched: HashSet::new(),
             shadows,
             raw: RawSet::default(),
             copies: Vec::new(),

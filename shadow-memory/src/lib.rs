@@ -75,7 +75,9 @@ pub use group::GroupState;
 pub use launch::LaunchChecker;
 pub use pairs::SNAPSHOT_LIMIT;
 pub use progress::progress_message;
-pub use report::{Finding, FindingKind, LaunchSummary, RaceKind, Report, RuleHits, Scope, Side};
+pub use report::{
+    Candidate, Finding, FindingKind, LaunchSummary, RaceKind, Report, RuleHits, Scope, Side,
+};
 pub use session::{
     KernelAccess, LaunchOrder, Locations, Sequential, Session, Unordered, LAUNCH_CAP,
 };

@@ -130,11 +130,42 @@ pub struct Side {
     pub local_id: Option<[u32; 3]>,
     pub group_id: Option<[u32; 3]>,
     pub location: Option<SourceLoc>,
-    /// Launch and kernel of this access (differs from the finding's for inter-kernel races).
+    /// Launch and kernel of this access (differs from the finding's for inter-kernel races;
+    /// with several `candidates`, the first candidate's).
     pub launch: u64,
     pub kernel: String,
     /// The access was the work-group's `async_work_group_copy` (`group_id` names the group).
     pub group_copy: bool,
+    /// For an access whose record kept only its kind: the sites that made such an access to
+    /// this buffer where the race's scope allows, when there are several (with exactly one,
+    /// `location`, `launch` and `kernel` name it and this is empty).
+    pub candidates: Vec<Candidate>,
+}
+
+/// A site that may have made an access the record kept only the kind of.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Candidate {
+    pub launch: u64,
+    pub kernel: String,
+    pub location: Option<SourceLoc>,
+}
+
+impl Candidate {
+    fn to_json(&self) -> Value {
+        json!({
+            "launch": self.launch,
+            "kernel": self.kernel,
+            "location": self.location.as_ref().map(loc_json),
+        })
+    }
+
+    fn describe(&self) -> String {
+        let at = self.location.as_ref().map_or_else(
+            || "an unknown line".to_string(),
+            |l| format!("{}:{}:{}", l.file, l.line, l.column),
+        );
+        format!("{at} (kernel {}, launch {})", self.kernel, self.launch)
+    }
 }
 
 impl Side {
@@ -149,7 +180,13 @@ impl Side {
             "launch": self.launch,
             "kernel": self.kernel,
             "group_copy": self.group_copy,
+            "candidates": self.candidates.iter().map(Candidate::to_json).collect::<Vec<_>>(),
         })
+    }
+
+    /// The record kept only the kind of this access (not its work-item).
+    pub fn unidentified(&self) -> bool {
+        self.global_id.is_none() && !self.group_copy
     }
 
     fn describe(&self) -> String {
@@ -165,6 +202,9 @@ impl Side {
             ),
             _ => "an unidentified work-item".to_string(),
         };
+        if !self.candidates.is_empty() {
+            return format!("{} by {who} of one of the launches below", self.access);
+        }
         format!(
             "{} by {who} (kernel {}, launch {})",
             self.access, self.kernel, self.launch
@@ -271,11 +311,7 @@ impl Finding {
 
     /// A race whose first access is known only by kind (the record had moved on).
     pub(crate) fn first_unidentified(&self) -> bool {
-        self.race.is_some()
-            && self
-                .first
-                .as_ref()
-                .is_some_and(|s| s.global_id.is_none() && !s.group_copy)
+        self.race.is_some() && self.first.as_ref().is_some_and(Side::unidentified)
     }
 
     /// The pair without the first access's identity: an unidentified first access is folded
@@ -569,6 +605,22 @@ pub fn render_findings(findings: &[Finding], dropped: u64) -> String {
                     let _ = writeln!(out, "    at {}:{}:{}", l.file, l.line, l.column);
                     if let Some(src) = source_line(l) {
                         let _ = writeln!(out, "    | {}", src.trim());
+                    }
+                    if label == "first" && f.race.is_some() && s.unidentified() {
+                        let _ = writeln!(
+                            out,
+                            "    (the record kept only the kind of this access; this is the only \
+                             site that made one here)"
+                        );
+                    }
+                }
+                None if !s.candidates.is_empty() => {
+                    let _ = writeln!(
+                        out,
+                        "    at one of these sites (the record kept only the kind of this access):"
+                    );
+                    for c in &s.candidates {
+                        let _ = writeln!(out, "      {}", c.describe());
                     }
                 }
                 None => {

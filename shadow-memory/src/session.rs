@@ -2,6 +2,7 @@
 //! still race, the findings, and the text/JSON/SARIF outputs.
 
 use crate::launch::{Geometry, LaunchChecker};
+use crate::mar::Op;
 use crate::raw::RawSet;
 use crate::report::{self, Finding, FindingKind, LaunchSummary, Report, RuleHits};
 use crate::shadow::{Shadow, ShadowBudget};
@@ -82,6 +83,21 @@ pub(crate) struct WindowLaunch {
     pub(crate) lo: u64,
     pub(crate) hi: u64,
     pub(crate) geometry: Geometry,
+    /// What it accessed, filled when it ends: names the likely site of an access that a
+    /// record kept only the kind of.
+    pub(crate) touched: Vec<Touched>,
+}
+
+/// An allocation a launch accessed, how, where, and by which work-groups.
+#[derive(Clone, Debug)]
+pub(crate) struct Touched {
+    pub(crate) alloc: AllocId,
+    /// Atomic reads count as atomics (one instruction may do either).
+    pub(crate) op: Op,
+    pub(crate) location: Option<SourceLoc>,
+    /// The first group seen making it, and whether others did too.
+    pub(crate) group: [u32; 3],
+    pub(crate) many_groups: bool,
 }
 
 /// How a launch is ordered against earlier ones. The platform knows queues and events; the
@@ -356,6 +372,7 @@ impl Session {
             checks: self.config.checks,
             st: OnceLock::new(),
             sites: Mutex::new(HashMap::new()),
+            touched: Mutex::new(HashMap::new()),
             raw: Mutex::new(RawSet::default()),
             finished: AtomicBool::new(false),
             pass: crate::pairs::Pass::Only,
@@ -368,6 +385,9 @@ impl Session {
         for side in [&mut f.first, &mut f.second].into_iter().flatten() {
             if let Some(l) = &side.location {
                 side.location = Some(self.sources.locate(l));
+            }
+            for c in &mut side.candidates {
+                c.location = c.location.as_ref().map(|l| self.sources.locate(l));
             }
         }
         f

@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use shadowcl_shadow::Exporter as _;
+use shadowcl_shadow::{Candidate, Finding};
 
 #[test]
 fn json_report_uses_the_contract_field_names() {
@@ -450,6 +451,51 @@ fn unidentified_first_accesses_fold_into_suppressed_races() {
         text.contains("at an unknown line: the bytes' record kept only the kind of this access"),
         "{text}"
     );
+
+    // With several sites that could have made it, the text and JSON list them instead.
+    let mut candidates = unidentified_with_candidates(&alone.report().findings[0]);
+    let listing = Session::new(Config::default());
+    listing.add_finding(candidates.clone());
+    let r = listing.report();
+    let text = r.render_text();
+    assert!(text.contains("of one of the launches below"), "{text}");
+    assert!(text.contains("at one of these sites"), "{text}");
+    assert!(text.contains("a.cl:3:1 (kernel ka, launch 0)"), "{text}");
+    assert!(text.contains("b.cl:4:1 (kernel kb, launch 1)"), "{text}");
+    let json = r.findings[0].to_json();
+    assert_eq!(json["first"]["candidates"][1]["kernel"], "kb");
+    assert_eq!(json["first"]["candidates"][1]["location"]["line"], 4);
+    // Without candidates the JSON list is empty, not absent.
+    candidates.first.as_mut().unwrap().candidates.clear();
+    assert_eq!(
+        candidates.to_json()["first"]["candidates"],
+        serde_json::json!([])
+    );
+}
+
+/// `f` with a first side the record kept only the kind of, and two candidate sites.
+fn unidentified_with_candidates(f: &Finding) -> Finding {
+    let mut f = f.clone();
+    let at = |file: &str, line| {
+        Some(SourceLoc {
+            file: std::sync::Arc::from(file),
+            line,
+            column: 1,
+        })
+    };
+    f.first.as_mut().unwrap().candidates = vec![
+        Candidate {
+            launch: 0,
+            kernel: "ka".into(),
+            location: at("a.cl", 3),
+        },
+        Candidate {
+            launch: 1,
+            kernel: "kb".into(),
+            location: at("b.cl", 4),
+        },
+    ];
+    f
 }
 
 #[test]

@@ -95,7 +95,7 @@ impl LaunchChecker<'_> {
         if a.by_group {
             g.add_copy_range(a);
         }
-        let site = self.site(g, a.inst);
+        let site = self.site(g, a, op);
         let mut found = Found::default();
         // Only for a pair pass (bit i = byte i of the access): raced inside the launch, written
         // first (global bytes).

@@ -51,8 +51,9 @@ pub const KINDS: &[&str] = &[
     "invalid-access",
 ];
 
-/// Fields of a finding an expectation may pin.
-pub const EXPECT_FIELDS: &[&str] = &["race", "scope", "memory", "buffer", "count"];
+/// Fields of a finding an expectation may pin (`lines` is `FIRST/SECOND`, the source lines
+/// of the two sides, `?` where the report names none).
+pub const EXPECT_FIELDS: &[&str] = &["race", "scope", "memory", "buffer", "count", "lines"];
 
 #[derive(Debug)]
 pub struct CaseError {

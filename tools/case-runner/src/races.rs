@@ -52,10 +52,25 @@ pub(crate) fn finding_matches(f: &Value, e: &case::Expect) -> bool {
         return false;
     }
     e.fields.iter().all(|(k, want)| match f.get(k) {
+        _ if k == "lines" => side_lines(f) == *want,
         Some(Value::String(s)) => s == want,
         Some(Value::Number(n)) => n.to_string() == *want,
         _ => false,
     })
+}
+
+/// A side's source line, `?` when the report names none.
+fn side_line(f: &Value, side: &str) -> String {
+    f.get(side)
+        .and_then(|s| s.get("location"))
+        .and_then(|l| l.get("line"))
+        .and_then(Value::as_u64)
+        .map_or("?".to_string(), |l| l.to_string())
+}
+
+/// `FIRST/SECOND`: the source lines of a finding's two sides.
+fn side_lines(f: &Value) -> String {
+    format!("{}/{}", side_line(f, "first"), side_line(f, "second"))
 }
 
 pub(crate) fn describe_finding(f: &Value) -> String {
@@ -445,13 +460,6 @@ pub(crate) fn report_signature(report: &Path) -> Signature {
         return Signature::default();
     };
     let field = |f: &Value, k: &str| f.get(k).and_then(Value::as_str).unwrap_or("-").to_string();
-    let line = |f: &Value, side: &str| {
-        f.get(side)
-            .and_then(|s| s.get("location"))
-            .and_then(|l| l.get("line"))
-            .and_then(Value::as_u64)
-            .map_or("?".to_string(), |l| l.to_string())
-    };
     let findings = doc
         .get("findings")
         .and_then(Value::as_array)
@@ -470,7 +478,7 @@ pub(crate) fn report_signature(report: &Path) -> Signature {
         pairs: findings
             .iter()
             .map(|f| {
-                let (a, b) = (line(f, "first"), line(f, "second"));
+                let (a, b) = (side_line(f, "first"), side_line(f, "second"));
                 let (a, b) = if a <= b { (a, b) } else { (b, a) };
                 format!(
                     "{} {} {} lines {a}/{b}",
