@@ -203,11 +203,7 @@ impl Shadow {
         let mut mine = false;
         let p = slot.get_or_init(|| {
             mine = true;
-            let fresh = if born.load(Ordering::SeqCst) {
-                self.fresh | mar::INIT_BIT
-            } else {
-                self.fresh
-            };
+            let fresh = self.fresh_record(index as usize);
             if words {
                 Page::new_words(n, fresh)
             } else {
@@ -328,6 +324,16 @@ impl Shadow {
         }
     }
 
+    /// The record every byte of untouched page `index` has: initialised when the host wrote
+    /// the whole page before any record was made.
+    fn fresh_record(&self, index: usize) -> u64 {
+        if self.born_initialised[index].load(Ordering::SeqCst) {
+            self.fresh | mar::INIT_BIT
+        } else {
+            self.fresh
+        }
+    }
+
     /// The record of byte `offset`, without allocating (an untouched page holds its fresh
     /// record).
     pub fn record(&self, offset: u64) -> Option<u64> {
@@ -337,11 +343,7 @@ impl Shadow {
         let index = (offset / PAGE) as usize;
         let at = (offset % PAGE) as usize;
         let Some(page) = self.pages[index].get() else {
-            return Some(if self.born_initialised[index].load(Ordering::SeqCst) {
-                self.fresh | mar::INIT_BIT
-            } else {
-                self.fresh
-            });
+            return Some(self.fresh_record(index));
         };
         match page {
             Page::Words { words, bytes, .. } => {
