@@ -510,6 +510,24 @@ impl Report {
                     });
                     r["relatedLocations"] = json!([rel]);
                 }
+                // A first access known only by kind: each site that may have made it.
+                let candidates = f.first.as_ref().map_or(&[][..], |s| &s.candidates[..]);
+                let related: Vec<Value> = candidates
+                    .iter()
+                    .filter_map(|c| c.location.as_ref().map(|l| (c, l)))
+                    .enumerate()
+                    .map(|(i, (c, l))| {
+                        let mut rel = phys(l);
+                        rel["id"] = json!(i);
+                        rel["message"] = json!({
+                            "text": format!("possible first access: {}", c.describe())
+                        });
+                        rel
+                    })
+                    .collect();
+                if second.is_some() && !related.is_empty() {
+                    r["relatedLocations"] = json!(related);
+                }
                 r
             })
             .collect();

@@ -9,7 +9,9 @@
 
 use serde_json::{json, Value};
 use shadowcl_interpreter::{AddressSpace, SourceLoc};
-use shadowcl_shadow::{Finding, FindingKind, LaunchSummary, RaceKind, Report, Scope, Side};
+use shadowcl_shadow::{
+    Candidate, Finding, FindingKind, LaunchSummary, RaceKind, Report, Scope, Side,
+};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -240,7 +242,22 @@ fn every_kind() -> Report {
             RaceKind::WriteWrite,
             Scope::InterGroup,
             AddressSpace::Global,
-            side("write", None, None, "reduce"),
+            // Known only by kind, made at one of two sites.
+            Side {
+                candidates: vec![
+                    Candidate {
+                        launch: 1,
+                        kernel: "init".into(),
+                        location: loc("./program.cl", 5, 2),
+                    },
+                    Candidate {
+                        launch: 2,
+                        kernel: "reduce".into(),
+                        location: loc(SOURCE, 25, 1),
+                    },
+                ],
+                ..side("write", None, None, "reduce")
+            },
             side("write", Some(3), loc("kernel.cl", 0, 0), "reduce"),
             1,
         ),
@@ -355,6 +372,12 @@ fn sarif_of_every_finding_kind_is_valid_sarif_2_1_0() {
     }
     assert!(results[0]["locations"].is_array() && results[0]["relatedLocations"].is_array());
     assert!(results.iter().any(|r| r.get("locations").is_none()));
+    // A first access known only by kind lists its candidate sites as related locations.
+    assert!(results
+        .iter()
+        .any(|r| r["relatedLocations"][1]["message"]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("possible first access:"))));
 
     if let Err(errors) = v.check(&sarif) {
         panic!("to_sarif() is not valid SARIF 2.1.0:\n{errors}\n{sarif:#}");
