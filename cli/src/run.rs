@@ -276,9 +276,8 @@ fn child_env(args: &RunArgs, report: &Path) -> Vec<(&'static str, String)> {
 /// application never created an OpenCL context, or crashed before the first kernel).
 fn report_findings(path: &Path) -> Option<usize> {
     let text = std::fs::read_to_string(path).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let dropped = v["dropped"].as_u64().unwrap_or(0) as usize;
-    Some(v["findings"].as_array()?.len() + dropped)
+    let r = shadowcl_shadow::Report::from_json(&text).ok()?;
+    Some(r.findings.len() + r.dropped as usize)
 }
 
 /// A private temporary folder, removed on drop.
@@ -642,12 +641,14 @@ mod tests {
 
         // A report with findings turns into --error-exitcode; without the option the app's
         // status wins.
-        let racy = "echo '{\"findings\":[{\"kind\":\"data-race\"}]}' > \"$SHADOWCL_REPORT\"";
+        let racy = "echo '{\"launches\":[],\"findings\":[{\"kind\":\"data-race\",\
+                    \"launch\":0,\"kernel\":\"k\",\"count\":1,\"message\":\"\"}]}' \
+                    > \"$SHADOWCL_REPORT\"";
         let a = parse(&["--error-exitcode", "7", "--", "sh", "-c", racy]).unwrap();
         assert_eq!(run_with_library(&a, &lib).unwrap(), 7);
         let a = parse(&["--", "sh", "-c", racy]).unwrap();
         assert_eq!(run_with_library(&a, &lib).unwrap(), 0);
-        let clean = "echo '{\"findings\":[]}' > \"$SHADOWCL_REPORT\"";
+        let clean = "echo '{\"launches\":[],\"findings\":[]}' > \"$SHADOWCL_REPORT\"";
         let a = parse(&["--error-exitcode", "7", "--", "sh", "-c", clean]).unwrap();
         assert_eq!(run_with_library(&a, &lib).unwrap(), 0);
         // A user report path is kept.

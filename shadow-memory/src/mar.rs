@@ -145,7 +145,10 @@ pub struct Me {
 }
 
 /// How the previous accessor relates to the current one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum Scope {
     IntraGroup,
     InterGroup,

@@ -1,5 +1,7 @@
 //! The report model and its renderers: JSON (DESIGN.md "Contracts"), SARIF 2.1.0, text.
 
+use serde::ser::SerializeStruct as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
 use shadowcl_interpreter::{AddressSpace, SourceLoc};
 use std::fmt::Write as _;
@@ -7,7 +9,8 @@ use std::fmt::Write as _;
 pub use crate::mar::Scope;
 
 /// What went wrong; the `kind` field of a JSON finding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum FindingKind {
     DataRace,
     BenignRace,
@@ -94,7 +97,8 @@ impl FindingKind {
 }
 
 /// Which two kinds of access race (races only).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum RaceKind {
     ReadWrite,
     WriteWrite,
@@ -120,8 +124,83 @@ pub fn space_name(s: AddressSpace) -> &'static str {
     }
 }
 
-/// One side of a finding: an access (or barrier / exit) by one work-item.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// The address space named `name` (the inverse of [`space_name`]).
+fn space_of(name: &str) -> Option<AddressSpace> {
+    [
+        AddressSpace::Global,
+        AddressSpace::Constant,
+        AddressSpace::Local,
+        AddressSpace::Private,
+    ]
+    .into_iter()
+    .find(|s| space_name(*s) == name)
+}
+
+/// `memory` in JSON: an address space by its OpenCL name.
+mod space_field {
+    use super::*;
+    use serde::de::Error as _;
+
+    pub(super) fn serialize<S: Serializer>(
+        v: &Option<AddressSpace>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        v.map(space_name).serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<AddressSpace>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|n| {
+                space_of(&n).ok_or_else(|| D::Error::custom(format!("no address space `{n}`")))
+            })
+            .transpose()
+    }
+}
+
+/// A source location in JSON: `{ "file", "line", "column" }`.
+#[derive(Serialize, Deserialize)]
+struct LocJson<F> {
+    file: F,
+    line: u32,
+    column: u32,
+}
+
+impl<'a> From<&'a SourceLoc> for LocJson<&'a str> {
+    fn from(l: &'a SourceLoc) -> Self {
+        LocJson {
+            file: &l.file,
+            line: l.line,
+            column: l.column,
+        }
+    }
+}
+
+/// `location` fields.
+mod loc_field {
+    use super::*;
+
+    pub(super) fn serialize<S: Serializer>(v: &Option<SourceLoc>, s: S) -> Result<S::Ok, S::Error> {
+        v.as_ref().map(LocJson::from).serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<SourceLoc>, D::Error> {
+        Ok(
+            Option::<LocJson<String>>::deserialize(d)?.map(|l| SourceLoc {
+                file: std::sync::Arc::from(l.file),
+                line: l.line,
+                column: l.column,
+            }),
+        )
+    }
+}
+
+/// One side of a finding: an access (or barrier / exit) by one work-item. In JSON it also
+/// carries `source`, the text of its line when the file can be read (not read back).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
 pub struct Side {
     /// `read`, `write`, `atomic`, `barrier`, `exit`.
     pub access: String,
@@ -129,6 +208,7 @@ pub struct Side {
     pub global_id: Option<[u64; 3]>,
     pub local_id: Option<[u32; 3]>,
     pub group_id: Option<[u32; 3]>,
+    #[serde(default, deserialize_with = "loc_field::deserialize")]
     pub location: Option<SourceLoc>,
     /// Launch and kernel of this access (differs from the finding's for inter-kernel races;
     /// with several `candidates`, the first candidate's).
@@ -139,26 +219,37 @@ pub struct Side {
     /// For an access whose record kept only its kind: the sites that made such an access to
     /// this buffer where the race's scope allows, when there are several (with exactly one,
     /// `location`, `launch` and `kernel` name it and this is empty).
+    #[serde(default)]
     pub candidates: Vec<Candidate>,
 }
 
+impl Serialize for Side {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Side", 10)?;
+        st.serialize_field("access", &self.access)?;
+        st.serialize_field("global_id", &self.global_id)?;
+        st.serialize_field("local_id", &self.local_id)?;
+        st.serialize_field("group_id", &self.group_id)?;
+        st.serialize_field("location", &self.location.as_ref().map(LocJson::from))?;
+        st.serialize_field("source", &self.location.as_ref().and_then(source_line))?;
+        st.serialize_field("launch", &self.launch)?;
+        st.serialize_field("kernel", &self.kernel)?;
+        st.serialize_field("group_copy", &self.group_copy)?;
+        st.serialize_field("candidates", &self.candidates)?;
+        st.end()
+    }
+}
+
 /// A site that may have made an access the record kept only the kind of.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Candidate {
     pub launch: u64,
     pub kernel: String,
+    #[serde(default, with = "loc_field")]
     pub location: Option<SourceLoc>,
 }
 
 impl Candidate {
-    fn to_json(&self) -> Value {
-        json!({
-            "launch": self.launch,
-            "kernel": self.kernel,
-            "location": self.location.as_ref().map(loc_json),
-        })
-    }
-
     fn describe(&self) -> String {
         let at = self.location.as_ref().map_or_else(
             || "an unknown line".to_string(),
@@ -169,21 +260,6 @@ impl Candidate {
 }
 
 impl Side {
-    fn to_json(&self) -> Value {
-        json!({
-            "access": self.access,
-            "global_id": self.global_id,
-            "local_id": self.local_id,
-            "group_id": self.group_id,
-            "location": self.location.as_ref().map(loc_json),
-            "source": self.location.as_ref().and_then(source_line),
-            "launch": self.launch,
-            "kernel": self.kernel,
-            "group_copy": self.group_copy,
-            "candidates": self.candidates.iter().map(Candidate::to_json).collect::<Vec<_>>(),
-        })
-    }
-
     /// The record kept only the kind of this access (not its work-item).
     pub fn unidentified(&self) -> bool {
         self.global_id.is_none() && !self.group_copy
@@ -216,10 +292,6 @@ pub(crate) fn ids<T: std::fmt::Display>(v: &[T; 3]) -> String {
     format!("({},{},{})", v[0], v[1], v[2])
 }
 
-fn loc_json(l: &SourceLoc) -> Value {
-    json!({ "file": &*l.file, "line": l.line, "column": l.column })
-}
-
 /// The source line at `l`, when the file can be read.
 pub fn source_line(l: &SourceLoc) -> Option<String> {
     source_lines(&l.file)?
@@ -249,11 +321,12 @@ pub(crate) fn source_lines(file: &std::sync::Arc<str>) -> Option<std::sync::Arc<
 }
 
 /// One finding, deduplicated: `count` says how many times it happened.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub kind: FindingKind,
     pub race: Option<RaceKind>,
     pub scope: Option<Scope>,
+    #[serde(default, with = "space_field")]
     pub memory: Option<AddressSpace>,
     pub launch: u64,
     pub kernel: String,
@@ -340,21 +413,7 @@ impl Finding {
     }
 
     pub fn to_json(&self) -> Value {
-        json!({
-            "kind": self.kind.name(),
-            "race": self.race.map(RaceKind::name),
-            "scope": self.scope.map(Scope::name),
-            "memory": self.memory.map(space_name),
-            "launch": self.launch,
-            "kernel": self.kernel,
-            "buffer": self.buffer,
-            "offset": self.offset,
-            "index": self.index,
-            "first": self.first.as_ref().map(Side::to_json),
-            "second": self.second.as_ref().map(Side::to_json),
-            "count": self.count,
-            "message": self.message,
-        })
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// One-line summary used as the SARIF message and the text headline.
@@ -392,7 +451,7 @@ impl Finding {
 }
 
 /// Facts about one launch, for the `launches` array.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchSummary {
     pub id: u64,
     pub kernel: String,
@@ -402,21 +461,25 @@ pub struct LaunchSummary {
     pub schedule: String,
 }
 
-/// Everything found so far.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Everything found so far: the JSON report (DESIGN.md "Contracts"), which also names the
+/// tool and its version (not read back).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
     pub launches: Vec<LaunchSummary>,
     pub findings: Vec<Finding>,
     /// Distinct findings not recorded because a launch hit its cap.
+    #[serde(default)]
     pub dropped: u64,
     /// Distinct findings left out by a suppression rule (`SHADOWCL_SUPPRESSIONS`).
+    #[serde(default)]
     pub suppressed: u64,
     /// Every suppression rule and how many distinct findings it left out.
+    #[serde(default)]
     pub suppressions: Vec<RuleHits>,
 }
 
 /// A suppression rule and its hits, for the report.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuleHits {
     /// The rule as written.
     pub rule: String,
@@ -436,27 +499,18 @@ impl Report {
     }
 
     pub fn to_json(&self) -> Value {
-        json!({
-            "tool": TOOL,
-            "version": VERSION,
-            "launches": self.launches.iter().map(|l| json!({
-                "id": l.id,
-                "kernel": l.kernel,
-                "global_size": l.global_size,
-                "local_size": l.local_size,
-                "global_offset": l.global_offset,
-                "schedule": l.schedule,
-            })).collect::<Vec<_>>(),
-            "findings": self.findings.iter().map(Finding::to_json).collect::<Vec<_>>(),
-            "dropped": self.dropped,
-            "suppressed": self.suppressed,
-            "suppressions": self.suppressions.iter().map(|r| json!({
-                "rule": r.rule,
-                "file": r.file,
-                "line": r.line,
-                "hits": r.hits,
-            })).collect::<Vec<_>>(),
-        })
+        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(m) = &mut v {
+            m.insert("tool".into(), json!(TOOL));
+            m.insert("version".into(), json!(VERSION));
+        }
+        v
+    }
+
+    /// Reads a JSON report back (written by [`Report::to_json`], by this or an earlier
+    /// version: fields added since default to empty).
+    pub fn from_json(text: &str) -> Result<Report, serde_json::Error> {
+        serde_json::from_str(text)
     }
 
     /// SARIF 2.1.0. File locations under the working directory are relative URIs against

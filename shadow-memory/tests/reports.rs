@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use shadowcl_shadow::Exporter as _;
-use shadowcl_shadow::{Candidate, Finding};
+use shadowcl_shadow::{Candidate, Finding, Report, RuleHits};
 
 #[test]
 fn json_report_uses_the_contract_field_names() {
@@ -496,6 +496,63 @@ fn unidentified_with_candidates(f: &Finding) -> Finding {
         },
     ];
     f
+}
+
+#[test]
+fn json_report_reads_back_as_the_same_model() {
+    let s = session(Checks::default());
+    let mut r = launch(&s, 3, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 10);
+        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 11);
+        c.group_end(g);
+    });
+    assert!(!r.findings.is_empty());
+    r.findings
+        .push(unidentified_with_candidates(&r.findings[0]));
+    r.dropped = 1;
+    r.suppressed = 2;
+    r.suppressions.push(RuleHits {
+        rule: "kind: data-race".into(),
+        file: "known.supp".into(),
+        line: 3,
+        hits: 2,
+    });
+    let text = serde_json::to_string_pretty(&r.to_json()).unwrap();
+    assert_eq!(Report::from_json(&text).unwrap(), r);
+
+    // A report from before `candidates` and the suppression fields reads too.
+    let mut old = r.to_json();
+    for f in old["findings"].as_array_mut().unwrap() {
+        for side in ["first", "second"] {
+            f[side].as_object_mut().unwrap().remove("candidates");
+        }
+    }
+    for key in ["suppressed", "suppressions", "dropped"] {
+        old.as_object_mut().unwrap().remove(key);
+    }
+    let back = Report::from_json(&old.to_string()).unwrap();
+    assert_eq!(back.findings.len(), r.findings.len());
+    assert!(back.findings[1]
+        .first
+        .as_ref()
+        .unwrap()
+        .candidates
+        .is_empty());
+    assert_eq!((back.suppressed, back.dropped), (0, 0));
+
+    // Anything else is an error, not a panic or a guess.
+    for bad in [
+        "",
+        "[]",
+        r#"{"launches": [], "findings": 3}"#,
+        r#"{"launches": [], "findings": [{"kind": "no-such-kind"}]}"#,
+    ] {
+        assert!(Report::from_json(bad).is_err(), "{bad}");
+    }
+    let mut wrong_space = r.to_json();
+    wrong_space["findings"][0]["memory"] = serde_json::json!("shared");
+    assert!(Report::from_json(&wrong_space.to_string()).is_err());
 }
 
 #[test]
