@@ -210,6 +210,17 @@ pub struct BufferDecl {
     /// What kernels may do with it: the `CL_MEM_READ_WRITE` / `_READ_ONLY` / `_WRITE_ONLY`
     /// creation flag (`flags=`).
     pub access: KernelAccess,
+    /// A sub-buffer of an earlier buffer (`arg: sub`): it holds no data of its own.
+    pub sub: Option<SubRegion>,
+}
+
+/// Where a sub-buffer lies in its parent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubRegion {
+    /// Index of the parent in `Case::buffers`.
+    pub parent: usize,
+    /// First element, in the parent's element type.
+    pub offset: usize,
 }
 
 /// A memory object's kernel access flag.

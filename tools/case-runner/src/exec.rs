@@ -322,6 +322,20 @@ unsafe fn create_buffers(
             mems.push(m);
             continue;
         }
+        if let Some(sub) = b.sub {
+            // `cl_buffer_region`: origin and size in bytes.
+            let region = [sub.offset * b.elem.size(), b.bytes()];
+            let m = clCreateSubBuffer(
+                mems[sub.parent],
+                mem_flags(b.access),
+                CL_BUFFER_CREATE_TYPE_REGION,
+                region.as_ptr() as *const c_void,
+                &mut err,
+            );
+            check(err, &format!("clCreateSubBuffer({})", b.name))?;
+            mems.push(m);
+            continue;
+        }
         let m = clCreateBuffer(
             ctx,
             mem_flags(b.access),

@@ -43,6 +43,7 @@ pub const CL_MEM_OBJECT_IMAGE2D: cl_uint = 0x10F1;
 pub const CL_MEM_OBJECT_IMAGE3D: cl_uint = 0x10F2;
 
 pub const CL_SUCCESS: cl_int = 0;
+pub const CL_BUFFER_CREATE_TYPE_REGION: cl_uint = 0x1220;
 pub const CL_PLATFORM_NAME: cl_uint = 0x0902;
 pub const CL_DEVICE_TYPE_ALL: cl_bitfield = 0xFFFF_FFFF;
 pub const CL_DEVICE_NAME: cl_uint = 0x102B;
@@ -126,6 +127,13 @@ extern "C" {
         flags: cl_bitfield,
         size: usize,
         host: *mut c_void,
+        err: *mut cl_int,
+    ) -> cl_mem;
+    pub fn clCreateSubBuffer(
+        parent: cl_mem,
+        flags: cl_bitfield,
+        kind: cl_uint,
+        info: *const c_void,
         err: *mut cl_int,
     ) -> cl_mem;
     pub fn clEnqueueWriteBuffer(

@@ -389,6 +389,7 @@ fn parse_arg(
                 fill,
                 image,
                 access,
+                sub: None,
             }))
         }
         Some("sampler") => {
@@ -417,6 +418,61 @@ fn parse_arg(
                 normalized,
                 addressing,
                 filter,
+            }))
+        }
+        Some("sub") => {
+            const USAGE: &str = "sub PARENT OFFSET COUNT [name=..] [flags=..]";
+            let (Some(parent), Some(offset), Some(count)) = (words.get(1), words.get(2), words.get(3))
+            else {
+                return Err(USAGE.into());
+            };
+            let p = buffers
+                .iter()
+                .position(|b| b.name == *parent)
+                .ok_or_else(|| format!("no earlier buffer named `{parent}`"))?;
+            let pb = &buffers[p];
+            if pb.image.is_some() || pb.sub.is_some() {
+                return Err(format!("`{parent}` is not a buffer (an image or a sub-buffer)"));
+            }
+            let num = |w: &str| w.parse::<usize>().map_err(|_| format!("`{w}` is not a count"));
+            let (offset, count) = (num(offset)?, num(count)?);
+            if count == 0 || offset.checked_add(count).is_none_or(|end| end > pb.count) {
+                return Err(format!(
+                    "elements {offset}..{offset}+{count} are not inside `{parent}` ({} elements)",
+                    pb.count
+                ));
+            }
+            let mut name = if launchi == 0 {
+                format!("arg{argi}")
+            } else {
+                format!("l{launchi}.arg{argi}")
+            };
+            let mut access = KernelAccess::ReadWrite;
+            for w in &words[4..] {
+                if let Some(n) = w.strip_prefix("name=") {
+                    name = n.to_string();
+                } else if let Some(f) = w.strip_prefix("flags=") {
+                    access = match f {
+                        "read-write" => KernelAccess::ReadWrite,
+                        "read-only" => KernelAccess::ReadOnly,
+                        "write-only" => KernelAccess::WriteOnly,
+                        _ => return Err(format!("`flags={f}`: read-write, read-only or write-only")),
+                    };
+                } else {
+                    return Err(format!("unknown sub-buffer option `{w}` ({USAGE})"));
+                }
+            }
+            if buffers.iter().any(|b| b.name == name) {
+                return Err(format!("buffer name `{name}` used twice (use `arg: use {name}`)"));
+            }
+            Ok(ParsedArg::New(BufferDecl {
+                name,
+                elem: pb.elem,
+                count,
+                fill: Fill::None,
+                image: None,
+                access,
+                sub: Some(SubRegion { parent: p, offset }),
             }))
         }
         Some("use") => {

@@ -49,6 +49,64 @@ fn random_fill_is_deterministic() {
         },
         image: None,
         access: KernelAccess::ReadWrite,
+        sub: None,
     };
     assert_eq!(b.initial().ok(), b.initial().ok());
+}
+
+#[test]
+fn parses_sub_buffers_inside_their_parent() {
+    let case = |args: &str| {
+        let src = format!("// kernel: k\n// global: 8\n{args}__kernel void k() {{}}\n");
+        parse(Path::new("x.cl"), src).map_err(|e| e.to_string())
+    };
+    let c = case(
+        "// arg: buffer int 256 fill=iota name=all\n// arg: sub all 32 64 name=dst\n\
+         // arg: sub all 0 64 name=src flags=read-only\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let dst = &c.buffers[1];
+    assert_eq!(
+        (dst.sub, dst.count, dst.elem, dst.bytes()),
+        (
+            Some(SubRegion {
+                parent: 0,
+                offset: 32
+            }),
+            64,
+            Scalar::Int,
+            256
+        )
+    );
+    assert_eq!(
+        dst.initial(),
+        Ok(None),
+        "a sub-buffer writes no data of its own"
+    );
+    assert_eq!(c.buffers[2].access, KernelAccess::ReadOnly);
+    assert_eq!(c.launches[0].args.len(), 3);
+    for (bad, why) in [
+        (
+            "// arg: buffer int 16 name=all\n// arg: sub all 8 9\n",
+            "not inside",
+        ),
+        (
+            "// arg: buffer int 16 name=all\n// arg: sub all 0 0\n",
+            "not inside",
+        ),
+        ("// arg: sub none 0 4\n", "no earlier buffer"),
+        (
+            "// arg: buffer int 16 name=all\n// arg: sub all 0\n",
+            "sub PARENT",
+        ),
+        (
+            "// arg: buffer int 16 name=all\n// arg: sub all 0 8 name=s\n// arg: sub s 0 4\n",
+            "not a buffer",
+        ),
+    ] {
+        match case(bad) {
+            Ok(_) => panic!("accepted {bad:?}"),
+            Err(e) => assert!(e.contains(why), "{bad:?}: {e}"),
+        }
+    }
 }
