@@ -29,7 +29,7 @@ pub struct GroupState {
     pub(crate) recent_sites: [(InstId, AllocId, u16); RECENT_SITES],
     /// (instruction, allocation) pairs this group has made: each is noted once in the
     /// launch's [`crate::launch::LaunchChecker::touched`].
-    pub(crate) touched: HashSet<(InstId, AllocId)>,
+    pub(crate) touched: TouchedSet,
     pub(crate) shadows: Vec<(AllocId, Arc<Shadow>)>,
     pub(crate) raw: RawSet,
     /// Async copies in flight, oldest first.
@@ -68,6 +68,11 @@ pub(crate) const NO_INST: InstId = InstId(u32::MAX);
 /// multiply (instruction ids are small integers chosen by us, not by an adversary).
 pub(crate) type SiteMap = HashMap<InstId, u16, std::hash::BuildHasherDefault<InstIdHasher>>;
 
+/// (instruction, allocation) pairs, hashed like [`SiteMap`] keys (looked up on the recent-site
+/// cache's misses).
+pub(crate) type TouchedSet =
+    HashSet<(InstId, AllocId), std::hash::BuildHasherDefault<InstIdHasher>>;
+
 #[derive(Default)]
 pub(crate) struct InstIdHasher(u64);
 
@@ -82,6 +87,9 @@ impl std::hash::Hasher for InstIdHasher {
     }
     fn write_u32(&mut self, x: u32) {
         self.0 = (self.0 ^ x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(29) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 

@@ -3,7 +3,7 @@
 //! findings into the session at the end.
 
 use crate::checks::access_rules::AccessRules;
-use crate::group::{GroupState, SiteMap, NO_INST, RECENT_SITES};
+use crate::group::{GroupState, SiteMap, TouchedSet, NO_INST, RECENT_SITES};
 use crate::mar::{self, Me, Op, Scope};
 use crate::pairs::Pass;
 use crate::raw::{Raw, RawKey, RawSet, RawSide};
@@ -18,7 +18,7 @@ use shadowcl_interpreter::{
     Access, AddressSpace, Alignments, AllocId, ArgBinding, BarrierArrival, Fault, GroupCopy,
     GroupInfo, GroupWait, InstId, LaunchInfo, LocalAlloc, Observer, Release, WorkItem,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -656,7 +656,7 @@ impl Observer for LaunchChecker<'_> {
             last_finished: None,
             sites: SiteMap::default(),
             recent_sites: [(NO_INST, AllocId(u64::MAX), 0); RECENT_SITES],
-            touched: HashSet::new(),
+            touched: TouchedSet::default(),
             shadows,
             raw: RawSet::default(),
             copies: Vec::new(),
