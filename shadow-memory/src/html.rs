@@ -549,7 +549,7 @@ const SCRIPT: &str = r##"
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{LaunchSummary, RaceKind, Scope};
+    use crate::report::{Candidate, LaunchSummary, RaceKind, Scope};
     use shadowcl_interpreter::AddressSpace;
 
     fn side(access: &str, item: u64, file: &str, line: u32) -> Side {
@@ -700,6 +700,37 @@ mod tests {
         let html = render(&report(vec![race("k", "/nonexistent/k.cl", (3, 4))]));
         assert!(html.contains("The source is not readable here (line 3, 4)."));
         assert!(html.contains("/nonexistent/k.cl:4:3"));
+    }
+
+    #[test]
+    fn an_unidentified_first_access_shows_its_site_or_candidates() {
+        let mut r = race("k", "/nonexistent/k.cl", (3, 4));
+        let first = r.first.as_mut().unwrap();
+        (first.global_id, first.local_id, first.group_id) = (None, None, None);
+        let html = render(&report(vec![r.clone()]));
+        assert!(html.contains("unidentified (the record kept only the kind of access)"));
+        assert!(html.contains("/nonexistent/k.cl:3:3 (the only site that made such an access)"));
+
+        let first = r.first.as_mut().unwrap();
+        first.location = None;
+        first.candidates = ["a.cl", "b.cl"]
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Candidate {
+                launch: i as u64,
+                kernel: format!("k{i}"),
+                location: Some(SourceLoc {
+                    file: Arc::from(*f),
+                    line: 7,
+                    column: 1,
+                }),
+            })
+            .collect();
+        let html = render(&report(vec![r]));
+        assert!(
+            html.contains("one of: a.cl:7:1 (k0 launch 0); b.cl:7:1 (k1 launch 1)"),
+            "{html}"
+        );
     }
 
     #[test]
