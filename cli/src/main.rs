@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 mod capture_cmds;
 mod package_files;
+mod report_cmd;
 mod run;
 
 const ABOUT: &str = "Find data races and other bugs in OpenCL kernels";
@@ -43,6 +44,8 @@ enum Command {
     Capture(capture_cmds::CaptureCommand),
     /// List the report formats (`run --export FORMAT=FILE`, `SHADOWCL_EXPORT`).
     Formats,
+    /// Render a saved JSON report again: as text, or in any format with --export.
+    Report(report_cmd::ReportArgs),
 }
 
 fn main() {
@@ -63,6 +66,7 @@ fn main() {
         Command::Run(args) => run::run(args),
         Command::Install(args) => run::install(args),
         Command::Capture(cmd) => capture_cmds::dispatch(cmd),
+        Command::Report(args) => report_cmd::report(args),
         Command::Formats => {
             for e in shadowcl_shadow::EXPORTERS {
                 println!("{:<8} .{:<7} {}", e.name(), e.extension(), e.description());

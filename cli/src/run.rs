@@ -184,7 +184,7 @@ fn export_help() -> String {
 }
 
 /// One `--export FORMAT=FILE`, checked against the registered formats.
-fn parse_export(v: &str) -> Result<String, String> {
+pub(crate) fn parse_export(v: &str) -> Result<String, String> {
     if v.contains(',') {
         // SHADOWCL_EXPORT separates entries with commas.
         return Err("one FORMAT=FILE per --export, without commas".into());
