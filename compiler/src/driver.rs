@@ -523,6 +523,10 @@ pub(crate) fn run_tool(
     package: &str,
     log: &mut String,
 ) -> Result<(), CompileFailure> {
+    // A crashing LLVM tool (llvm-spirv-15 aborts on some debug info, and `compile` then
+    // retries) otherwise runs llvm-symbolizer over its stack dump: 0.2-0.3 s a crash, paid on
+    // every such build; the dump's addresses are enough in a build log.
+    cmd.env("LLVM_DISABLE_SYMBOLIZATION", "1");
     let out = match cmd.output() {
         Ok(o) => o,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

@@ -1,7 +1,7 @@
 //! Driver tests: most run the real tools (skipped, with a note, when they are missing).
 
 use super::*;
-use crate::driver::{header_path, hex};
+use crate::driver::{header_path, hex, run_tool};
 use crate::options::opt_level;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -528,5 +528,15 @@ fn optimize_macro_follows_the_application_options() -> TestResult {
             .unwrap_err();
         assert_eq!(off.kind, FailureKind::BuildFailed, "{mode:?}");
     }
+    Ok(())
+}
+
+#[test]
+fn tools_run_without_symbolising_their_crash_dumps() -> TestResult {
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "printf '%s' \"$LLVM_DISABLE_SYMBOLIZATION\""]);
+    let mut log = String::new();
+    run_tool(cmd, "sh", "dash", &mut log)?;
+    assert_eq!(log, "1");
     Ok(())
 }
