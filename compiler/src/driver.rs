@@ -224,6 +224,14 @@ impl Compiler {
                     break (bitcode, spirv, log);
                 }
                 Err(e) if e.kind == FailureKind::BuildFailed && attempt + 1 < attempts.len() => {
+                    // Full debug info rejected: the bitcode already built, cut to its line
+                    // tables, is what the -gline-tables-only build would give (debug info does
+                    // not change code generation), without running clang and opt again.
+                    if debug == "-g" {
+                        if let Some((bitcode, spirv)) = self.with_line_tables_only(root) {
+                            break (bitcode, spirv, log);
+                        }
+                    }
                     attempt += 1;
                 }
                 Err(mut e) => {
@@ -363,6 +371,23 @@ impl Compiler {
         cmd.current_dir(root)
             .args(["rewritten.ll", "-o", "program.bc"]);
         run_tool(cmd, tool, "llvm-15", log)
+    }
+
+    /// `program.bc` with its debug info cut to line tables (`lines.bc`), and its SPIR-V;
+    /// `None` when either step fails (the caller then builds again with line tables).
+    fn with_line_tables_only(&self, root: &Path) -> Option<(Vec<u8>, Vec<u8>)> {
+        let mut log = String::new();
+        let mut cmd = Command::new(&self.opt);
+        cmd.current_dir(root).args([
+            "-passes=strip-nonlinetable-debuginfo",
+            "program.bc",
+            "-o",
+            "lines.bc",
+        ]);
+        run_tool(cmd, &self.opt, "llvm-15", &mut log).ok()?;
+        let spirv = self.to_spirv(root, "lines.bc", &mut log).ok()?;
+        let bitcode = std::fs::read(root.join("lines.bc")).ok()?;
+        Some((bitcode, spirv))
     }
 
     fn to_spirv(&self, root: &Path, bc: &str, log: &mut String) -> Result<Vec<u8>, CompileFailure> {

@@ -62,7 +62,8 @@ fn compiles_vadd_to_spirv_and_bitcode() -> TestResult {
 }
 
 /// llvm-spirv-15 aborts on this kernel's optimised debug info with full -g; the
-/// driver falls back to line tables, which keep the source lines.
+/// driver cuts the bitcode's debug info to line tables (`opt -passes=strip-nonlinetable-
+/// debuginfo`), which keep the source lines.
 #[test]
 fn optimised_debug_info_that_llvm_spirv_rejects_still_compiles() -> TestResult {
     if !have_tools() {
