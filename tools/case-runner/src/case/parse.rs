@@ -354,23 +354,14 @@ fn parse_arg(
             let words: Vec<&str> = [&words[..2], &["_"], &words[2 + dims..]].concat();
             let mut fill = Fill::Zero;
             let mut access = KernelAccess::ReadWrite;
-            let mut name = if launchi == 0 {
-                format!("arg{argi}")
-            } else {
-                format!("l{launchi}.arg{argi}")
-            };
+            let mut name = default_arg_name(launchi, argi);
             for w in &words[3..] {
                 if let Some(f) = w.strip_prefix("fill=") {
                     fill = parse_fill(f)?;
                 } else if let Some(n) = w.strip_prefix("name=") {
                     name = n.to_string();
                 } else if let Some(f) = w.strip_prefix("flags=") {
-                    access = match f {
-                        "read-write" => KernelAccess::ReadWrite,
-                        "read-only" => KernelAccess::ReadOnly,
-                        "write-only" => KernelAccess::WriteOnly,
-                        _ => return Err(format!("`flags={f}`: read-write, read-only or write-only")),
-                    };
+                    access = access_flag(f)?;
                 } else if *w == "none" {
                     fill = Fill::None;
                 } else {
@@ -442,22 +433,13 @@ fn parse_arg(
                     pb.count
                 ));
             }
-            let mut name = if launchi == 0 {
-                format!("arg{argi}")
-            } else {
-                format!("l{launchi}.arg{argi}")
-            };
+            let mut name = default_arg_name(launchi, argi);
             let mut access = KernelAccess::ReadWrite;
             for w in &words[4..] {
                 if let Some(n) = w.strip_prefix("name=") {
                     name = n.to_string();
                 } else if let Some(f) = w.strip_prefix("flags=") {
-                    access = match f {
-                        "read-write" => KernelAccess::ReadWrite,
-                        "read-only" => KernelAccess::ReadOnly,
-                        "write-only" => KernelAccess::WriteOnly,
-                        _ => return Err(format!("`flags={f}`: read-write, read-only or write-only")),
-                    };
+                    access = access_flag(f)?;
                 } else {
                     return Err(format!("unknown sub-buffer option `{w}` ({USAGE})"));
                 }
@@ -557,6 +539,25 @@ fn launch_key(case: &mut Case, key: &str, value: &str) -> Result<(), String> {
 }
 
 /// An `expect:` line (`none`, or a finding kind and its `key=value` fields), into `list`.
+/// A new buffer's name when the case gives none: `argI`, or `lL.argI` in launch L.
+fn default_arg_name(launchi: usize, argi: usize) -> String {
+    if launchi == 0 {
+        format!("arg{argi}")
+    } else {
+        format!("l{launchi}.arg{argi}")
+    }
+}
+
+/// `flags=`: the kernel access a memory object is created with.
+fn access_flag(f: &str) -> Result<KernelAccess, String> {
+    match f {
+        "read-write" => Ok(KernelAccess::ReadWrite),
+        "read-only" => Ok(KernelAccess::ReadOnly),
+        "write-only" => Ok(KernelAccess::WriteOnly),
+        _ => Err(format!("`flags={f}`: read-write, read-only or write-only")),
+    }
+}
+
 fn expect_line(list: &mut Vec<Expect>, value: &str) -> Result<(), String> {
     let mut words = value.split_whitespace();
     let kind = words.next().unwrap_or("");
