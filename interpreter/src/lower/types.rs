@@ -277,13 +277,10 @@ impl<'m> Mod<'m> {
         })
     }
 
-    /// Memory leaves of a type, in register-lane order.
+    /// Memory leaves of a type, in register-lane order (at most [`MAX_LANES`]).
     pub(super) fn leaves(&self, ty: Word, base: u64, out: &mut Vec<Leaf>) -> R<()> {
         if out.len() as u64 > MAX_LANES {
-            return Err(LoadError::Unsupported {
-                what: "value with too many lanes".into(),
-                function: None,
-            });
+            return Err(too_many_lanes());
         }
         let t = self.ty(ty)?;
         let off32 = |o: u64| u32::try_from(o).map_err(|_| malformed("offset too large"));
@@ -298,9 +295,23 @@ impl<'m> Mod<'m> {
                 }
             }
             TyK::Array(e, n) => {
+                // One element's leaves, repeated: an array of empty elements (a zero-size
+                // struct, say) adds none, and must not take one call per element to say so.
                 let es = self.ty(*e)?.size;
-                for i in 0..*n {
-                    self.leaves(*e, base + i * es, out)?;
+                let mut one = Vec::new();
+                self.leaves(*e, 0, &mut one)?;
+                let total = (one.len() as u64).saturating_mul(*n);
+                if (out.len() as u64).saturating_add(total) > MAX_LANES {
+                    return Err(too_many_lanes());
+                }
+                for i in 0..if one.is_empty() { 0 } else { *n } {
+                    let at = base + i * es;
+                    for l in &one {
+                        out.push(Leaf {
+                            off: off32(at + l.off as u64)?,
+                            size: l.size,
+                        });
+                    }
                 }
             }
             TyK::Struct(ms) => {
@@ -514,5 +525,12 @@ impl<'m> Mod<'m> {
             }
         }
         Ok(bytes)
+    }
+}
+
+fn too_many_lanes() -> LoadError {
+    LoadError::Unsupported {
+        what: "value with too many lanes".into(),
+        function: None,
     }
 }
