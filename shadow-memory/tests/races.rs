@@ -611,3 +611,61 @@ fn copies_carry_undefined_bytes_and_reads_report_them() {
     };
     assert_eq!(uninit_reads(&private_defined, 12), 0);
 }
+
+/// An access is a benign race only if every byte's conflict is: a read over bytes of which
+/// only the first were written with the value already there races with the others.
+#[test]
+fn a_long_access_is_benign_only_if_every_byte_is() {
+    let s = session(Checks::default());
+    launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        // Item 0 stores the zeros already there; item 1 stores new bytes after them.
+        acc(
+            c,
+            &mut g,
+            Global,
+            BUF,
+            0,
+            AccessKind::Write,
+            wi(0, 0),
+            150,
+            &[0; 4],
+            &[0; 4],
+        );
+        write(c, &mut g, Global, BUF, 4, wi(0, 1), 151);
+        c.group_end(g);
+    });
+    let r = launch(&s, 1, true, |c| {
+        let mut g = group(c, 0);
+        let item = wi(0, 0);
+        c.access(
+            &mut g,
+            &Access {
+                space: Global,
+                alloc: BUF,
+                offset: 0,
+                size: 8,
+                kind: AccessKind::Read,
+                value: &[],
+                previous: &[],
+                item: &item,
+                inst: InstId(152),
+                by_group: false,
+                copy: false,
+                undefined: 0,
+            },
+        );
+        c.group_end(g);
+    });
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::InterKernel)
+        )],
+        "{}",
+        r.render_text()
+    );
+    assert_eq!(r.findings[0].offset, Some(4));
+}

@@ -34,7 +34,10 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 /// What one access found, byte by byte.
 #[derive(Default)]
 struct Found {
-    /// The first byte of each race kind (an access may race with reads and writes alike).
+    /// The first byte of each race kind (an access may race with reads and writes alike),
+    /// or its first byte whose conflict is not benign: the access is a benign race only if
+    /// every byte's is (a host command's long access may store the value already there in
+    /// its first bytes only).
     conflicts: [Option<(u64, RaceKind, mar::Conflict)>; 3],
     /// The first byte read before anything wrote it.
     uninit: Option<u64>,
@@ -48,7 +51,7 @@ impl Found {
         for (slot, (kind, c)) in self.conflicts.iter_mut().zip(s.conflicts.iter_all()) {
             if let Some(c) = c {
                 inside |= c.scope != mar::Scope::InterKernel;
-                if slot.is_none() {
+                if slot.is_none_or(|(_, _, first)| first.benign && !c.benign) {
                     *slot = Some((i, kind, c));
                 }
             }
