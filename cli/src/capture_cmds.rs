@@ -414,6 +414,7 @@ fn to_report_finding(f: &Finding, second_run: u64) -> shadowcl_shadow::Finding {
         launch,
         kernel: f.kernel.clone(),
         group_copy: false,
+        host: false,
         candidates: Vec::new(),
     };
     shadowcl_shadow::Finding {

@@ -243,6 +243,9 @@ fn offset_label(f: &Finding) -> String {
 }
 
 fn work_item(s: &Side) -> String {
+    if s.host {
+        return format!("host command {}", s.kernel);
+    }
     match (s.global_id, s.local_id, s.group_id) {
         (_, _, Some(w)) if s.group_copy => format!("the async copy of work-group {}", ids(&w)),
         (Some(g), Some(l), Some(w)) => {
@@ -262,6 +265,7 @@ fn side_location(s: &Side) -> String {
             )
         }
         (Some(l), _) => location_label(l),
+        (None, _) if s.host => "none (a host command)".to_string(),
         (None, []) => "unknown".to_string(),
         (None, cs) => {
             let list: Vec<String> = cs
@@ -299,7 +303,14 @@ fn detail(out: &mut String, i: usize, f: &Finding) {
             let _ = write!(out, "<dt>{name}</dt><dd>{}</dd>", esc(&value));
         }
     };
-    fact("Kernel", format!("{} (launch {})", f.kernel, f.launch));
+    if f.second.as_ref().is_some_and(|s| s.host) {
+        fact(
+            "Host command",
+            format!("{} (command {})", f.kernel, f.launch),
+        );
+    } else {
+        fact("Kernel", format!("{} (launch {})", f.kernel, f.launch));
+    }
     fact("Buffer", buffer_label(f));
     fact("Byte offset", offset_label(f));
     fact("Seen", format!("{} {}", f.count, f.kind.counted()));
@@ -566,6 +577,7 @@ mod tests {
             launch: 0,
             kernel: "k<1>".into(),
             group_copy: false,
+            host: false,
             candidates: Vec::new(),
         }
     }

@@ -158,6 +158,8 @@ pub struct LaunchChecker<'a> {
     pub(crate) finished: AtomicBool,
     /// Whether this run takes part in naming racing pairs (`pairs`).
     pub(crate) pass: Pass,
+    /// Checks a host command, not a kernel launch (`host.rs`).
+    pub(crate) host: bool,
 }
 
 impl LaunchChecker<'_> {
@@ -211,6 +213,7 @@ impl LaunchChecker<'_> {
                 .unwrap_or_else(|| Arc::from(""));
             st.sites.push(Some(Site {
                 launch: self.id,
+                host: self.host,
                 kernel,
                 location: self.program.location(inst),
             }));
@@ -247,7 +250,7 @@ impl LaunchChecker<'_> {
         raws.sort_by(|a, b| a.key.cmp(&b.key));
         let touched = self.touched_list();
         let mut st = self.session.state.lock();
-        if let Some(w) = st.window.iter_mut().find(|w| w.id == self.id) {
+        if let Some(w) = st.window.iter_mut().find(|w| self.is(w)) {
             w.touched = touched;
         }
         let mut findings: Vec<Finding> = raws
@@ -340,13 +343,13 @@ impl LaunchChecker<'_> {
             .window
             .iter()
             .filter(|w| {
-                if w.id == self.id {
+                if self.is(w) {
                     return true;
                 }
                 inter_kernel && !ls.is_stale(crate::group::clamp_item(w.lo))
             })
             .flat_map(|w| {
-                let own = w.id == self.id;
+                let own = self.is(w);
                 w.touched
                     .iter()
                     .filter(move |t| t.alloc == alloc && t.op == op && (!own || allowed(t)))
@@ -360,6 +363,11 @@ impl LaunchChecker<'_> {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// Whether window entry `w` is this launch.
+    fn is(&self, w: &WindowLaunch) -> bool {
+        w.id == self.id && w.host == self.host
     }
 
     /// This launch's [`Touched`] list, for its window entry.
@@ -393,12 +401,14 @@ impl LaunchChecker<'_> {
                         Some(Actor::GroupCopy(w)) => (None, None, Some(w), true),
                         None => (None, None, None, false),
                     };
+                    let host = w.map(|w| w.host).or(site.map(|s| s.host)).unwrap_or(false);
                     Side {
                         access: op.name().into(),
-                        global_id,
-                        local_id,
-                        group_id,
+                        global_id: global_id.filter(|_| !host),
+                        local_id: local_id.filter(|_| !host),
+                        group_id: group_id.filter(|_| !host),
                         group_copy,
+                        host,
                         candidates: Vec::new(),
                         location: site.and_then(|s| s.location.clone()),
                         launch: w
@@ -426,6 +436,7 @@ impl LaunchChecker<'_> {
                         local_id: None,
                         group_id: None,
                         group_copy: false,
+                        host: false,
                         location: location.filter(|_| cs.is_empty()),
                         candidates: cs,
                         launch,
@@ -441,10 +452,11 @@ impl LaunchChecker<'_> {
                     item,
                 ) => Side {
                     access: (*access).into(),
-                    global_id: item.filter(|_| !group).map(|i| i.global),
-                    local_id: item.filter(|_| !group).map(|i| i.local),
-                    group_id: item.map(|i| i.group),
+                    global_id: item.filter(|_| !group && !self.host).map(|i| i.global),
+                    local_id: item.filter(|_| !group && !self.host).map(|i| i.local),
+                    group_id: item.filter(|_| !self.host).map(|i| i.group),
                     group_copy: *group,
+                    host: self.host,
                     candidates: Vec::new(),
                     location: inst.and_then(|i| self.program.location(i)),
                     launch: self.id,
@@ -455,22 +467,31 @@ impl LaunchChecker<'_> {
         let (buffer, index) = match (r.key.alloc, r.offset) {
             // A work-item's own array or struct: named by the source line, not a buffer.
             _ if r.key.memory == Some(AddressSpace::Private) => (Some("private".into()), None),
+            // A host command moves bytes, not elements.
+            (Some(a), Some(off)) if self.host => (name_and_index(ls, a, off).0, None),
             (Some(a), Some(off)) => name_and_index(ls, a, off),
             (Some(a), None) => (Some(name_and_index(ls, a, 0).0.unwrap_or_default()), None),
             _ => (None, None),
         };
+        let (first, second) = (r.first.as_ref().map(side), r.second.as_ref().map(side));
+        // The records see a host command as one more launch; the report says which it was.
+        let host = [&first, &second].into_iter().flatten().any(|s| s.host);
+        let scope = match r.key.scope {
+            Some(Scope::InterKernel) if host => Some(Scope::HostCommand),
+            s => s,
+        };
         Finding {
             kind: r.key.kind,
             race: r.key.race,
-            scope: r.key.scope,
+            scope,
             memory: r.key.memory,
             launch: self.id,
             kernel: ls.kernel.to_string(),
             buffer,
             offset: r.offset,
             index,
-            first: r.first.as_ref().map(side),
-            second: r.second.as_ref().map(side),
+            first,
+            second,
             count: r.count,
             message: r.message.clone(),
         }
@@ -574,6 +595,7 @@ impl Observer for LaunchChecker<'_> {
             st.next_item = hi;
             st.window.push(WindowLaunch {
                 id: self.id,
+                host: self.host,
                 order: order.key(),
                 kernel: kernel.clone(),
                 lo,
@@ -581,14 +603,17 @@ impl Observer for LaunchChecker<'_> {
                 geometry: geometry.clone(),
                 touched: Vec::new(),
             });
-            st.launches.push(LaunchSummary {
-                id: self.id,
-                kernel: info.kernel.to_string(),
-                global_size: info.global_size,
-                local_size: info.local_size,
-                global_offset: info.global_offset,
-                schedule: self.schedule.clone(),
-            });
+            // The report's launches are kernel launches.
+            if !self.host {
+                st.launches.push(LaunchSummary {
+                    id: self.id,
+                    kernel: info.kernel.to_string(),
+                    global_size: info.global_size,
+                    local_size: info.local_size,
+                    global_offset: info.global_offset,
+                    schedule: self.schedule.clone(),
+                });
+            }
             (lo, hi, overlapping)
         };
         let shadows = info

@@ -56,6 +56,7 @@
 mod checks;
 mod export;
 mod group;
+mod host;
 mod html;
 mod launch;
 mod mar;
@@ -72,6 +73,7 @@ pub use export::{
     exporter, exporter_names, parse_exports, Exporter, Html, Json, Sarif, Text, EXPORTERS,
 };
 pub use group::GroupState;
+pub use host::HostAccess;
 pub use launch::LaunchChecker;
 pub use pairs::SNAPSHOT_LIMIT;
 pub use progress::progress_message;

@@ -153,6 +153,9 @@ pub enum Scope {
     IntraGroup,
     InterGroup,
     InterKernel,
+    /// Between a kernel and a host command (read, write, copy, fill of a buffer or image):
+    /// the records see it as inter-kernel; the report names it ([`crate::launch`]).
+    HostCommand,
 }
 
 impl Scope {
@@ -161,6 +164,7 @@ impl Scope {
             Scope::IntraGroup => "intra-group",
             Scope::InterGroup => "inter-group",
             Scope::InterKernel => "inter-kernel",
+            Scope::HostCommand => "host-command",
         }
     }
 }

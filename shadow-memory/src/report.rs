@@ -216,6 +216,10 @@ pub struct Side {
     pub kernel: String,
     /// The access was the work-group's `async_work_group_copy` (`group_id` names the group).
     pub group_copy: bool,
+    /// The access was a host command's (a buffer or image read, write, copy or fill, named
+    /// by `kernel`): no work-item and no line; `launch` numbers host commands on their own.
+    #[serde(default)]
+    pub host: bool,
     /// For an access whose record kept only its kind: the sites that made such an access to
     /// this buffer where the race's scope allows, when there are several (with exactly one,
     /// `location`, `launch` and `kernel` name it and this is empty).
@@ -225,7 +229,7 @@ pub struct Side {
 
 impl Serialize for Side {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Side", 10)?;
+        let mut st = s.serialize_struct("Side", 11)?;
         st.serialize_field("access", &self.access)?;
         st.serialize_field("global_id", &self.global_id)?;
         st.serialize_field("local_id", &self.local_id)?;
@@ -235,6 +239,7 @@ impl Serialize for Side {
         st.serialize_field("launch", &self.launch)?;
         st.serialize_field("kernel", &self.kernel)?;
         st.serialize_field("group_copy", &self.group_copy)?;
+        st.serialize_field("host", &self.host)?;
         st.serialize_field("candidates", &self.candidates)?;
         st.end()
     }
@@ -262,10 +267,16 @@ impl Candidate {
 impl Side {
     /// The record kept only the kind of this access (not its work-item).
     pub fn unidentified(&self) -> bool {
-        self.global_id.is_none() && !self.group_copy
+        self.global_id.is_none() && !self.group_copy && !self.host
     }
 
     fn describe(&self) -> String {
+        if self.host {
+            return format!(
+                "{} by host command {} (command {})",
+                self.access, self.kernel, self.launch
+            );
+        }
         let who = match (self.global_id, self.local_id, self.group_id) {
             (_, _, Some(w)) if self.group_copy => {
                 format!("the async copy of work-group {}", ids(&w))
@@ -440,6 +451,12 @@ impl Finding {
         }
         if self.kernel.is_empty() {
             let _ = write!(s, " by the host (after {} launches)", self.launch);
+        } else if self.second.as_ref().is_some_and(|s| s.host) {
+            let _ = write!(
+                s,
+                " in host command {} (command {})",
+                self.kernel, self.launch
+            );
         } else {
             let _ = write!(s, " in kernel {} (launch {})", self.kernel, self.launch);
         }
@@ -686,6 +703,8 @@ pub fn render_findings(findings: &[Finding], dropped: u64) -> String {
                         );
                     }
                 }
+                // A host command has no line; `describe` named it.
+                None if s.host => {}
                 None if !s.candidates.is_empty() => {
                     let _ = writeln!(
                         out,

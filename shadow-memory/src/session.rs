@@ -77,6 +77,9 @@ pub const LAUNCH_CAP: usize = 100;
 /// A launch of the current synchronisation window (its items may still be in records).
 pub(crate) struct WindowLaunch {
     pub(crate) id: u64,
+    /// A host command (`host.rs`): one "work-item" whose accesses are the bytes it moved;
+    /// `id` numbers host commands apart from kernel launches.
+    pub(crate) host: bool,
     /// Its [`LaunchOrder::key`].
     pub(crate) order: u64,
     pub(crate) kernel: Arc<str>,
@@ -152,6 +155,8 @@ pub(crate) const WINDOW_CAP: usize = 256;
 /// An interned instruction (MARs hold 13-bit site numbers, not instruction ids).
 pub(crate) struct Site {
     pub(crate) launch: u64,
+    /// `launch` numbers a host command ([`WindowLaunch::host`]).
+    pub(crate) host: bool,
     pub(crate) kernel: Arc<str>,
     pub(crate) location: Option<SourceLoc>,
 }
@@ -376,6 +381,7 @@ impl Session {
             raw: Mutex::new(RawSet::default()),
             finished: AtomicBool::new(false),
             pass: crate::pairs::Pass::Only,
+            host: false,
         }
     }
 

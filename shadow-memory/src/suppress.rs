@@ -252,6 +252,7 @@ mod tests {
             launch: 0,
             kernel: kernel.into(),
             group_copy: false,
+            host: false,
             candidates: Vec::new(),
         }
     }

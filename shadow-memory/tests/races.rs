@@ -612,6 +612,127 @@ fn copies_carry_undefined_bytes_and_reads_report_them() {
     assert_eq!(uninit_reads(&private_defined, 12), 0);
 }
 
+/// A host command (`Session::host_command`) unordered with a kernel races with it like a
+/// launch, whichever runs first; ordered, or reading what the kernel read, it does not.
+#[test]
+fn host_commands_race_with_unordered_kernels_only() {
+    let kernel_writes = |c: &LaunchChecker<'_>| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Global, BUF, 8, wi(0, 2), 140);
+        c.group_end(g);
+    };
+    let kernel_reads = |c: &LaunchChecker<'_>| {
+        let mut g = group(c, 0);
+        read(c, &mut g, Global, BUF, 8, wi(0, 2), 141);
+        c.group_end(g);
+    };
+    let transfer = |write: bool| {
+        [HostAccess {
+            param: "buffer",
+            alloc: BUF,
+            offset: 0,
+            len: 64,
+            write,
+        }]
+    };
+
+    // Kernel first, then a read of the buffer: the read is the second side.
+    let s = session(Checks::default());
+    launch(&s, 0, false, kernel_writes);
+    s.host_command(0, "clEnqueueReadBuffer", &transfer(false), &Unordered);
+    let r = s.report();
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::HostCommand)
+        )],
+        "{}",
+        r.render_text()
+    );
+    let f = &r.findings[0];
+    let (a, b) = (f.first.as_ref().unwrap(), f.second.as_ref().unwrap());
+    assert_eq!((a.host, a.kernel.as_str(), a.launch), (false, "k", 0));
+    assert_eq!(a.location.as_ref().map(|l| l.line), Some(140));
+    assert_eq!(
+        (b.host, b.kernel.as_str(), b.global_id),
+        (true, "clEnqueueReadBuffer", None)
+    );
+    assert!(!b.unidentified());
+    assert_eq!(
+        (f.buffer.as_deref(), f.offset, f.index),
+        (Some("buffer"), Some(8), None)
+    );
+    assert!(r
+        .render_text()
+        .contains("read by host command clEnqueueReadBuffer (command 0)"));
+    // The report's launches are the kernel's only.
+    assert_eq!(r.launches.len(), 1);
+
+    // A write first, then a kernel that reads: the kernel is the second side.
+    let s = session(Checks::default());
+    s.host_command(0, "clEnqueueWriteBuffer", &transfer(true), &Sequential);
+    let r = launch(&s, 0, true, kernel_reads);
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::HostCommand)
+        )]
+    );
+    let f = &r.findings[0];
+    assert_eq!(f.buffer.as_deref(), Some("data"));
+    assert!(f.first.as_ref().unwrap().host);
+    assert_eq!(
+        f.second.as_ref().unwrap().location.as_ref().map(|l| l.line),
+        Some(141)
+    );
+
+    // Ordered after the kernel: nothing.
+    let s = session(Checks::default());
+    launch(&s, 0, false, kernel_writes);
+    s.host_command(0, "clEnqueueReadBuffer", &transfer(false), &Sequential);
+    assert!(s.report().findings.is_empty());
+
+    // Two reads never race.
+    let s = session(Checks::default());
+    launch(&s, 0, false, kernel_reads);
+    s.host_command(0, "clEnqueueReadBuffer", &transfer(false), &Unordered);
+    assert!(
+        s.report().findings.is_empty(),
+        "{}",
+        s.report().render_text()
+    );
+
+    // Two unordered host writes race with each other, both sides host commands.
+    let s = session(Checks::default());
+    s.host_command(0, "clEnqueueFillBuffer", &transfer(true), &Sequential);
+    s.host_command(1, "clEnqueueWriteBuffer", &transfer(true), &Unordered);
+    let r = s.report();
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::WriteWrite),
+            Some(Scope::HostCommand)
+        )],
+        "{}",
+        r.render_text()
+    );
+    let f = &r.findings[0];
+    let (a, b) = (f.first.as_ref().unwrap(), f.second.as_ref().unwrap());
+    assert_eq!(
+        (a.host, a.kernel.as_str(), a.launch),
+        (true, "clEnqueueFillBuffer", 0)
+    );
+    assert_eq!(
+        (b.host, b.kernel.as_str(), b.launch),
+        (true, "clEnqueueWriteBuffer", 1)
+    );
+}
+
 /// An access is a benign race only if every byte's conflict is: a read over bytes of which
 /// only the first were written with the value already there races with the others.
 #[test]

@@ -145,6 +145,7 @@ fn side(access: &str, item: Option<u32>, location: Option<SourceLoc>, kernel: &s
         launch: 2,
         kernel: kernel.into(),
         group_copy: false,
+        host: false,
         candidates: Vec::new(),
     }
 }

@@ -140,3 +140,60 @@ fn pyopencl_findings_name_the_applications_kernel_file() {
         );
     }
 }
+
+/// A read on a transfer queue that nothing orders after the kernel writing the buffer races
+/// with it; the same read waiting for the kernel's event does not (host commands against
+/// kernels, whichever ran first).
+#[test]
+fn pyopencl_transfer_queue_read_races_with_the_unordered_kernel_only() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    let ran = run_pyopencl_script_with(
+        "pyopencl_transfer_queue_read_races_with_the_unordered_kernel_only",
+        "host_transfers.py",
+        "pyopencl host transfers: PASS on ShadowCL",
+        &[("SHADOWCL_REPORT", report.to_str().expect("utf-8 path"))],
+    );
+    if !ran {
+        return;
+    }
+    let text = std::fs::read_to_string(&report).expect("the report is written at exit");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON report");
+    let findings = v["findings"].as_array().expect("findings");
+    let races: Vec<&serde_json::Value> = findings
+        .iter()
+        .filter(|f| f["kind"] == "data-race")
+        .collect();
+    assert_eq!(
+        races.len(),
+        1,
+        "one race, produce_a against the read: {text}"
+    );
+    let r = races[0];
+    assert_eq!(r["scope"], "host-command", "{text}");
+    // Either may have run first: one side is the kernel's write, the other the read.
+    let sides = [&r["first"], &r["second"]];
+    let kernel = sides
+        .iter()
+        .find(|s| s["host"] == false)
+        .unwrap_or_else(|| panic!("a kernel side: {text}"));
+    let host = sides
+        .iter()
+        .find(|s| s["host"] == true)
+        .unwrap_or_else(|| panic!("a host side: {text}"));
+    assert_eq!(
+        (&kernel["kernel"], &kernel["access"]),
+        (&serde_json::json!("produce_a"), &serde_json::json!("write")),
+        "{text}"
+    );
+    assert_eq!(
+        (&host["kernel"], &host["access"]),
+        (
+            &serde_json::json!("clEnqueueReadBuffer"),
+            &serde_json::json!("read")
+        ),
+        "{text}"
+    );
+    // The launches are the two kernels; the reads are not launches.
+    assert_eq!(v["launches"].as_array().map(Vec::len), Some(2), "{text}");
+}

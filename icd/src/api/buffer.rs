@@ -11,7 +11,7 @@ use crate::api::mem::{
 use crate::api::queue::enqueue;
 use crate::consts::*;
 use crate::core::context;
-use crate::core::mem::{get_mem, host_bytes, HostTransfer, Mem, Rect};
+use crate::core::mem::{get_mem, host_bytes, HostTransfer, Mapping, Mem, Rect};
 use crate::core::object::{self, Ref};
 use crate::core::platform::{MAX_ALLOC, MEM_BASE_ADDR_ALIGN_BITS};
 use crate::core::queue::Queue;
@@ -499,7 +499,8 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
         }
         check_range(&m, offset, size)?;
         check_map_flags(&m, map_flags)?;
-        let p = m.map(offset, size);
+        let mapping = Mapping::new(vec![(m.offset + offset, size)], map_flags);
+        let p = m.map(offset, size, mapping.clone());
         enqueue(
             &q,
             CL_COMMAND_MAP_BUFFER,
@@ -507,6 +508,7 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
             event,
             blocking != 0,
             Box::new(move || {
+                mapping.mapped(&m);
                 drop(m);
                 Ok(())
             }),

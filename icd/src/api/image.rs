@@ -17,7 +17,7 @@ use crate::core::image::{
     self, check_format, dim_of, image_side, info, layout, new_image, packed_buffer_side, ImageInfo,
     ImageSpec, Side,
 };
-use crate::core::mem::{get_mem, host_bytes, pitch_or_packed, HostTransfer, Mem};
+use crate::core::mem::{get_mem, host_bytes, pitch_or_packed, HostTransfer, Mapping, Mem};
 use crate::core::object::{self, Ref};
 use crate::core::queue::Queue;
 use crate::core::UserPtr;
@@ -716,7 +716,13 @@ pub unsafe extern "C" fn clEnqueueMapImage(
                 if layered { d.slice_pitch as usize } else { 0 },
             );
         }
-        let p = m.map(start, end - start);
+        let row_bytes = r[0] as usize * i.element_size();
+        let rows = (0..r[2])
+            .flat_map(|z| (0..r[1]).map(move |y| (y, z)))
+            .map(|(y, z)| (d.offset([o[0], o[1] + y, o[2] + z]) as usize, row_bytes))
+            .collect();
+        let mapping = Mapping::new(rows, map_flags);
+        let p = m.map(start, end - start, mapping.clone());
         enqueue(
             &q,
             CL_COMMAND_MAP_IMAGE,
@@ -724,6 +730,7 @@ pub unsafe extern "C" fn clEnqueueMapImage(
             event,
             blocking_map != 0,
             Box::new(move || {
+                mapping.mapped(&m);
                 drop(m);
                 Ok(())
             }),

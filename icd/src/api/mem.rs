@@ -230,7 +230,7 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
     call("clEnqueueUnmapMemObject", || {
         let (q, m) = queue_and_any_mem(q, memobj)?;
         let waits = wait_list(Some(&q.context), num, list)?;
-        m.unmap(mapped_ptr)?;
+        let mapping = m.unmap(mapped_ptr)?;
         enqueue(
             &q,
             CL_COMMAND_UNMAP_MEM_OBJECT,
@@ -238,6 +238,9 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
             event,
             false,
             Box::new(move || {
+                if let Some(mapping) = &mapping {
+                    mapping.unmapped(&m);
+                }
                 drop(m);
                 Ok(())
             }),

@@ -4,6 +4,7 @@
 
 use crate::consts::*;
 use crate::core::event::set_status;
+use crate::core::launch;
 use crate::core::order::{self, Clock, Point, QueueOrder};
 use crate::core::queue::Command;
 use crate::types::*;
@@ -58,9 +59,13 @@ fn run_command(cmd: Command, q: &QueueOrder, prev: Option<&Clock>) -> Arc<Clock>
         return done.clone();
     }
     set_status(&cmd.event, CL_RUNNING as cl_int);
-    let work = cmd.work;
+    // Released when the command has finished (`PendingCommand`).
+    let _pending = cmd.pending;
+    let (work, command_type) = (cmd.work, cmd.event.command_type);
     let status = match order::with_current(point, Arc::new(start), || {
-        catch_unwind(AssertUnwindSafe(work))
+        catch_unwind(AssertUnwindSafe(|| {
+            launch::host_command(command_type, work)
+        }))
     }) {
         Ok(Ok(())) => CL_COMPLETE as cl_int,
         Ok(Err(e)) => e,

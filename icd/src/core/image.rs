@@ -8,7 +8,7 @@
 use crate::consts::*;
 use crate::core::context::Context;
 use crate::core::launch;
-use crate::core::mem::{new_mem, HostTransfer, Mem};
+use crate::core::mem::{new_mem, HostTransfer, Mem, Role};
 use crate::core::object::Ref;
 use crate::core::platform::MAX_ALLOC;
 use crate::core::UserPtr;
@@ -302,7 +302,7 @@ pub fn transfer(
         for y in 0..region[1] {
             let at = i.desc.offset([origin[0], origin[1] + y, origin[2] + z]) as usize;
             let ho = z as usize * slice + y as usize * row;
-            dir.move_row(&m.storage, at, &mut host[ho..ho + row_bytes])?;
+            dir.move_row(m, at, &mut host[ho..ho + row_bytes])?;
         }
     }
     Ok(())
@@ -319,7 +319,8 @@ pub fn copy_rows(src: &Side, dst: &Side, r: [u64; 3], row_bytes: usize) -> Resul
     for z in 0..r[2] {
         for y in 0..r[1] {
             let (s, d) = ((src.rows)(y, z), (dst.rows)(y, z));
-            launch::buffer_written_by_host(dst.mem.storage.id(), d, row_bytes);
+            launch::host_read(&src.mem.storage, src.mem.param(Role::Src), s, row_bytes);
+            launch::host_wrote(&dst.mem.storage, dst.mem.param(Role::Dst), d, row_bytes);
             dst.mem
                 .storage
                 .copy_from(d, &src.mem.storage, s, row_bytes)
@@ -382,7 +383,7 @@ pub fn fill(m: &Mem, o: [u64; 3], r: [u64; 3], texel: &[u8]) -> Result<(), cl_in
     for z in 0..r[2] {
         for y in 0..r[1] {
             let at = d.offset([o[0], o[1] + y, o[2] + z]) as usize;
-            launch::buffer_written_by_host(m.storage.id(), at, row_bytes);
+            launch::host_wrote(&m.storage, m.param(Role::Only), at, row_bytes);
             m.storage
                 .fill(at, row_bytes, texel)
                 .map_err(|_| CL_OUT_OF_RESOURCES)?;

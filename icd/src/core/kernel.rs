@@ -5,7 +5,6 @@ use crate::core::image;
 use crate::core::launch;
 use crate::core::mem::Mem;
 use crate::core::object::{self, ClObject, Obj, Ref};
-use crate::core::order::PendingLaunch;
 use crate::core::platform::{LOCAL_MEM_SIZE, MAX_WORK_GROUP_SIZE};
 use crate::core::program::Program;
 use crate::core::queue::{Queue, Work};
@@ -206,16 +205,9 @@ pub fn launch_work(
     let empty = range.global.contains(&0);
     let kernel = k.clone();
     let context = q.context.clone();
-    // Until it has started (joined the race checker's window), the launch holds back
-    // forgetting what it may overlap.
-    let pending = PendingLaunch::register();
     Ok(Box::new(move || {
         // The kernel and every buffer argument stay alive until the command completes.
         let _keep = keep;
-        // Dropped only after the run: released before it, a host wait between here and
-        // the checker's launch start would settle (and forget) launches this one was
-        // enqueued alongside, and their races with it would go unseen.
-        let _pending = pending;
         if empty {
             return Ok(());
         }

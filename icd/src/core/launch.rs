@@ -5,17 +5,18 @@
 //! (`core::settings`; DESIGN.md, "Contracts"). Memory commands call the `buffer_*` hooks here so
 //! the uninitialised-read check knows which bytes the host wrote.
 
-use crate::consts::{CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY};
+use crate::consts::*;
 use crate::core::order::{self, Clock, Point};
 use crate::core::progress;
 use crate::core::settings::settings;
-use crate::types::cl_mem_flags;
+use crate::types::{cl_command_type, cl_mem_flags};
 use shadowcl_capture::{ProgramInput, Recorder};
 use shadowcl_interpreter::{
     AllocId, Buffer, Device, ExecError, KernelInfo, Launch, LaunchStats, NoObserver, Program,
     Schedule,
 };
-use shadowcl_shadow::{KernelAccess, LaunchOrder, Sequential, Session};
+use shadowcl_shadow::{HostAccess, KernelAccess, LaunchOrder, Sequential, Session};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::sync::OnceLock;
@@ -122,11 +123,117 @@ pub fn host_access_refused(storage: &Buffer, offset: usize, call: &str, access: 
     }
 }
 
-/// The host wrote `len` bytes at `offset` of a buffer's storage.
+/// The host wrote `len` bytes at `offset` of a buffer's storage (creation, a mapping): the
+/// bytes are initialised. Host commands report through [`host_wrote`].
 pub fn buffer_written_by_host(id: AllocId, offset: usize, len: usize) {
     if let Some(s) = session() {
         s.buffer_written_by_host(id, offset as u64, len as u64);
     }
+}
+
+thread_local! {
+    /// What the host command running on this thread read and wrote, when it is checked
+    /// ([`host_command`]).
+    static HOST_ACCESSES: RefCell<Option<Vec<HostAccess>>> = const { RefCell::new(None) };
+}
+
+/// Notes an access of the running host command; adjacent rows of one rectangle join.
+fn note_host_access(a: HostAccess) {
+    HOST_ACCESSES.with(|h| {
+        let mut h = h.borrow_mut();
+        let Some(list) = h.as_mut() else { return };
+        match list.last_mut() {
+            Some(l)
+                if (l.alloc, l.param, l.write) == (a.alloc, a.param, a.write)
+                    && l.offset + l.len == a.offset =>
+            {
+                l.len += a.len
+            }
+            _ => list.push(a),
+        }
+    });
+}
+
+/// The running host command read `len` bytes at `offset` of `storage` through its parameter
+/// `param` (`buffer`, `src_buffer`, `src_image`, ...).
+pub fn host_read(storage: &Buffer, param: &'static str, offset: usize, len: usize) {
+    note_host_access(HostAccess {
+        param,
+        alloc: storage.id(),
+        offset: offset as u64,
+        len: len as u64,
+        write: false,
+    });
+}
+
+/// The running host command wrote `len` bytes at `offset` of `storage` through `param`: the
+/// bytes are initialised, and checked for races when the command is.
+pub fn host_wrote(storage: &Buffer, param: &'static str, offset: usize, len: usize) {
+    buffer_written_by_host(storage.id(), offset, len);
+    note_host_access(HostAccess {
+        param,
+        alloc: storage.id(),
+        offset: offset as u64,
+        len: len as u64,
+        write: true,
+    });
+}
+
+/// The entry point of a host command that moves bytes of memory objects, by command type.
+fn host_command_name(command_type: cl_command_type) -> Option<&'static str> {
+    Some(match command_type {
+        CL_COMMAND_READ_BUFFER => "clEnqueueReadBuffer",
+        CL_COMMAND_WRITE_BUFFER => "clEnqueueWriteBuffer",
+        CL_COMMAND_COPY_BUFFER => "clEnqueueCopyBuffer",
+        CL_COMMAND_FILL_BUFFER => "clEnqueueFillBuffer",
+        CL_COMMAND_READ_BUFFER_RECT => "clEnqueueReadBufferRect",
+        CL_COMMAND_WRITE_BUFFER_RECT => "clEnqueueWriteBufferRect",
+        CL_COMMAND_COPY_BUFFER_RECT => "clEnqueueCopyBufferRect",
+        CL_COMMAND_READ_IMAGE => "clEnqueueReadImage",
+        CL_COMMAND_WRITE_IMAGE => "clEnqueueWriteImage",
+        CL_COMMAND_COPY_IMAGE => "clEnqueueCopyImage",
+        CL_COMMAND_FILL_IMAGE => "clEnqueueFillImage",
+        CL_COMMAND_COPY_IMAGE_TO_BUFFER => "clEnqueueCopyImageToBuffer",
+        CL_COMMAND_COPY_BUFFER_TO_IMAGE => "clEnqueueCopyBufferToImage",
+        CL_COMMAND_MAP_BUFFER => "clEnqueueMapBuffer",
+        CL_COMMAND_MAP_IMAGE => "clEnqueueMapImage",
+        CL_COMMAND_UNMAP_MEM_OBJECT => "clEnqueueUnmapMemObject",
+        _ => return None,
+    })
+}
+
+/// Runs `work`, the command of `command_type` that the executor started on this thread. A
+/// host command that moves bytes is then checked for races with the kernel launches that the
+/// queues and events do not order it with (`Session::host_command`): only when such launches
+/// can exist at all (`order::may_overlap`: an out-of-order queue, or several queues), so a
+/// program with one in-order queue pays nothing.
+pub fn host_command<R>(command_type: cl_command_type, work: impl FnOnce() -> R) -> R {
+    let checked = host_command_name(command_type).and_then(|name| {
+        let s = session()?;
+        let c = s.checks();
+        (order::may_overlap() && (c.races || c.benign)).then_some((s, name))
+    });
+    let Some((s, name)) = checked else {
+        return work();
+    };
+    HOST_ACCESSES.with(|h| *h.borrow_mut() = Some(Vec::new()));
+    let r = work();
+    let accesses = HOST_ACCESSES
+        .with(|h| h.borrow_mut().take())
+        .unwrap_or_default();
+    if !accesses.is_empty() {
+        if let Some((point, clock)) = order::current() {
+            let order = CommandOrder { point, clock };
+            s.host_command(next_host_command_id(), name, &accesses, &order);
+            report(s);
+        }
+    }
+    r
+}
+
+fn next_host_command_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// The last reference to a buffer's storage is gone.

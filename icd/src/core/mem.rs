@@ -29,6 +29,8 @@ pub struct Mem {
     pub parent: Option<Ref<Mem>>,
     pub properties: Vec<cl_mem_properties>,
     pub map_count: AtomicU32,
+    /// The live mappings, by the pointer handed out (the newest last).
+    mappings: Mutex<Vec<(usize, Mapping)>>,
     destructors: Mutex<Vec<(MemDestructorFn, UserPtr)>>,
     /// Set for image objects ([`crate::core::image`]).
     pub image: Option<ImageInfo>,
@@ -54,6 +56,7 @@ pub(crate) fn new_mem(
         parent: None,
         properties,
         map_count: AtomicU32::new(0),
+        mappings: Mutex::new(Vec::new()),
         destructors: Mutex::new(Vec::new()),
         image,
     })
@@ -122,6 +125,7 @@ impl Mem {
             parent: None,
             properties,
             map_count: AtomicU32::new(0),
+            mappings: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
             image: None,
         }))
@@ -151,6 +155,7 @@ impl Mem {
             parent: Some(parent.clone()),
             properties: Vec::new(),
             map_count: AtomicU32::new(0),
+            mappings: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
             image: None,
         })
@@ -161,8 +166,27 @@ impl Mem {
         self.destructors.lock().push((f, user));
     }
 
+    /// The parameter that names this object in a host command of one object (`buffer`,
+    /// `image`) or in a copy (`src_buffer`, `dst_image`, ...): reports call it so.
+    pub fn param(&self, role: Role) -> &'static str {
+        match (self.image.is_some(), role) {
+            (false, Role::Only) => "buffer",
+            (false, Role::Src) => "src_buffer",
+            (false, Role::Dst) => "dst_buffer",
+            (true, Role::Only) => "image",
+            (true, Role::Src) => "src_image",
+            (true, Role::Dst) => "dst_image",
+        }
+    }
+
     /// Reads `dst.len()` bytes from `offset` of this object.
     pub fn read(&self, offset: usize, dst: &mut [u8]) -> Result<(), cl_int> {
+        launch::host_read(
+            &self.storage,
+            self.param(Role::Only),
+            self.offset + offset,
+            dst.len(),
+        );
         self.storage
             .read(self.offset + offset, dst)
             .map_err(|_| CL_OUT_OF_RESOURCES)
@@ -170,7 +194,12 @@ impl Mem {
 
     /// Writes `src` at `offset` of this object, as the host.
     pub fn write(&self, offset: usize, src: &[u8]) -> Result<(), cl_int> {
-        launch::buffer_written_by_host(self.storage.id(), self.offset + offset, src.len());
+        launch::host_wrote(
+            &self.storage,
+            self.param(Role::Only),
+            self.offset + offset,
+            src.len(),
+        );
         self.storage
             .write(self.offset + offset, src)
             .map_err(|_| CL_OUT_OF_RESOURCES)
@@ -185,7 +214,8 @@ impl Mem {
         size: usize,
     ) -> Result<(), cl_int> {
         let (sa, da) = (src.offset + src_offset, self.offset + offset);
-        launch::buffer_written_by_host(self.storage.id(), da, size);
+        launch::host_read(&src.storage, src.param(Role::Src), sa, size);
+        launch::host_wrote(&self.storage, self.param(Role::Dst), da, size);
         self.storage
             .copy_from(da, &src.storage, sa, size)
             .map_err(|_| CL_OUT_OF_RESOURCES)
@@ -193,7 +223,12 @@ impl Mem {
 
     /// Fills `size` bytes from `offset` with `pattern` repeated.
     pub fn fill(&self, offset: usize, size: usize, pattern: &[u8]) -> Result<(), cl_int> {
-        launch::buffer_written_by_host(self.storage.id(), self.offset + offset, size);
+        launch::host_wrote(
+            &self.storage,
+            self.param(Role::Only),
+            self.offset + offset,
+            size,
+        );
         self.storage
             .fill(self.offset + offset, size, pattern)
             .map_err(|_| CL_OUT_OF_RESOURCES)
@@ -212,7 +247,7 @@ impl Mem {
         for z in 0..region[2] {
             for y in 0..region[1] {
                 let (at, ho) = (self.offset + r.offset(y, z), h.offset(y, z));
-                dir.move_row(&self.storage, at, &mut host[ho..ho + region[0]])?;
+                dir.move_row(self, at, &mut host[ho..ho + region[0]])?;
             }
         }
         Ok(())
@@ -228,37 +263,31 @@ impl Mem {
     ) -> Result<(), cl_int> {
         for z in 0..region[2] {
             for y in 0..region[1] {
-                launch::buffer_written_by_host(
-                    self.storage.id(),
-                    self.offset + dr.offset(y, z),
-                    region[0],
-                );
+                let (sa, da) = (src.offset + sr.offset(y, z), self.offset + dr.offset(y, z));
+                launch::host_read(&src.storage, src.param(Role::Src), sa, region[0]);
+                launch::host_wrote(&self.storage, self.param(Role::Dst), da, region[0]);
                 self.storage
-                    .copy_from(
-                        self.offset + dr.offset(y, z),
-                        &src.storage,
-                        src.offset + sr.offset(y, z),
-                        region[0],
-                    )
+                    .copy_from(da, &src.storage, sa, region[0])
                     .map_err(|_| CL_OUT_OF_RESOURCES)?;
             }
         }
         Ok(())
     }
 
-    /// Maps `len` bytes from `offset` (of the storage, from this object's start): the pointer
-    /// is straight into the storage, and the host may write through it, so the bytes count as
-    /// initialised.
-    pub fn map(&self, offset: usize, len: usize) -> *mut u8 {
+    /// Maps `len` bytes from `offset` (of the storage, from this object's start), whose
+    /// bytes in the storage are `mapping`: the pointer is straight into the storage, and the
+    /// host may write through it, so the bytes count as initialised.
+    pub fn map(&self, offset: usize, len: usize, mapping: Mapping) -> *mut u8 {
         let p = self.storage.host_ptr().wrapping_add(self.offset + offset);
         self.map_count.fetch_add(1, Ordering::Relaxed);
+        self.mappings.lock().push((p as usize, mapping));
         launch::buffer_written_by_host(self.storage.id(), self.offset + offset, len);
         p
     }
 
     /// Ends one mapping, at `mapped_ptr` (`CL_INVALID_VALUE` when that is not a mapping of
-    /// this object).
-    pub fn unmap(&self, mapped_ptr: *mut c_void) -> Result<(), cl_int> {
+    /// this object); returns what it mapped.
+    pub fn unmap(&self, mapped_ptr: *mut c_void) -> Result<Option<Mapping>, cl_int> {
         // An image over a sub-buffer starts at its descriptor's base in the storage.
         let image_base = self.image.as_ref().map_or(0, |i| i.desc.base as usize);
         let base = self.storage.host_ptr() as usize + self.offset + image_base;
@@ -267,7 +296,53 @@ impl Mem {
             return Err(CL_INVALID_VALUE);
         }
         self.map_count.fetch_sub(1, Ordering::Relaxed);
-        Ok(())
+        let mut maps = self.mappings.lock();
+        Ok(maps
+            .iter()
+            .rposition(|(at, _)| *at == p)
+            .map(|i| maps.remove(i).1))
+    }
+}
+
+/// A mapping's bytes in the storage (one row for a buffer, the rows of an image box) and
+/// what the host may do with them: the map command counts as a read of them when the host
+/// may read, the unmap command as a write when it may write (`launch::host_read`,
+/// `launch::host_wrote`).
+#[derive(Clone, Debug)]
+pub struct Mapping {
+    pub rows: Vec<(usize, usize)>,
+    pub read: bool,
+    pub write: bool,
+}
+
+impl Mapping {
+    /// What a mapping with `map_flags` lets the host do with `rows`.
+    pub fn new(rows: Vec<(usize, usize)>, map_flags: cl_map_flags) -> Mapping {
+        Mapping {
+            rows,
+            // Without CL_MAP_WRITE_INVALIDATE_REGION the mapped bytes are the object's, and
+            // the host may read them (CL_MAP_WRITE alone included).
+            read: map_flags & CL_MAP_WRITE_INVALIDATE_REGION == 0,
+            write: map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0,
+        }
+    }
+
+    /// The map command's access: the host may read the bytes from when it completes.
+    pub fn mapped(&self, m: &Mem) {
+        if self.read {
+            for &(at, len) in &self.rows {
+                launch::host_read(&m.storage, m.param(Role::Only), at, len);
+            }
+        }
+    }
+
+    /// The unmap command's access: what the host wrote through the pointer is there now.
+    pub fn unmapped(&self, m: &Mem) {
+        if self.write {
+            for &(at, len) in &self.rows {
+                launch::host_wrote(&m.storage, m.param(Role::Only), at, len);
+            }
+        }
     }
 }
 
@@ -325,6 +400,15 @@ pub(crate) fn pitch_or_packed(given: usize, packed: usize) -> Result<usize, cl_i
     Ok(pitch)
 }
 
+/// A memory object's part in a host command: the only object, or a copy's source or
+/// destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Only,
+    Src,
+    Dst,
+}
+
 /// Which way bytes move between a memory object and host memory (buffer rectangles, image
 /// reads and writes).
 #[derive(Clone, Copy)]
@@ -334,13 +418,17 @@ pub enum HostTransfer {
 }
 
 impl HostTransfer {
-    /// Moves one row between `storage` at `at` and `host_row`. A write is reported to the
-    /// race detector first, so that it counts those bytes as initialised by the host.
-    pub fn move_row(self, storage: &Buffer, at: usize, host_row: &mut [u8]) -> Result<(), cl_int> {
+    /// Moves one row between the storage of `m` at `at` and `host_row`. The access is
+    /// reported to the race detector first (a write makes the bytes initialised).
+    pub fn move_row(self, m: &Mem, at: usize, host_row: &mut [u8]) -> Result<(), cl_int> {
+        let (storage, param) = (&m.storage, m.param(Role::Only));
         match self {
-            HostTransfer::Read => storage.read(at, host_row),
+            HostTransfer::Read => {
+                launch::host_read(storage, param, at, host_row.len());
+                storage.read(at, host_row)
+            }
             HostTransfer::Write => {
-                launch::buffer_written_by_host(storage.id(), at, host_row.len());
+                launch::host_wrote(storage, param, at, host_row.len());
                 storage.write(at, host_row)
             }
         }

@@ -1,5 +1,6 @@
-//! Happens-before between commands, for the race checker: which earlier kernel launches
-//! completed before a launch started, derived from queues and events, never from timing.
+//! Happens-before between commands, for the race checker: which earlier commands (kernel
+//! launches, host transfers) completed before a command started, derived from queues and
+//! events, never from timing.
 //!
 //! Every command gets a [`Point`] (its queue and position there). A [`Clock`] is a set of
 //! points: per queue a prefix (positions `1..=n`) plus single points (commands of out-of-order
@@ -13,12 +14,12 @@
 //!
 //! The command's own point is then added and the result is stored in its event, where
 //! successors find it. A launch's records may be forgotten once it is *settled*: in the host's
-//! clock as of the oldest kernel launch still waiting to start.
+//! clock as of the oldest command still waiting to start or running.
 
 use parking_lot::Mutex;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// A command's place: its queue and position there (from 1), packed as `queue << 40 | pos`.
@@ -120,7 +121,7 @@ impl Clock {
     }
 }
 
-/// What the host has waited for, and the host clocks of kernel launches not started yet.
+/// What the host has waited for, and the host clocks of commands not finished yet.
 struct Host {
     clock: Arc<Clock>,
     pending: BTreeMap<u64, Arc<Clock>>,
@@ -153,34 +154,35 @@ pub fn host_saw(done: &Clock) {
     }
 }
 
-/// A kernel launch enqueued and not started yet; its host clock bounds what may be forgotten.
-pub struct PendingLaunch(u64);
+/// A command enqueued and not finished yet (kernel launches and host commands both join the
+/// race checker's window when they run); its host clock bounds what may be forgotten.
+pub struct PendingCommand(u64);
 
-impl PendingLaunch {
-    /// Registers a launch being enqueued now.
-    pub fn register() -> PendingLaunch {
+impl PendingCommand {
+    /// Registers a command being enqueued now.
+    pub fn register() -> PendingCommand {
         let mut h = host().lock();
         let id = h.next;
         h.next += 1;
         let clock = h.clock.clone();
         h.pending.insert(id, clock);
-        PendingLaunch(id)
+        PendingCommand(id)
     }
 }
 
-impl Drop for PendingLaunch {
+impl Drop for PendingCommand {
     fn drop(&mut self) {
         host().lock().pending.remove(&self.0);
     }
 }
 
-/// Whether `p` happens before every launch that may still start.
+/// Whether `p` happens before every command that may still start.
 pub fn settled(p: Point) -> bool {
     host().lock().settled(p)
 }
 
 impl Host {
-    /// In the host clock as of the oldest launch waiting to start (host clocks only grow, so
+    /// In the host clock as of the oldest command not finished (host clocks only grow, so
     /// that one is the smallest).
     fn settled(&self, p: Point) -> bool {
         match self.pending.values().next() {
@@ -198,9 +200,22 @@ pub struct QueueOrder {
     done: Mutex<Clock>,
 }
 
+/// Whether commands may run unordered with each other: set for good once the process has an
+/// out-of-order queue or a second queue. With one in-order queue every command follows the
+/// previous one, and host commands need no race check.
+static MAY_OVERLAP: AtomicBool = AtomicBool::new(false);
+
+/// Whether two commands of this process may ever have been unordered ([`MAY_OVERLAP`]).
+pub fn may_overlap() -> bool {
+    MAY_OVERLAP.load(Ordering::Relaxed)
+}
+
 impl QueueOrder {
-    pub fn new() -> Arc<QueueOrder> {
+    pub fn new(out_of_order: bool) -> Arc<QueueOrder> {
         static NEXT: AtomicU32 = AtomicU32::new(1);
+        if out_of_order || NEXT.load(Ordering::Relaxed) > 1 {
+            MAY_OVERLAP.store(true, Ordering::Relaxed);
+        }
         Arc::new(QueueOrder {
             id: NEXT.fetch_add(1, Ordering::Relaxed),
             next_pos: AtomicU64::new(1),

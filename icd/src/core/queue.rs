@@ -24,6 +24,11 @@ pub struct Command {
     /// Events the command is ordered after without waiting for them (an out-of-order queue's
     /// last barrier, already complete).
     pub(super) after: Vec<Ref<Event>>,
+    /// Until it finished (after joining the race checker's window), the command holds back
+    /// forgetting what it may overlap: released earlier, a host wait between enqueue and
+    /// its start would settle (and forget) commands it was enqueued alongside, and their
+    /// races with it would go unseen.
+    pub(super) pending: order::PendingCommand,
 }
 
 pub struct Queue {
@@ -46,7 +51,7 @@ impl Queue {
         properties_array: Vec<cl_queue_properties>,
     ) -> Result<Ref<Queue>, cl_int> {
         let (tx, rx) = unbounded();
-        let order = QueueOrder::new();
+        let order = QueueOrder::new(properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0);
         let executor_order = order.clone();
         std::thread::Builder::new()
             .name("shadowcl-queue".into())
@@ -105,6 +110,7 @@ pub fn submit(
         profiling,
         CL_QUEUED as cl_int,
     );
+    let pending = order::PendingCommand::register();
     let mut start = order::Start {
         host: order::host_clock(),
         point: None,
@@ -140,6 +146,7 @@ pub fn submit(
         work,
         start,
         after,
+        pending,
     })
     .map_err(|_| CL_OUT_OF_RESOURCES)?;
     if blocking {

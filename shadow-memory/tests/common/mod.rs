@@ -9,8 +9,8 @@ pub use shadowcl_interpreter::{
     GroupInfo, InstId, LaunchInfo, LocalAlloc, Observer, Release, SourceLoc, WorkItem,
 };
 pub use shadowcl_shadow::{
-    Checks, Config, FindingKind, GroupState, LaunchChecker, LaunchOrder, RaceKind, Report, Scope,
-    Sequential, Session, Suppressions, Unordered,
+    Checks, Config, FindingKind, GroupState, HostAccess, LaunchChecker, LaunchOrder, RaceKind,
+    Report, Scope, Sequential, Session, Suppressions, Unordered,
 };
 pub use std::sync::Arc;
 

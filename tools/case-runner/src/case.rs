@@ -17,6 +17,7 @@ pub use parse::parse;
 const KEYS: &[&str] = &[
     "kernel",
     "launch",
+    "command",
     "global",
     "local",
     "offset",
@@ -313,8 +314,27 @@ pub enum Arg {
     Scalar(Vec<u8>),
 }
 
+/// A host command enqueued among the launches (`command:`), on whole buffers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostCommand {
+    /// `clEnqueueReadBuffer` of the buffer into host memory.
+    Read(usize),
+    /// `clEnqueueWriteBuffer` of the buffer's initial contents (zeros when it has none).
+    Write(usize),
+    /// `clEnqueueCopyBuffer` from the first buffer to the second (same size).
+    Copy(usize, usize),
+    /// `clEnqueueFillBuffer` with zeros.
+    Fill(usize),
+    /// `clEnqueueMapBuffer` for reading and writing, then `clEnqueueUnmapMemObject` after it
+    /// (the step's event is the unmap's).
+    MapUnmap(usize),
+}
+
+/// One enqueued step: a kernel launch, or (`command` set) a host command, which has no
+/// kernel, sizes or arguments.
 #[derive(Debug, Clone)]
 pub struct Launch {
+    pub command: Option<HostCommand>,
     pub kernel: String,
     pub global: Vec<usize>,
     pub local: Option<Vec<usize>>,
@@ -326,6 +346,23 @@ pub struct Launch {
     pub on: usize,
     /// The host calls `clFinish` on every queue before enqueueing this launch.
     pub host_wait: bool,
+}
+
+impl Launch {
+    /// A step named `kernel` (a host command's text until it is parsed), with nothing set.
+    fn new(kernel: String) -> Launch {
+        Launch {
+            command: None,
+            kernel,
+            global: Vec::new(),
+            local: None,
+            offset: None,
+            args: Vec::new(),
+            after: Vec::new(),
+            on: 0,
+            host_wait: false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

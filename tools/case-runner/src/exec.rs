@@ -1,6 +1,6 @@
 //! Runs one parsed case on an OpenCL platform through the ICD loader.
 
-use crate::case::{Arg, Case, Launch};
+use crate::case::{Arg, Case, HostCommand, Launch};
 use crate::ffi::*;
 use std::ffi::{c_void, CString};
 use std::ptr::{null, null_mut};
@@ -181,7 +181,21 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
         let mut events: Vec<cl_event> = Vec::new();
         let mut kernels = Vec::new();
         let mut samplers = Vec::new();
+        // Host memory of the host commands, alive until every queue finished.
+        let mut host_memory: Vec<Vec<u8>> = Vec::new();
         for (li, l) in case.launches.iter().enumerate() {
+            if let Some(c) = &l.command {
+                if l.host_wait {
+                    for &q in &queues {
+                        check(clFinish(q), "clFinish")?;
+                    }
+                }
+                let wait: Vec<cl_event> = l.after.iter().map(|a| events[*a]).collect();
+                let ev =
+                    enqueue_host_command(queues[l.on], case, c, &mems, &wait, &mut host_memory)?;
+                events.push(ev);
+                continue;
+            }
             let kname = CString::new(l.kernel.clone())
                 .map_err(|_| RunError::Fail("kernel name contains a NUL byte".into()))?;
             let k = clCreateKernel(prog, kname.as_ptr(), &mut err);
@@ -258,6 +272,74 @@ pub fn run(case: &Case, platform: &str, options: &str) -> Result<Output, RunErro
             notes,
         })
     }
+}
+
+/// Enqueues host command `c` (non-blocking) on `q` after the events `wait`; its host memory
+/// goes into `host_memory`, which the caller keeps until the queues finished.
+///
+/// # Safety
+/// `q` and `mems` are live objects of one context; `wait` holds live events.
+unsafe fn enqueue_host_command(
+    q: cl_command_queue,
+    case: &Case,
+    c: &HostCommand,
+    mems: &[cl_mem],
+    wait: &[cl_event],
+    host_memory: &mut Vec<Vec<u8>>,
+) -> Result<cl_event, RunError> {
+    let (n, w) = (
+        wait.len() as cl_uint,
+        if wait.is_empty() {
+            null()
+        } else {
+            wait.as_ptr()
+        },
+    );
+    let mut ev: cl_event = null_mut();
+    let (rc, what) = match *c {
+        HostCommand::Read(b) => {
+            let mut host = vec![0u8; case.buffers[b].bytes()];
+            let (p, len) = (host.as_mut_ptr(), host.len());
+            host_memory.push(host);
+            let rc = clEnqueueReadBuffer(q, mems[b], 0, 0, len, p.cast(), n, w, &mut ev);
+            (rc, "clEnqueueReadBuffer")
+        }
+        HostCommand::Write(b) => {
+            let d = &case.buffers[b];
+            let host = d
+                .initial()
+                .map_err(RunError::Fail)?
+                .unwrap_or_else(|| vec![0; d.bytes()]);
+            let (p, len) = (host.as_ptr(), host.len());
+            host_memory.push(host);
+            let rc = clEnqueueWriteBuffer(q, mems[b], 0, 0, len, p.cast(), n, w, &mut ev);
+            (rc, "clEnqueueWriteBuffer")
+        }
+        HostCommand::Copy(s, d) => {
+            let len = case.buffers[s].bytes();
+            let rc = clEnqueueCopyBuffer(q, mems[s], mems[d], 0, 0, len, n, w, &mut ev);
+            (rc, "clEnqueueCopyBuffer")
+        }
+        HostCommand::MapUnmap(b) => {
+            let len = case.buffers[b].bytes();
+            let (mut map_ev, mut err) = (null_mut(), 0);
+            // CL_MAP_READ | CL_MAP_WRITE
+            let p = clEnqueueMapBuffer(q, mems[b], 0, 0b11, 0, len, n, w, &mut map_ev, &mut err);
+            check(err, "clEnqueueMapBuffer")?;
+            let rc = clEnqueueUnmapMemObject(q, mems[b], p, 1, &map_ev, &mut ev);
+            clReleaseEvent(map_ev);
+            (rc, "clEnqueueUnmapMemObject")
+        }
+        HostCommand::Fill(b) => {
+            let zero = 0u8;
+            let len = case.buffers[b].bytes();
+            let p = (&zero as *const u8).cast();
+            let rc = clEnqueueFillBuffer(q, mems[b], p, 1, 0, len, n, w, &mut ev);
+            (rc, "clEnqueueFillBuffer")
+        }
+    };
+    check(rc, what)?;
+    Ok(ev)
 }
 
 /// Builds the case's source with its options and `options`; a failed build gives its log.

@@ -158,6 +158,48 @@ extern "C" {
         wait: *const cl_event,
         ev: *mut cl_event,
     ) -> cl_int;
+    pub fn clEnqueueCopyBuffer(
+        q: cl_command_queue,
+        src: cl_mem,
+        dst: cl_mem,
+        src_offset: usize,
+        dst_offset: usize,
+        size: usize,
+        n: cl_uint,
+        wait: *const cl_event,
+        ev: *mut cl_event,
+    ) -> cl_int;
+    pub fn clEnqueueFillBuffer(
+        q: cl_command_queue,
+        mem: cl_mem,
+        pattern: *const c_void,
+        pattern_size: usize,
+        offset: usize,
+        size: usize,
+        n: cl_uint,
+        wait: *const cl_event,
+        ev: *mut cl_event,
+    ) -> cl_int;
+    pub fn clEnqueueMapBuffer(
+        q: cl_command_queue,
+        mem: cl_mem,
+        blocking: cl_uint,
+        flags: cl_bitfield,
+        offset: usize,
+        size: usize,
+        n: cl_uint,
+        wait: *const cl_event,
+        ev: *mut cl_event,
+        err: *mut cl_int,
+    ) -> *mut c_void;
+    pub fn clEnqueueUnmapMemObject(
+        q: cl_command_queue,
+        mem: cl_mem,
+        ptr: *mut c_void,
+        n: cl_uint,
+        wait: *const cl_event,
+        ev: *mut cl_event,
+    ) -> cl_int;
     pub fn clEnqueueNDRangeKernel(
         q: cl_command_queue,
         k: cl_kernel,

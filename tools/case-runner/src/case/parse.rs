@@ -200,6 +200,7 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
         twin: None,
     };
     let mut release_refs: Vec<(usize, String)> = Vec::new();
+    let mut commands: Vec<(usize, usize, String)> = Vec::new();
     for (i, raw) in source.lines().enumerate() {
         let lineno = i + 1;
         let t = raw.trim();
@@ -220,16 +221,12 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
                     if value.is_empty() {
                         return Err(e("needs a kernel name".into()));
                     }
-                    case.launches.push(Launch {
-                        kernel: value,
-                        global: Vec::new(),
-                        local: None,
-                        offset: None,
-                        args: Vec::new(),
-                        after: Vec::new(),
-                        on: 0,
-                        host_wait: false,
-                    });
+                    case.launches.push(Launch::new(value));
+                }
+                "command" => {
+                    // Resolved once every buffer is declared (a command may come first).
+                    commands.push((lineno, case.launches.len(), value.clone()));
+                    case.launches.push(Launch::new(value));
                 }
                 "global" | "local" | "offset" | "arg" | "after" | "on" | "host-wait" => {
                     launch_key(&mut case, &key, &value).map_err(e)?
@@ -272,8 +269,13 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
             }
         }
     }
-    if case.launches.is_empty() {
+    if case.launches.len() == commands.len() {
         return Err(err(0, "declares no `// kernel:` line".into()));
+    }
+    for (lineno, i, value) in commands {
+        let c = host_command(&case.buffers, &value)
+            .map_err(|m| err(lineno, format!("command: {m}")))?;
+        case.launches[i].command = Some(c);
     }
     check_launches(&case).map_err(|m| err(0, m))?;
     for (lineno, r) in release_refs {
@@ -538,7 +540,36 @@ fn launch_key(case: &mut Case, key: &str, value: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// An `expect:` line (`none`, or a finding kind and its `key=value` fields), into `list`.
+/// A `command:` line: `read NAME`, `write NAME`, `fill NAME`, `map-unmap NAME` or
+/// `copy SRC DST`, on buffers
+/// the case's launches declare.
+fn host_command(buffers: &[BufferDecl], value: &str) -> Result<HostCommand, String> {
+    let find = |name: &str| {
+        buffers
+            .iter()
+            .position(|b| b.name == name)
+            .filter(|&i| buffers[i].image.is_none())
+            .ok_or_else(|| format!("no buffer `{name}`"))
+    };
+    let words: Vec<&str> = value.split_whitespace().collect();
+    match words.as_slice() {
+        ["read", b] => Ok(HostCommand::Read(find(b)?)),
+        ["write", b] => Ok(HostCommand::Write(find(b)?)),
+        ["fill", b] => Ok(HostCommand::Fill(find(b)?)),
+        ["map-unmap", b] => Ok(HostCommand::MapUnmap(find(b)?)),
+        ["copy", s, d] => {
+            let (s, d) = (find(s)?, find(d)?);
+            if buffers[s].bytes() != buffers[d].bytes() {
+                return Err("copy: the buffers differ in size".into());
+            }
+            Ok(HostCommand::Copy(s, d))
+        }
+        _ => Err(format!(
+            "`{value}`: read NAME | write NAME | fill NAME | map-unmap NAME | copy SRC DST"
+        )),
+    }
+}
+
 /// A new buffer's name when the case gives none: `argI`, or `lL.argI` in launch L.
 fn default_arg_name(launchi: usize, argi: usize) -> String {
     if launchi == 0 {
@@ -558,6 +589,7 @@ fn access_flag(f: &str) -> Result<KernelAccess, String> {
     }
 }
 
+/// An `expect:` line (`none`, or a finding kind and its `key=value` fields), into `list`.
 fn expect_line(list: &mut Vec<Expect>, value: &str) -> Result<(), String> {
     let mut words = value.split_whitespace();
     let kind = words.next().unwrap_or("");
@@ -645,7 +677,13 @@ fn oclgrind_line(value: &str) -> Result<OclgrindOverride, String> {
 /// What the launches declare must fit together: sizes, queues, dependencies.
 fn check_launches(case: &Case) -> Result<(), String> {
     for (i, l) in case.launches.iter().enumerate() {
-        if l.global.is_empty() {
+        if l.command.is_some() && !(l.global.is_empty() && l.args.is_empty()) {
+            return Err(format!(
+                "command {i} ({}) takes no sizes or arguments",
+                l.kernel
+            ));
+        }
+        if l.global.is_empty() && l.command.is_none() {
             return Err(format!("launch {i} ({}) has no `global:`", l.kernel));
         }
         if let Some(loc) = &l.local {

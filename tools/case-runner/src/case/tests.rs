@@ -110,3 +110,33 @@ fn parses_sub_buffers_inside_their_parent() {
         }
     }
 }
+
+#[test]
+fn host_commands_are_steps_on_named_buffers() {
+    let src = "// command: write in\n// kernel: k\n// global: 16\n\
+               // arg: buffer int 16 name=in\n// arg: buffer int 16 name=out\n\
+               // command: copy in out\n// after: 0, 1\n// command: map-unmap out\n\
+               // expect: none\n__kernel void k() {}\n";
+    let c = match parse(Path::new("x.cl"), src.to_string()) {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    };
+    let steps: Vec<Option<HostCommand>> = c.launches.iter().map(|l| l.command.clone()).collect();
+    assert_eq!(
+        steps,
+        [
+            Some(HostCommand::Write(0)),
+            None,
+            Some(HostCommand::Copy(0, 1)),
+            Some(HostCommand::MapUnmap(1))
+        ]
+    );
+    assert_eq!(c.launches[2].after, vec![0, 1]);
+    let bad = |body: &str| {
+        let src = format!("// kernel: k\n// global: 16\n// arg: buffer int 16 name=a\n{body}\n__kernel void k() {{}}\n");
+        parse(Path::new("x.cl"), src).err().map(|e| e.msg)
+    };
+    assert!(bad("// command: read nothing").is_some_and(|m| m.contains("no buffer `nothing`")));
+    assert!(bad("// command: shred a").is_some_and(|m| m.contains("read NAME")));
+    assert!(bad("// command: read a\n// global: 4").is_some_and(|m| m.contains("no sizes")));
+}

@@ -1,0 +1,9 @@
+// Twin of read-after-kernel-no-event.cl: the read waits for the kernel's event.
+// queue: out-of-order
+// launch: produce
+// global: 16   local: 16
+// arg: buffer int 16 fill=zero name=b
+// command: read b
+// after: 0
+// expect: none
+__kernel void produce(__global int *b) { b[get_global_id(0)] = (int)get_global_id(0) * 2; }
