@@ -355,6 +355,12 @@ impl Conflicts {
         out
     }
 
+    /// Whether the access conflicts with anything.
+    #[inline(always)]
+    pub fn any(&self) -> bool {
+        self.0.iter().any(Option::is_some)
+    }
+
     /// The conflict of race kind `kind`.
     pub fn get(&self, kind: RaceKind) -> Option<Conflict> {
         self.0[Self::slot(kind)]

@@ -137,11 +137,14 @@ thread_local! {
     static HOST_ACCESSES: RefCell<Option<Vec<HostAccess>>> = const { RefCell::new(None) };
 }
 
-/// Notes an access of the running host command; adjacent rows of one rectangle join.
-fn note_host_access(a: HostAccess) {
+/// Notes an access of the running host command (adjacent rows of one rectangle join);
+/// false when the command is not checked.
+fn note_host_access(a: HostAccess) -> bool {
     HOST_ACCESSES.with(|h| {
         let mut h = h.borrow_mut();
-        let Some(list) = h.as_mut() else { return };
+        let Some(list) = h.as_mut() else {
+            return false;
+        };
         match list.last_mut() {
             Some(l)
                 if (l.alloc, l.param, l.write) == (a.alloc, a.param, a.write)
@@ -151,13 +154,14 @@ fn note_host_access(a: HostAccess) {
             }
             _ => list.push(a),
         }
-    });
+        true
+    })
 }
 
 /// The running host command read `len` bytes at `offset` of `storage` through its parameter
 /// `param` (`buffer`, `src_buffer`, `src_image`, ...).
 pub fn host_read(storage: &Buffer, param: &'static str, offset: usize, len: usize) {
-    note_host_access(HostAccess {
+    let _ = note_host_access(HostAccess {
         param,
         alloc: storage.id(),
         offset: offset as u64,
@@ -167,16 +171,19 @@ pub fn host_read(storage: &Buffer, param: &'static str, offset: usize, len: usiz
 }
 
 /// The running host command wrote `len` bytes at `offset` of `storage` through `param`: the
-/// bytes are initialised, and checked for races when the command is.
+/// bytes are initialised, and checked for races when the command is (the records it then
+/// writes mark them initialised: one pass over the shadow, not two).
 pub fn host_wrote(storage: &Buffer, param: &'static str, offset: usize, len: usize) {
-    buffer_written_by_host(storage.id(), offset, len);
-    note_host_access(HostAccess {
+    let noted = note_host_access(HostAccess {
         param,
         alloc: storage.id(),
         offset: offset as u64,
         len: len as u64,
         write: true,
     });
+    if !noted {
+        buffer_written_by_host(storage.id(), offset, len);
+    }
 }
 
 /// The entry point of a host command that moves bytes of memory objects, by command type.

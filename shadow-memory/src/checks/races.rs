@@ -8,6 +8,7 @@ use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
 use shadowcl_interpreter::Access;
 use shadowcl_interpreter::{AccessKind, AddressSpace};
+use std::cell::Cell;
 
 /// The record kind of an access (an atomic read is named and paired as an atomic).
 pub(crate) fn op_of(k: AccessKind) -> Op {
@@ -157,25 +158,42 @@ impl LaunchChecker<'_> {
                 let shadow = self.shadow(g, a.alloc, a.offset + a.size as u64);
                 // Bits `i..i + n` of a 128-bit byte mask (bytes past 128 are not followed).
                 let bits = |i: u64, n: u64| ((1u128 << n) - 1).checked_shl(i as u32).unwrap_or(0);
+                // Only the new record and whether the step found anything pass through the
+                // shadow's loop; a step that did is kept aside for `done` (moving the whole
+                // `Step` per word was that loop's hot spot). Within one access the step is a
+                // function of the old record alone: words with equal records (a long host
+                // transfer, a vector one item wrote) reuse the previous word's.
+                let notable: Cell<Option<mar::Step>> = Cell::new(None);
+                // The last step that found nothing: (old record, new record).
+                let mut last: Option<(u64, u64)> = None;
                 shadow.update(
                     a.offset,
                     a.size as u64,
                     keep_undefined != 0,
                     |i, old| {
-                        let mut s = step(self.current(old, &me), site, epoch);
-                        s.new = keep(i, old, s.new);
-                        (s.new, s)
+                        let new = match last {
+                            // Only steps that found nothing are reused: `notable` is `None`.
+                            Some((o, new)) if o == old => new,
+                            _ => {
+                                let s = step(self.current(old, &me), site, epoch);
+                                let found_something = s.uninit || s.conflicts.any();
+                                notable.set(found_something.then_some(s));
+                                last = (!found_something).then_some((old, s.new));
+                                s.new
+                            }
+                        };
+                        let new = keep(i, old, new);
+                        (new, new)
                     },
-                    |i, n, old, s| {
+                    |i, n, old, new| {
+                        if writes && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
+                            defined |= bits(i, n);
+                        }
+                        let Some(s) = notable.get() else {
+                            return;
+                        };
                         if copy_read && s.uninit {
                             read_undefined |= (((1u16 << n) - 1) << (i & 7)) as u8;
-                        }
-                        if writes {
-                            let first_write =
-                                old & mar::INIT_BIT == 0 && s.new & mar::INIT_BIT != 0;
-                            if first_write {
-                                defined |= bits(i, n);
-                            }
                         }
                         let inside = found.note(a.offset + i, s);
                         if FIRST && inside {
