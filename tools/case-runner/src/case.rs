@@ -317,9 +317,11 @@ pub enum Arg {
 /// A host command enqueued among the launches (`command:`), on whole buffers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostCommand {
-    /// `clEnqueueReadBuffer` of the buffer into host memory.
+    /// `clEnqueueReadBuffer` (`clEnqueueReadImage`) of the whole buffer (image) into host
+    /// memory.
     Read(usize),
-    /// `clEnqueueWriteBuffer` of the buffer's initial contents (zeros when it has none).
+    /// `clEnqueueWriteBuffer` (`clEnqueueWriteImage`) of its initial contents (zeros when it
+    /// has none).
     Write(usize),
     /// `clEnqueueCopyBuffer` from the first buffer to the second (same size).
     Copy(usize, usize),

@@ -301,8 +301,18 @@ unsafe fn enqueue_host_command(
             let mut host = vec![0u8; case.buffers[b].bytes()];
             let (p, len) = (host.as_mut_ptr(), host.len());
             host_memory.push(host);
-            let rc = clEnqueueReadBuffer(q, mems[b], 0, 0, len, p.cast(), n, w, &mut ev);
-            (rc, "clEnqueueReadBuffer")
+            match case.buffers[b].image {
+                Some(region) => {
+                    let origin = [0usize; 3];
+                    let (o, r) = (origin.as_ptr(), region.as_ptr());
+                    let rc = clEnqueueReadImage(q, mems[b], 0, o, r, 0, 0, p.cast(), n, w, &mut ev);
+                    (rc, "clEnqueueReadImage")
+                }
+                None => {
+                    let rc = clEnqueueReadBuffer(q, mems[b], 0, 0, len, p.cast(), n, w, &mut ev);
+                    (rc, "clEnqueueReadBuffer")
+                }
+            }
         }
         HostCommand::Write(b) => {
             let d = &case.buffers[b];
@@ -312,8 +322,19 @@ unsafe fn enqueue_host_command(
                 .unwrap_or_else(|| vec![0; d.bytes()]);
             let (p, len) = (host.as_ptr(), host.len());
             host_memory.push(host);
-            let rc = clEnqueueWriteBuffer(q, mems[b], 0, 0, len, p.cast(), n, w, &mut ev);
-            (rc, "clEnqueueWriteBuffer")
+            match d.image {
+                Some(region) => {
+                    let origin = [0usize; 3];
+                    let (o, r) = (origin.as_ptr(), region.as_ptr());
+                    let rc =
+                        clEnqueueWriteImage(q, mems[b], 0, o, r, 0, 0, p.cast(), n, w, &mut ev);
+                    (rc, "clEnqueueWriteImage")
+                }
+                None => {
+                    let rc = clEnqueueWriteBuffer(q, mems[b], 0, 0, len, p.cast(), n, w, &mut ev);
+                    (rc, "clEnqueueWriteBuffer")
+                }
+            }
         }
         HostCommand::Copy(s, d) => {
             let len = case.buffers[s].bytes();

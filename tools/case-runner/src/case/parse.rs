@@ -540,21 +540,24 @@ fn launch_key(case: &mut Case, key: &str, value: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A `command:` line: `read NAME`, `write NAME`, `fill NAME`, `map-unmap NAME` or
-/// `copy SRC DST`, on buffers
-/// the case's launches declare.
+/// A `command:` line: `read NAME`, `write NAME` (buffers or images), `fill NAME`,
+/// `map-unmap NAME` or `copy SRC DST` (buffers), on what the case's launches declare.
 fn host_command(buffers: &[BufferDecl], value: &str) -> Result<HostCommand, String> {
-    let find = |name: &str| {
+    let any = |name: &str| {
         buffers
             .iter()
             .position(|b| b.name == name)
-            .filter(|&i| buffers[i].image.is_none())
             .ok_or_else(|| format!("no buffer `{name}`"))
+    };
+    let find = |name: &str| {
+        Some(any(name)?)
+            .filter(|&i| buffers[i].image.is_none())
+            .ok_or_else(|| format!("`{name}` is an image: only read and write take images"))
     };
     let words: Vec<&str> = value.split_whitespace().collect();
     match words.as_slice() {
-        ["read", b] => Ok(HostCommand::Read(find(b)?)),
-        ["write", b] => Ok(HostCommand::Write(find(b)?)),
+        ["read", b] => Ok(HostCommand::Read(any(b)?)),
+        ["write", b] => Ok(HostCommand::Write(any(b)?)),
         ["fill", b] => Ok(HostCommand::Fill(find(b)?)),
         ["map-unmap", b] => Ok(HostCommand::MapUnmap(find(b)?)),
         ["copy", s, d] => {

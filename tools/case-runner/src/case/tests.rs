@@ -139,4 +139,7 @@ fn host_commands_are_steps_on_named_buffers() {
     assert!(bad("// command: read nothing").is_some_and(|m| m.contains("no buffer `nothing`")));
     assert!(bad("// command: shred a").is_some_and(|m| m.contains("read NAME")));
     assert!(bad("// command: read a\n// global: 4").is_some_and(|m| m.contains("no sizes")));
+    let image = "// arg: image2d float 4 4 name=img\n// command: ";
+    assert!(bad(&format!("{image}read img")).is_none());
+    assert!(bad(&format!("{image}fill img")).is_some_and(|m| m.contains("is an image")));
 }
