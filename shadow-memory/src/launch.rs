@@ -202,6 +202,12 @@ impl LaunchChecker<'_> {
             return s;
         }
         let s = *self.sites.lock().entry(inst).or_insert_with(|| {
+            // A host command has no line, and its window entry names it: it takes no site
+            // (sites run short in a process that keeps commands in flight, and only a window
+            // with nothing in it frees them).
+            if self.host {
+                return 0;
+            }
             let mut st = self.session.state.lock();
             if st.sites.len() > mar::MAX_SITE as usize {
                 return 0;
@@ -213,7 +219,6 @@ impl LaunchChecker<'_> {
                 .unwrap_or_else(|| Arc::from(""));
             st.sites.push(Some(Site {
                 launch: self.id,
-                host: self.host,
                 kernel,
                 location: self.program.location(inst),
             }));
@@ -401,7 +406,8 @@ impl LaunchChecker<'_> {
                         Some(Actor::GroupCopy(w)) => (None, None, Some(w), true),
                         None => (None, None, None, false),
                     };
-                    let host = w.map(|w| w.host).or(site.map(|s| s.host)).unwrap_or(false);
+                    // Host commands take no site: their window entry names them.
+                    let host = w.is_some_and(|w| w.host);
                     Side {
                         access: op.name().into(),
                         global_id: global_id.filter(|_| !host),

@@ -155,8 +155,6 @@ pub(crate) const WINDOW_CAP: usize = 256;
 /// An interned instruction (MARs hold 13-bit site numbers, not instruction ids).
 pub(crate) struct Site {
     pub(crate) launch: u64,
-    /// `launch` numbers a host command ([`WindowLaunch::host`]).
-    pub(crate) host: bool,
     pub(crate) kernel: Arc<str>,
     pub(crate) location: Option<SourceLoc>,
 }
