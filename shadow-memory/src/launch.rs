@@ -397,8 +397,8 @@ impl LaunchChecker<'_> {
         let side = |s: &(RawSide, Option<WorkItem>)| -> Side {
             match s {
                 (RawSide::Recorded { item, site, op }, _) => {
+                    let w = window_of(st, *item);
                     let item = *item as u64;
-                    let w = st.window.iter().find(|w| (w.lo..w.hi).contains(&item));
                     let actor = w.map(|w| w.geometry.actor(item - w.lo));
                     let site = st.sites.get(*site as usize).and_then(Option::as_ref);
                     let (global_id, local_id, group_id, group_copy) = match actor {
@@ -473,8 +473,20 @@ impl LaunchChecker<'_> {
         let (buffer, index) = match (r.key.alloc, r.offset) {
             // A work-item's own array or struct: named by the source line, not a buffer.
             _ if r.key.memory == Some(AddressSpace::Private) => (Some("private".into()), None),
-            // A host command moves bytes, not elements.
-            (Some(a), Some(off)) if self.host => (name_and_index(ls, a, off).0, None),
+            // A host command moves bytes, not elements; the buffer is called as the kernel
+            // on the other side calls it, when the race has one.
+            (Some(a), Some(off)) if self.host => {
+                let kernel_side = match &r.first {
+                    Some((RawSide::Recorded { item, .. }, _)) => {
+                        window_of(st, *item).filter(|w| !w.host)
+                    }
+                    _ => None,
+                };
+                let name = kernel_side
+                    .and_then(|w| bound_arg(&w.args, a, off))
+                    .map(|b| b.name.clone());
+                (name.or(name_and_index(ls, a, off).0), None)
+            }
             (Some(a), Some(off)) => name_and_index(ls, a, off),
             (Some(a), None) => (Some(name_and_index(ls, a, 0).0.unwrap_or_default()), None),
             _ => (None, None),
@@ -517,6 +529,12 @@ impl LaunchChecker<'_> {
     }
 }
 
+/// The window launch that record item `item` belongs to.
+fn window_of(st: &State, item: u32) -> Option<&WindowLaunch> {
+    let item = item as u64;
+    st.window.iter().find(|w| (w.lo..w.hi).contains(&item))
+}
+
 /// Argument (or `__local` variable) name and element index of byte `off` of `alloc`.
 pub(crate) fn name_and_index(
     ls: &LaunchState,
@@ -532,22 +550,23 @@ pub(crate) fn name_and_index(
             None => (Some(format!("local#{slot}")), None),
         };
     }
-    let inside = |a: &&ArgBinding| {
-        (a.view_offset as i64..(a.view_offset + a.view_size) as i64).contains(&off)
-    };
-    let bound: Vec<&ArgBinding> = ls.args.iter().filter(|a| a.alloc == Some(alloc)).collect();
-    match bound
-        .iter()
-        .copied()
-        .find(inside)
-        .or(bound.first().copied())
-    {
+    match bound_arg(&ls.args, alloc, off) {
         Some(a) => (
             Some(a.name.clone()),
             Some((off - a.view_offset as i64).div_euclid(a.elem_size.max(1) as i64)),
         ),
         None => (Some(format!("buffer#{}", alloc.0)), None),
     }
+}
+
+/// The argument of `args` bound to byte `off` of `alloc` (the one whose view holds it, else
+/// the first bound to `alloc`).
+fn bound_arg(args: &[ArgBinding], alloc: AllocId, off: i64) -> Option<&ArgBinding> {
+    let inside = |a: &&ArgBinding| {
+        (a.view_offset as i64..(a.view_offset + a.view_size) as i64).contains(&off)
+    };
+    let mut bound = args.iter().filter(|a| a.alloc == Some(alloc));
+    bound.clone().find(inside).or_else(|| bound.next())
 }
 
 impl Drop for LaunchChecker<'_> {
@@ -602,6 +621,12 @@ impl Observer for LaunchChecker<'_> {
             st.window.push(WindowLaunch {
                 id: self.id,
                 host: self.host,
+                args: info
+                    .args
+                    .iter()
+                    .filter(|a| a.space == AddressSpace::Global)
+                    .cloned()
+                    .collect(),
                 order: order.key(),
                 kernel: kernel.clone(),
                 lo,

@@ -10,7 +10,7 @@ use crate::sources::SourceMap;
 use crate::{default_shadow_limit, Checks, Config};
 use parking_lot::{Mutex, RwLock};
 use shadowcl_interpreter::{
-    AddressSpace, Alignments, AllocId, ArgValue, InstId, Launch, Program, SourceLoc,
+    AddressSpace, Alignments, AllocId, ArgBinding, ArgValue, InstId, Launch, Program, SourceLoc,
 };
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
@@ -83,6 +83,8 @@ pub(crate) struct WindowLaunch {
     /// Its [`LaunchOrder::key`].
     pub(crate) order: u64,
     pub(crate) kernel: Arc<str>,
+    /// Its global-memory arguments: a host command racing with it calls a buffer by them.
+    pub(crate) args: Vec<ArgBinding>,
     pub(crate) lo: u64,
     pub(crate) hi: u64,
     pub(crate) geometry: Geometry,

@@ -660,9 +660,10 @@ fn host_commands_race_with_unordered_kernels_only() {
         (true, "clEnqueueReadBuffer", None)
     );
     assert!(!b.unidentified());
+    // Called as the kernel calls the buffer, in bytes.
     assert_eq!(
         (f.buffer.as_deref(), f.offset, f.index),
-        (Some("buffer"), Some(8), None)
+        (Some("data"), Some(8), None)
     );
     assert!(r
         .render_text()
@@ -723,6 +724,8 @@ fn host_commands_race_with_unordered_kernels_only() {
     );
     let f = &r.findings[0];
     let (a, b) = (f.first.as_ref().unwrap(), f.second.as_ref().unwrap());
+    // No kernel: the buffer is the entry point's parameter.
+    assert_eq!(f.buffer.as_deref(), Some("buffer"));
     assert_eq!(
         (a.host, a.kernel.as_str(), a.launch),
         (true, "clEnqueueFillBuffer", 0)

@@ -6,6 +6,6 @@
 // global: 16   local: 16
 // arg: buffer int 16 fill=zero name=b
 // command: map-unmap b
-// expect: data-race race=read-write memory=global scope=host-command buffer=buffer lines=11/?
+// expect: data-race race=read-write memory=global scope=host-command buffer=b lines=11/?
 // oclgrind: none Oclgrind runs commands one at a time and checks races only inside a launch
 __kernel void produce(__global int *b) { b[get_global_id(0)] = (int)get_global_id(0) + 1; }

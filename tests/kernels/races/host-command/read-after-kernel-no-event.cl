@@ -6,8 +6,8 @@
 // global: 16   local: 16
 // arg: buffer int 16 fill=zero name=b
 // command: read b
-// The read is the host command's; it names the buffer by its parameter of
-// clEnqueueReadBuffer and has no source line.
-// expect: data-race race=read-write memory=global scope=host-command buffer=buffer lines=13/?
+// The read is the host command's: it has no source line; the report calls the buffer
+// by the kernel's name for it.
+// expect: data-race race=read-write memory=global scope=host-command buffer=b lines=13/?
 // oclgrind: none Oclgrind runs commands one at a time and checks races only inside a launch
 __kernel void produce(__global int *b) { b[get_global_id(0)] = (int)get_global_id(0) * 2; }
