@@ -204,6 +204,64 @@ fn racy_reduction_reports_local_race_on_shadowcl() {
     );
 }
 
+/// A block written on a transfer queue with no event between it and the kernel that reads
+/// the buffer races with it (the rectangle path of host commands); the block read after the
+/// kernel's event does not.
+#[test]
+fn transfer_queue_rect_write_races_with_the_kernel() {
+    let Some(icd) = Icd::shadowcl("transfer_queue_rect_write_races_with_the_kernel") else {
+        return;
+    };
+    let (o, _dir, report) = run_host_reporting(&icd, "transfer_queue", &[]);
+    assert_pass(&o, "transfer_queue");
+    let f = findings(&report);
+    assert_eq!(f.len(), 1, "one finding: {f:#?}");
+    let race = &f[0];
+    assert_eq!(
+        (&race["kind"], &race["scope"], &race["buffer"]),
+        (
+            &serde_json::json!("data-race"),
+            &serde_json::json!("host-command"),
+            &serde_json::json!("in")
+        ),
+        "{race:#}"
+    );
+    // Either may have run first.
+    let sides = [&race["first"], &race["second"]];
+    let kernel = sides.iter().find(|s| s["host"] == false);
+    let host = sides.iter().find(|s| s["host"] == true);
+    let (Some(kernel), Some(host)) = (kernel, host) else {
+        panic!("a kernel side and a host side: {race:#}");
+    };
+    assert_eq!(
+        (
+            &kernel["kernel"],
+            &kernel["access"],
+            &kernel["location"]["line"]
+        ),
+        (
+            &serde_json::json!("twice"),
+            &serde_json::json!("read"),
+            &serde_json::json!(2)
+        ),
+        "{race:#}"
+    );
+    assert_eq!(
+        (&host["kernel"], &host["access"]),
+        (
+            &serde_json::json!("clEnqueueWriteBufferRect"),
+            &serde_json::json!("write")
+        ),
+        "{race:#}"
+    );
+    // The racing byte is inside the block: rows 2..5, ints 4..11.
+    let at = race["offset"].as_u64().unwrap_or(0) as usize / 4;
+    assert!(
+        (2..6).contains(&(at / 16)) && (4..12).contains(&(at % 16)),
+        "{race:#}"
+    );
+}
+
 #[test]
 fn checks_none_lists_launches_and_reports_nothing() {
     let Some(icd) = Icd::shadowcl("checks_none_lists_launches_and_reports_nothing") else {
@@ -263,6 +321,7 @@ fn hosts_pass_on_pocl() {
         ("racy_reduction", vec![], vec![], "racy_reduction: sum"),
         ("images", vec![], vec![("ABUSE_LENIENT", "1")], "images"),
         ("two_races", vec![], vec![], "two_races: PASS"),
+        ("transfer_queue", vec![], vec![], "transfer_queue: PASS"),
     ] {
         let o = run_host(&icd, host, &args, &env);
         if !(o.success() && o.stdout.contains(pass)) {
