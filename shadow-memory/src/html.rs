@@ -746,6 +746,32 @@ mod tests {
     }
 
     #[test]
+    fn a_host_command_side_is_named_as_the_command() {
+        let mut r = race("k", "/nonexistent/k.cl", (3, 4));
+        r.scope = Some(Scope::HostCommand);
+        (r.kernel, r.launch) = ("clEnqueueReadBuffer".into(), 7);
+        let second = r.second.as_mut().unwrap();
+        (second.global_id, second.local_id, second.group_id) = (None, None, None);
+        (second.location, second.host, second.launch) = (None, true, 7);
+        second.kernel = "clEnqueueReadBuffer".into();
+        let text = report(vec![r.clone()]).render_text();
+        assert!(
+            text.contains("read by host command clEnqueueReadBuffer (command 7)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("in host command clEnqueueReadBuffer (command 7)"),
+            "{text}"
+        );
+        assert!(!text.contains("unknown line"), "{text}");
+        let html = render(&report(vec![r]));
+        assert!(html.contains("<dt>Host command</dt><dd>clEnqueueReadBuffer (command 7)</dd>"));
+        assert!(html.contains("host command clEnqueueReadBuffer"), "{html}");
+        assert!(html.contains("none (a host command)"), "{html}");
+        assert!(html.contains("host-command"), "{html}");
+    }
+
+    #[test]
     fn a_clean_report_says_so() {
         let html = render(&Report::default());
         assert!(html.contains("0 findings in 0 launches"));
