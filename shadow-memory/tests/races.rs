@@ -793,3 +793,34 @@ fn a_long_access_is_benign_only_if_every_byte_is() {
     );
     assert_eq!(r.findings[0].offset, Some(4));
 }
+
+/// With the race checks off a host command's writes still make its bytes defined: a kernel's
+/// later read of them is not an uninitialised read, while a read of bytes it did not write is.
+#[test]
+fn host_command_writes_initialise_without_the_race_checks() {
+    let s = session(Checks {
+        uninit: true,
+        ..Checks::none()
+    });
+    let write = [HostAccess {
+        param: "buffer",
+        alloc: OUT,
+        offset: 0,
+        len: 8,
+        write: true,
+    }];
+    s.host_command(0, "clEnqueueWriteBuffer", &write, &Sequential);
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        read(c, &mut g, Global, OUT, 4, wi(0, 0), 160);
+        read(c, &mut g, Global, OUT, 8, wi(0, 1), 161);
+        c.group_end(g);
+    });
+    assert_eq!(
+        kinds(&r),
+        [(FindingKind::UninitializedRead, None, None)],
+        "{}",
+        r.render_text()
+    );
+    assert_eq!(r.findings[0].offset, Some(8));
+}

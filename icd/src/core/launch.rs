@@ -223,16 +223,31 @@ pub fn host_command<R>(command_type: cl_command_type, work: impl FnOnce() -> R) 
     let Some((s, name)) = checked else {
         return work();
     };
+    /// Ends the noting, also when the command panics (the executor catches it).
+    struct Noting;
+    impl Drop for Noting {
+        fn drop(&mut self) {
+            HOST_ACCESSES.with(|h| *h.borrow_mut() = None);
+        }
+    }
     HOST_ACCESSES.with(|h| *h.borrow_mut() = Some(Vec::new()));
+    let noting = Noting;
     let r = work();
     let accesses = HOST_ACCESSES
         .with(|h| h.borrow_mut().take())
         .unwrap_or_default();
-    if !accesses.is_empty() {
-        if let Some((point, clock)) = order::current() {
+    drop(noting);
+    match order::current() {
+        Some((point, clock)) if !accesses.is_empty() => {
             let order = CommandOrder { point, clock };
             s.host_command(next_host_command_id(), name, &accesses, &order);
             report(s);
+        }
+        // Not on an executor (never, for enqueued commands): the writes still count.
+        _ => {
+            for a in accesses.iter().filter(|a| a.write) {
+                s.buffer_written_by_host(a.alloc, a.offset, a.len);
+            }
         }
     }
     r
