@@ -52,6 +52,23 @@ impl Session {
             }
             return;
         }
+        // Only bytes of buffers the session knows (`buffer_created`), inside them.
+        let accesses: Vec<HostAccess> = {
+            let shadows = self.shadows.read();
+            accesses
+                .iter()
+                .filter_map(|a| {
+                    let end = a
+                        .offset
+                        .saturating_add(a.len)
+                        .min(shadows.get(&a.alloc)?.len());
+                    (a.offset < end).then(|| HostAccess {
+                        len: end - a.offset,
+                        ..a.clone()
+                    })
+                })
+                .collect()
+        };
         if accesses.is_empty() {
             return;
         }
@@ -59,7 +76,7 @@ impl Session {
         let mut checker = self.launch(&locations, id, "host command", order);
         checker.host = true;
         let mut args: Vec<ArgBinding> = Vec::new();
-        for a in accesses {
+        for a in &accesses {
             if !args
                 .iter()
                 .any(|b| b.alloc == Some(a.alloc) && b.name == a.param)
@@ -97,7 +114,7 @@ impl Session {
             group: [0; 3],
             local_linear: 0,
         };
-        for a in accesses {
+        for a in &accesses {
             // One "instruction" per parameter and direction: the report names the command,
             // and a transfer of many rows interns two sites, not one per row.
             let param = args

@@ -187,6 +187,11 @@ impl Shadow {
         }
     }
 
+    /// Bytes of device memory shadowed.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
     /// Whether some bytes went unchecked for want of shadow memory.
     pub fn degraded(&self) -> bool {
         self.degraded.load(Ordering::Relaxed)

@@ -824,3 +824,43 @@ fn host_command_writes_initialise_without_the_race_checks() {
     );
     assert_eq!(r.findings[0].offset, Some(8));
 }
+
+/// Host command ranges past a buffer's end, or of buffers the session does not know, are cut
+/// to what is shadowed (no allocation sized by them, no endless loop).
+#[test]
+fn host_command_ranges_are_cut_to_the_shadowed_bytes() {
+    let s = session(Checks::default());
+    let access = |alloc: AllocId, offset: u64, len: u64| HostAccess {
+        param: "buffer",
+        alloc,
+        offset,
+        len,
+        write: true,
+    };
+    s.host_command(
+        0,
+        "clEnqueueWriteBuffer",
+        &[
+            access(OUT, 60, u64::MAX),
+            access(OUT, u64::MAX, 16),
+            access(AllocId(77), 0, u64::MAX),
+        ],
+        &Unordered,
+    );
+    // Only OUT's bytes 60..64 were written: a kernel unordered with the command races there.
+    let r = launch(&s, 0, true, |c| {
+        let mut g = group(c, 0);
+        read(c, &mut g, Global, OUT, 60, wi(0, 0), 170);
+        c.group_end(g);
+    });
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::HostCommand)
+        )],
+        "{}",
+        r.render_text()
+    );
+}
