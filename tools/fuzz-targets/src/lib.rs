@@ -10,7 +10,7 @@ use std::path::Path;
 use shadowcl_interpreter::{
     ArgAddress, ArgValue, Buffer, Device, Launch, NoObserver, Order, Program, Schedule,
 };
-use shadowcl_shadow::{Config, Sequential, Session};
+use shadowcl_shadow::{Config, HostAccess, Sequential, Session, Unordered};
 
 /// Instructions one fuzzed launch may run: enough for the corpus kernels at the small sizes
 /// used here, small enough that a looping kernel ends quickly.
@@ -167,6 +167,20 @@ pub fn launch(data: &[u8]) {
         }
         let checker = session.launch(&program, 1, &schedule.describe(), &Sequential);
         let _ = device.run(&program, &l, &schedule, &checker);
+        drop(checker);
+        // A host command unordered with the launch, over part of each buffer: it meets the
+        // launch's records as a transfer on another queue would.
+        let accesses: Vec<HostAccess> = buffers
+            .iter()
+            .map(|b| HostAccess {
+                param: "buffer",
+                alloc: b.id(),
+                offset: u64::from(lp.fill) % (lp.buffer_len as u64 + 1),
+                len: lp.buffer_len as u64,
+                write: lp.reverse_items,
+            })
+            .collect();
+        session.host_command(0, "clEnqueueReadBuffer", &accesses, &Unordered);
         let _ = session.report();
     } else {
         let _ = device.run(&program, &l, &schedule, &NoObserver);
