@@ -330,14 +330,16 @@ fn image_box(
             return Err(CL_INVALID_VALUE);
         }
     }
-    let to_mem = |a: [usize; 3]| -> [u64; 3] {
+    // A 1-D array's layer is its second API coordinate and its memory slice: the box has
+    // one row per layer (`unused` is 0 for the origin, 1 for the region).
+    let to_mem = |a: [usize; 3], unused: u64| -> [u64; 3] {
         if d.dim == ImageDim::D1Array {
-            [a[0] as u64, 0, a[1] as u64]
+            [a[0] as u64, unused, a[1] as u64]
         } else {
             a.map(|x| x as u64)
         }
     };
-    let (o, r) = (to_mem(o), to_mem(r));
+    let (o, r) = (to_mem(o, 0), to_mem(r, 1));
     let ext = d.extent();
     for k in 0..3 {
         match o[k].checked_add(r[k]) {
@@ -874,6 +876,89 @@ mod tests {
             for m in [img, sub, buf] {
                 assert_eq!(crate::api::mem::clReleaseMemObject(m), CL_SUCCESS);
             }
+            assert_eq!(crate::api::queue::clReleaseCommandQueue(q), CL_SUCCESS);
+            assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
+        }
+    }
+
+    /// A 1-D image array's region is (width, layers, 1): one row per layer. It was mapped to
+    /// a box of no rows, so writes and fills moved nothing and maps and reads panicked on
+    /// the empty box (CTS images/clFillImage 1Darray: CL_OUT_OF_HOST_MEMORY).
+    #[test]
+    fn one_dimensional_arrays_move_one_row_per_layer() {
+        let d = crate::core::platform::device_id();
+        let mut err = 0;
+        // SAFETY: valid pointers to live values throughout; transfers block.
+        unsafe {
+            let c = context::test_context();
+            let q = crate::api::queue::clCreateCommandQueue(c, d, 0, &mut err);
+            let mut desc = desc_of(CL_MEM_OBJECT_IMAGE1D_ARRAY, [4, 0, 0], [0, 0]);
+            desc.image_array_size = 3;
+            let f = fmt(CL_R, CL_UNSIGNED_INT8);
+            let img = clCreateImage(c, 0, &f, &desc, std::ptr::null_mut(), &mut err);
+            assert_eq!(err, CL_SUCCESS);
+            // Layers 1 and 2, texels 1..4: written, then read back whole.
+            let (o, r) = ([1usize, 1, 0], [3usize, 2, 1]);
+            let data: [u8; 6] = [1, 2, 3, 4, 5, 6];
+            let none = (0, std::ptr::null(), std::ptr::null_mut());
+            let rc = clEnqueueWriteImage(
+                q,
+                img,
+                CL_TRUE,
+                o.as_ptr(),
+                r.as_ptr(),
+                0,
+                0,
+                data.as_ptr().cast(),
+                none.0,
+                none.1,
+                none.2,
+            );
+            assert_eq!(rc, CL_SUCCESS);
+            let mut out = [9u8; 12];
+            let (all_o, all_r) = ([0usize; 3], [4usize, 3, 1]);
+            let rc = clEnqueueReadImage(
+                q,
+                img,
+                CL_TRUE,
+                all_o.as_ptr(),
+                all_r.as_ptr(),
+                0,
+                0,
+                out.as_mut_ptr().cast(),
+                none.0,
+                none.1,
+                none.2,
+            );
+            assert_eq!(rc, CL_SUCCESS);
+            // Layer 0 was never written (zeros of a fresh image are not promised: only the
+            // written texels are checked).
+            assert_eq!(
+                (&out[5..8], &out[9..12]),
+                (&[1u8, 2, 3][..], &[4u8, 5, 6][..])
+            );
+            let (mut row, mut slice) = (0usize, 0usize);
+            let p = clEnqueueMapImage(
+                q,
+                img,
+                CL_TRUE,
+                CL_MAP_READ,
+                o.as_ptr(),
+                r.as_ptr(),
+                &mut row,
+                &mut slice,
+                none.0,
+                none.1,
+                none.2,
+                &mut err,
+            );
+            assert_eq!(err, CL_SUCCESS);
+            assert_eq!((row, slice), (4, 4));
+            assert_eq!((*p.cast::<u8>(), *p.cast::<u8>().add(slice)), (1, 4));
+            let unmap = crate::api::mem::clEnqueueUnmapMemObject;
+            assert_eq!(unmap(q, img, p, none.0, none.1, none.2), CL_SUCCESS);
+            assert_eq!(crate::api::queue::clFinish(q), CL_SUCCESS);
+            assert_eq!(crate::api::mem::clReleaseMemObject(img), CL_SUCCESS);
             assert_eq!(crate::api::queue::clReleaseCommandQueue(q), CL_SUCCESS);
             assert_eq!(context::clReleaseContext(c), CL_SUCCESS);
         }
