@@ -796,6 +796,21 @@ mod tests {
             layout(f, &bad, false).map(|_| ()),
             Err(CL_INVALID_IMAGE_DESCRIPTOR)
         );
+        // A 1-D buffer image may state its one row's pitch (CTS kernel_image_methods), within
+        // the usual checks; not a slice pitch.
+        let mut one = desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, [4, 0, 0], [64, 0]);
+        one.buffer = std::ptr::NonNull::<c_void>::dangling().as_ptr() as cl_mem;
+        assert_eq!(layout(f, &one, false).map(|(l, _)| l.row_pitch), Ok(64));
+        one.image_row_pitch = 60;
+        assert_eq!(
+            layout(f, &one, false).map(|_| ()),
+            Err(CL_INVALID_IMAGE_DESCRIPTOR)
+        );
+        (one.image_row_pitch, one.image_slice_pitch) = (64, 64);
+        assert_eq!(
+            layout(f, &one, false).map(|_| ()),
+            Err(CL_INVALID_IMAGE_DESCRIPTOR)
+        );
     }
 
     /// A 1-D buffer image over a sub-buffer sees the sub-buffer's bytes, through host reads
