@@ -612,6 +612,16 @@ fn copies_carry_undefined_bytes_and_reads_report_them() {
     assert_eq!(uninit_reads(&private_defined, 12), 0);
 }
 
+/// `r` has one finding: a data race of `race` involving a host command.
+fn assert_one_host_race(r: &Report, race: RaceKind) {
+    assert_eq!(
+        kinds(r),
+        [(FindingKind::DataRace, Some(race), Some(Scope::HostCommand))],
+        "{}",
+        r.render_text()
+    );
+}
+
 /// A host command (`Session::host_command`) unordered with a kernel races with it like a
 /// launch, whichever runs first; ordered, or reading what the kernel read, it does not.
 #[test]
@@ -641,16 +651,7 @@ fn host_commands_race_with_unordered_kernels_only() {
     launch(&s, 0, false, kernel_writes);
     s.host_command(0, "clEnqueueReadBuffer", &transfer(false), &Unordered);
     let r = s.report();
-    assert_eq!(
-        kinds(&r),
-        [(
-            FindingKind::DataRace,
-            Some(RaceKind::ReadWrite),
-            Some(Scope::HostCommand)
-        )],
-        "{}",
-        r.render_text()
-    );
+    assert_one_host_race(&r, RaceKind::ReadWrite);
     let f = &r.findings[0];
     let (a, b) = (f.first.as_ref().unwrap(), f.second.as_ref().unwrap());
     assert_eq!((a.host, a.kernel.as_str(), a.launch), (false, "k", 0));
@@ -675,14 +676,7 @@ fn host_commands_race_with_unordered_kernels_only() {
     let s = session(Checks::default());
     s.host_command(0, "clEnqueueWriteBuffer", &transfer(true), &Sequential);
     let r = launch(&s, 0, true, kernel_reads);
-    assert_eq!(
-        kinds(&r),
-        [(
-            FindingKind::DataRace,
-            Some(RaceKind::ReadWrite),
-            Some(Scope::HostCommand)
-        )]
-    );
+    assert_one_host_race(&r, RaceKind::ReadWrite);
     let f = &r.findings[0];
     assert_eq!(f.buffer.as_deref(), Some("data"));
     assert!(f.first.as_ref().unwrap().host);
@@ -712,16 +706,7 @@ fn host_commands_race_with_unordered_kernels_only() {
     s.host_command(0, "clEnqueueFillBuffer", &transfer(true), &Sequential);
     s.host_command(1, "clEnqueueWriteBuffer", &transfer(true), &Unordered);
     let r = s.report();
-    assert_eq!(
-        kinds(&r),
-        [(
-            FindingKind::DataRace,
-            Some(RaceKind::WriteWrite),
-            Some(Scope::HostCommand)
-        )],
-        "{}",
-        r.render_text()
-    );
+    assert_one_host_race(&r, RaceKind::WriteWrite);
     let f = &r.findings[0];
     let (a, b) = (f.first.as_ref().unwrap(), f.second.as_ref().unwrap());
     // No kernel: the buffer is the entry point's parameter.
@@ -853,14 +838,5 @@ fn host_command_ranges_are_cut_to_the_shadowed_bytes() {
         read(c, &mut g, Global, OUT, 60, wi(0, 0), 170);
         c.group_end(g);
     });
-    assert_eq!(
-        kinds(&r),
-        [(
-            FindingKind::DataRace,
-            Some(RaceKind::ReadWrite),
-            Some(Scope::HostCommand)
-        )],
-        "{}",
-        r.render_text()
-    );
+    assert_one_host_race(&r, RaceKind::ReadWrite);
 }
