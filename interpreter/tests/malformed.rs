@@ -189,3 +189,41 @@ fn deeply_nested_types_are_refused() {
         other => panic!("expected nesting refused, got {:?}", other.map(|_| ())),
     }
 }
+
+/// Found by the launch fuzz campaign: an id defined twice let a type name itself through
+/// the types between (a vector of a vector of the redefined id), and `scalar` recursed until
+/// the stack overflowed. Every id of the module's types and values is defined once.
+#[test]
+fn a_type_defined_twice_is_refused() {
+    let spv = compile_plain("__kernel void k(__global int *a) { a[0] = 1; }", "-O0");
+    let bytes = edited(&spv, |m| {
+        use rspirv::dr::{Instruction, Operand};
+        let int = m
+            .types_global_values
+            .iter()
+            .position(|t| t.class.opcode == spirv::Op::TypeInt)
+            .expect("an int type");
+        let int_id = m.types_global_values[int].result_id.expect("an id");
+        let vec = m.header.as_ref().map(|h| h.bound).unwrap_or(1000);
+        // %vec = vector of %int, then %int redefined as a vector of %vec.
+        m.types_global_values.push(Instruction::new(
+            spirv::Op::TypeVector,
+            None,
+            Some(vec),
+            vec![Operand::IdRef(int_id), Operand::LiteralBit32(2)],
+        ));
+        m.types_global_values.push(Instruction::new(
+            spirv::Op::TypeVector,
+            None,
+            Some(int_id),
+            vec![Operand::IdRef(vec), Operand::LiteralBit32(2)],
+        ));
+        if let Some(h) = m.header.as_mut() {
+            h.bound = vec + 1;
+        }
+    });
+    match Program::load(&bytes) {
+        Err(LoadError::Malformed(what)) => assert!(what.contains("defined twice"), "{what}"),
+        other => panic!("expected a malformed module, got {:?}", other.map(|_| ())),
+    }
+}

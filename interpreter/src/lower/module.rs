@@ -175,7 +175,10 @@ fn read_names_and_decorations(md: &mut Mod) -> R<()> {
 
 /// Types, constants and module variables, in order.
 fn lower_globals(md: &mut Mod) -> R<()> {
-    // Types, constants and module variables, in order.
+    // Types, constants and module variables, in order. Each id is defined once: a type
+    // defined again over an earlier one could name itself through the types between (a
+    // vector of a vector of itself), and every walk over types would recurse forever.
+    let mut defined = HashSet::new();
     for inst in &md.m.types_global_values {
         let op = inst.class.opcode;
         if matches!(op, S::Line | S::NoLine) {
@@ -185,6 +188,9 @@ fn lower_globals(md: &mut Mod) -> R<()> {
             continue;
         }
         let id = result_id(inst)?;
+        if !defined.insert(id) {
+            return Err(malformed(format!("%{id} is defined twice")));
+        }
         if let Some(t) = inst.result_type {
             md.id_ty.insert(id, t);
         }
