@@ -75,12 +75,14 @@ impl Session {
         let locations = no_location;
         let mut checker = self.launch(&locations, id, "host command", order);
         checker.host = true;
+        // One binding per (allocation, parameter); `param[i]` is access i's.
         let mut args: Vec<ArgBinding> = Vec::new();
+        let mut param = Vec::with_capacity(accesses.len());
         for a in &accesses {
-            if !args
+            let bound = args
                 .iter()
-                .any(|b| b.alloc == Some(a.alloc) && b.name == a.param)
-            {
+                .position(|b| b.alloc == Some(a.alloc) && b.name == a.param);
+            param.push(bound.unwrap_or_else(|| {
                 args.push(ArgBinding {
                     index: args.len() as u32,
                     name: a.param.to_string(),
@@ -90,7 +92,8 @@ impl Session {
                     view_size: a.offset + a.len,
                     elem_size: 1,
                 });
-            }
+                args.len() - 1
+            }));
         }
         let one = [1, 1, 1];
         checker.launch_start(&LaunchInfo {
@@ -114,13 +117,9 @@ impl Session {
             group: [0; 3],
             local_linear: 0,
         };
-        for a in &accesses {
-            // One "instruction" per parameter and direction: the report names the command,
-            // and a transfer of many rows interns two sites, not one per row.
-            let param = args
-                .iter()
-                .position(|b| b.alloc == Some(a.alloc) && b.name == a.param)
-                .unwrap_or(0);
+        for (a, &param) in accesses.iter().zip(&param) {
+            // One "instruction" per parameter and direction (what the launch's touched notes
+            // key on), not one per row of a rectangle.
             let inst = InstId((param * 2 + a.write as usize) as u32);
             let mut at = a.offset;
             let end = a.offset.saturating_add(a.len);
