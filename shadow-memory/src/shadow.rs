@@ -300,6 +300,30 @@ impl Shadow {
         Some(mine)
     }
 
+    /// The record of the aligned word at `offset` while it stands for all four of its bytes
+    /// (the page allocated with word records if untouched); `None` when the word is split, its
+    /// page holds byte records, or it has no shadow.
+    #[inline]
+    pub fn word(&self, offset: u64) -> Option<&AtomicU64> {
+        if !offset.is_multiple_of(WORD) || offset.checked_add(WORD)? > self.len {
+            return None;
+        }
+        match self.page(offset / PAGE, true)? {
+            Page::Words { words, .. } => {
+                let w = &words[(offset % PAGE / WORD) as usize];
+                (w.load(Ordering::Relaxed) != SPLIT).then_some(w)
+            }
+            Page::Bytes(_) => None,
+        }
+    }
+
+    /// [`Shadow::update`] of one word record got from [`Shadow::word`]; `None` when the word
+    /// was split meanwhile (the caller goes through `update`).
+    #[inline(always)]
+    pub fn update_word<S>(cell: &AtomicU64, step: impl FnMut(u64) -> (u64, S)) -> Option<(u64, S)> {
+        step_record(cell, step)
+    }
+
     /// Checks and updates the records of bytes `offset..offset + len`: `step(i, old)` (pure:
     /// it runs again when another work-group's update lands first) gives the new record of
     /// the bytes from byte `i` of the range and what the caller keeps of it; `done(i, n, old,

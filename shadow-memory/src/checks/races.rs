@@ -6,6 +6,7 @@ use crate::launch::LaunchChecker;
 use crate::mar::{self, Op, Party};
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
+use crate::shadow::Shadow;
 use shadowcl_interpreter::Access;
 use shadowcl_interpreter::{AccessKind, AddressSpace};
 use std::cell::Cell;
@@ -158,6 +159,42 @@ impl LaunchChecker<'_> {
                 let shadow = self.shadow(g, a.alloc, a.offset + a.size as u64);
                 // Bits `i..i + n` of a 128-bit byte mask (bytes past 128 are not followed).
                 let bits = |i: u64, n: u64| ((1u128 << n) - 1).checked_shl(i as u32).unwrap_or(0);
+                // Whole aligned words (a scalar or a short vector: most accesses) go straight
+                // to their word records, without the general loop's bookkeeping (vadd of 2^22
+                // floats, checks on: 19% faster); the rest of the access (a split word, a
+                // page of byte records), or all of it, through the general loop below.
+                let mut from = 0u64;
+                if !a.copy && a.size <= 16 && a.offset.is_multiple_of(4) && a.size.is_multiple_of(4)
+                {
+                    while from < a.size as u64 {
+                        let Some(cell) = shadow.word(a.offset + from) else {
+                            break;
+                        };
+                        // Only a step that found something is kept (rarely); the loop
+                        // carries the new record alone.
+                        let mut kept: Option<mar::Step> = None;
+                        let Some((old, (new, notable))) = Shadow::update_word(cell, |old| {
+                            let s = step(self.current(old, &me), site, epoch);
+                            let notable = s.uninit || s.conflicts.any();
+                            if notable {
+                                kept = Some(s);
+                            }
+                            (s.new, (s.new, notable))
+                        }) else {
+                            break;
+                        };
+                        if writes && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
+                            defined |= bits(from, 4);
+                        }
+                        if let Some(s) = kept.filter(|_| notable) {
+                            let inside = found.note(a.offset + from, s);
+                            if FIRST && inside {
+                                racy |= bits(from, 4);
+                            }
+                        }
+                        from += 4;
+                    }
+                }
                 // Only the new record and whether the step found anything pass through the
                 // shadow's loop; a step that did is kept aside for `done` (moving the whole
                 // `Step` per word was that loop's hot spot). Within one access the step is a
@@ -166,41 +203,45 @@ impl LaunchChecker<'_> {
                 let notable: Cell<Option<mar::Step>> = Cell::new(None);
                 // The last step that found nothing: (old record, new record).
                 let mut last: Option<(u64, u64)> = None;
-                shadow.update(
-                    a.offset,
-                    a.size as u64,
-                    keep_undefined != 0,
-                    |i, old| {
-                        let new = match last {
-                            // Only steps that found nothing are reused: `notable` is `None`.
-                            Some((o, new)) if o == old => new,
-                            _ => {
-                                let s = step(self.current(old, &me), site, epoch);
-                                let found_something = s.uninit || s.conflicts.any();
-                                notable.set(found_something.then_some(s));
-                                last = (!found_something).then_some((old, s.new));
-                                s.new
+                if from < a.size as u64 {
+                    shadow.update(
+                        a.offset + from,
+                        a.size as u64 - from,
+                        keep_undefined != 0,
+                        |i, old| {
+                            let i = i + from;
+                            let new = match last {
+                                // Only steps that found nothing are reused: `notable` is `None`.
+                                Some((o, new)) if o == old => new,
+                                _ => {
+                                    let s = step(self.current(old, &me), site, epoch);
+                                    let found_something = s.uninit || s.conflicts.any();
+                                    notable.set(found_something.then_some(s));
+                                    last = (!found_something).then_some((old, s.new));
+                                    s.new
+                                }
+                            };
+                            let new = keep(i, old, new);
+                            (new, new)
+                        },
+                        |i, n, old, new| {
+                            let i = i + from;
+                            if writes && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
+                                defined |= bits(i, n);
                             }
-                        };
-                        let new = keep(i, old, new);
-                        (new, new)
-                    },
-                    |i, n, old, new| {
-                        if writes && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
-                            defined |= bits(i, n);
-                        }
-                        let Some(s) = notable.get() else {
-                            return;
-                        };
-                        if copy_read && s.uninit {
-                            read_undefined |= (((1u16 << n) - 1) << (i & 7)) as u8;
-                        }
-                        let inside = found.note(a.offset + i, s);
-                        if FIRST && inside {
-                            racy |= bits(i, n);
-                        }
-                    },
-                );
+                            let Some(s) = notable.get() else {
+                                return;
+                            };
+                            if copy_read && s.uninit {
+                                read_undefined |= (((1u16 << n) - 1) << (i & 7)) as u8;
+                            }
+                            let inside = found.note(a.offset + i, s);
+                            if FIRST && inside {
+                                racy |= bits(i, n);
+                            }
+                        },
+                    );
+                }
             }
             // Constant memory is read-only (no races); private memory is handled above.
             AddressSpace::Constant | AddressSpace::Private => return,
