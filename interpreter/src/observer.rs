@@ -55,7 +55,9 @@ pub struct Access<'a> {
     /// Bytes stored, for writes and atomics (the value after the operation); empty for reads.
     /// Lets the benign-race check see "same value already there".
     pub value: &'a [u8],
-    /// Bytes present in memory before the access (for writes and atomics); empty for reads.
+    /// Bytes present in memory before the access (for writes and atomics); empty for reads,
+    /// and zero for plain stores when the observer does not want them
+    /// ([`Observer::wants_previous`]).
     pub previous: &'a [u8],
     pub item: &'a WorkItem,
     /// Index of the instruction; [`crate::Program::location`] maps it to a source line.
@@ -219,6 +221,12 @@ pub trait Observer: Sync {
     /// arrays and structs were written, and report reads of the others ([`Access::undefined`]).
     fn wants_definedness(&self) -> bool {
         false
+    }
+    /// Asked once per launch: whether stores report the bytes they replaced
+    /// ([`Access::previous`]). Getting them in memory order serialises observed stores per
+    /// address stripe, which an observer that never compares values need not pay for.
+    fn wants_previous(&self) -> bool {
+        true
     }
     fn group_start(&self, group: &GroupInfo) -> Self::Group;
     fn access(&self, _group: &mut Self::Group, _access: &Access<'_>) {}

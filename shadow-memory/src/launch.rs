@@ -728,6 +728,11 @@ impl Observer for LaunchChecker<'_> {
         self.checks.uninit && !matches!(self.pass, Pass::Second(_))
     }
 
+    /// Only the race checks compare a store with what it replaced (same-value writes).
+    fn wants_previous(&self) -> bool {
+        self.checks.races || self.checks.benign
+    }
+
     fn access(&self, g: &mut GroupState, a: &Access<'_>) {
         if self.checks.bounds && !matches!(self.pass, Pass::Second(_)) {
             self.check_access_rules(g, a);

@@ -325,7 +325,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
             ptr::TAG_LOCAL => {
                 if let Some(l) = self.gx.locals.get_mut(idx) {
                     if in_range(off, n, l.len() as u64) {
-                        let prev = if O::ENABLED {
+                        let prev = if O::ENABLED && self.lx.previous {
                             rd(l, off as usize, n)
                         } else {
                             0
@@ -352,6 +352,11 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                         let (space, id) = (a.space, a.buf.id());
                         if !O::ENABLED {
                             a.buf.store(abs as usize, n, v);
+                            return;
+                        }
+                        if !self.lx.previous {
+                            a.buf.store(abs as usize, n, v);
+                            self.report(space, id, abs, n, AccessKind::Write, v, 0, pc);
                             return;
                         }
                         // Store and report under one lock per address stripe: observers see

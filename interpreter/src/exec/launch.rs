@@ -72,6 +72,8 @@ pub(super) struct Lx<'a, O: Observer> {
     pub(super) quiet: bool,
     /// The observer follows which private bytes were written ([`Observer::wants_definedness`]).
     pub(super) definedness: bool,
+    /// Plain stores report the bytes they replaced ([`Observer::wants_previous`]).
+    pub(super) previous: bool,
     /// Whether a group that spins may step aside for others (there are others).
     pub(super) fair: bool,
 }
@@ -249,6 +251,7 @@ impl Device {
             count_all: self.count_all,
             quiet: variables.is_some(),
             definedness: O::ENABLED && observer.wants_definedness(),
+            previous: O::ENABLED && observer.wants_previous(),
             fair: geo.total_groups > 1,
         };
         if O::ENABLED {
