@@ -11,7 +11,7 @@ use crate::api::mem::{
 use crate::api::queue::enqueue;
 use crate::consts::*;
 use crate::core::context;
-use crate::core::mem::{get_mem, host_bytes, HostTransfer, Mapping, Mem, Rect};
+use crate::core::mem::{get_mem, host_bytes, rects_overlap, HostTransfer, Mapping, Mem, Rect};
 use crate::core::object::{self, Ref};
 use crate::core::platform::{MAX_ALLOC, MEM_BASE_ADDR_ALIGN_BITS};
 use crate::core::queue::Queue;
@@ -453,15 +453,8 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
             if src_row_pitch != dst_row_pitch || src_slice_pitch != dst_slice_pitch {
                 return Err(CL_INVALID_VALUE);
             }
-            let (s0, s1) = (
-                s.offset + sr.offset(0, 0),
-                s.offset + sr.end(region).unwrap_or(0),
-            );
-            let (d0, d1) = (
-                d.offset + dr.offset(0, 0),
-                d.offset + dr.end(region).unwrap_or(0),
-            );
-            if s0 < d1 && d0 < s1 {
+            let (s0, d0) = (s.offset + sr.offset(0, 0), d.offset + dr.offset(0, 0));
+            if rects_overlap(s0, d0, region, sr.row_pitch, sr.slice_pitch) {
                 return Err(CL_MEM_COPY_OVERLAP);
             }
         }

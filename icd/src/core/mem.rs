@@ -389,6 +389,38 @@ impl Rect {
     }
 }
 
+/// Whether two rectangles of `region` in one storage, starting at bytes `a` and `b` with the
+/// same pitches, share a byte: the test of the specification's "Checking for Memory Copy
+/// Overlap" appendix, so an application gets `CL_MEM_COPY_OVERLAP` where other platforms
+/// give it. Rectangles whose spans interleave do not overlap when one's columns fit in the
+/// other's gap between rows, or one's rows in the other's gap between slices (the slice
+/// pitch is a multiple of the row pitch, so `start % pitch` is where a rectangle sits in its
+/// row or slice).
+pub fn rects_overlap(
+    a: usize,
+    b: usize,
+    region: [usize; 3],
+    row_pitch: usize,
+    slice_pitch: usize,
+) -> bool {
+    let [w, h, d] = region.map(|r| r.max(1));
+    let (rp, sp) = (row_pitch.max(1), slice_pitch.max(1));
+    let slice = (h - 1).saturating_mul(rp).saturating_add(w);
+    let block = (d - 1).saturating_mul(sp).saturating_add(slice);
+    if a.saturating_add(block) <= b || b.saturating_add(block) <= a {
+        return false;
+    }
+    // `len` bytes from `x` lie in the gap after the `len` bytes from `y`, within one period.
+    let in_gap = |x: usize, y: usize, len: usize, period: usize| {
+        x >= y.saturating_add(len) && x.saturating_add(len) <= y.saturating_add(period)
+    };
+    let apart = |len: usize, period: usize| {
+        let (x, y) = (a % period, b % period);
+        in_gap(x, y, len, period) || in_gap(y, x, len, period)
+    };
+    !(apart(w, rp) || apart(slice, sp))
+}
+
 /// A row or slice pitch of a rectangle in a buffer or in host memory, as the buffer `*Rect`
 /// commands and the image reads and writes take it: 0 asks for the packed pitch, any other
 /// value must leave at least that much room.
@@ -446,6 +478,61 @@ pub fn host_bytes<'a>(p: UserPtr, len: usize) -> &'a mut [u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether two rectangles share a byte, byte by byte.
+    fn share_a_byte(a: usize, b: usize, region: [usize; 3], rp: usize, sp: usize) -> bool {
+        let bytes = |start: usize| {
+            let mut v = std::collections::HashSet::new();
+            for z in 0..region[2] {
+                for y in 0..region[1] {
+                    v.extend((0..region[0]).map(|x| start + z * sp + y * rp + x));
+                }
+            }
+            v
+        };
+        !bytes(a).is_disjoint(&bytes(b))
+    }
+
+    #[test]
+    fn copy_overlap_follows_the_specification_appendix() {
+        // The CTS's bufferreadwriterect case: spans interleave, rows do not meet (the
+        // slices are far apart) — the copy is valid.
+        let (rp, sp) = (438, 438 * 353);
+        let start = |o: [usize; 3]| o[2] * sp + o[1] * rp + o[0];
+        let region = [224, 5, 226];
+        assert!(!rects_overlap(
+            start([14, 69, 100]),
+            start([176, 181, 171]),
+            region,
+            rp,
+            sp
+        ));
+        // The same rectangles with packed slices do share bytes.
+        let sp2 = 5 * rp;
+        let start2 = |o: [usize; 3]| o[2] * sp2 + o[1] * rp + o[0];
+        assert!(rects_overlap(
+            start2([14, 69, 100]),
+            start2([176, 181, 171]),
+            region,
+            rp,
+            sp2
+        ));
+        // Side by side in every row: no overlap; one column further: overlap.
+        assert!(!rects_overlap(0, 4, [4, 3, 1], 8, 24));
+        assert!(rects_overlap(0, 3, [4, 3, 1], 8, 24));
+        // Never "apart" when a byte is shared (the appendix may be cautious the other way).
+        for (w, h, d, rp, sp_rows) in [(2, 2, 2, 3, 3), (1, 3, 2, 2, 4), (3, 1, 3, 4, 1)] {
+            let sp = sp_rows * rp;
+            let region = [w, h, d];
+            for a in 0..2 * sp {
+                for b in 0..2 * sp {
+                    if share_a_byte(a, b, region, rp, sp) {
+                        assert!(rects_overlap(a, b, region, rp, sp), "{a} {b} {region:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn rect_geometry() {
