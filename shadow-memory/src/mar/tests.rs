@@ -433,8 +433,78 @@ mod properties {
         (reported, racy)
     }
 
+    /// A record of a byte several items of group 0 (items 1..=4 of `me`) read in an epoch,
+    /// with the other fields free.
+    fn shared_read_record() -> impl Strategy<Value = u64> {
+        (
+            (1u32..=4, 0u16..8, any::<bool>(), 0u8..128),
+            (
+                0u64..8,
+                0u64..16,
+                any::<bool>(),
+                any::<bool>(),
+                any::<bool>(),
+            ),
+        )
+            .prop_map(
+                |((item, site, one_site, epoch), (h, o, other_kernel, sv_e, sv_o))| {
+                    Fields {
+                        item,
+                        site,
+                        one_site,
+                        epoch,
+                        last: Op::Read,
+                        e: Op::Read.bit(),
+                        many: true,
+                        h: h | Op::Read.bit(),
+                        o: o & !(Op::Write.bit() | Op::Atomic.bit()),
+                        other_kernel,
+                        sv_e,
+                        sv_o,
+                        init: true,
+                    }
+                    .pack()
+                },
+            )
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// The shortcut of `step` for settled reads answers what the whole step does.
+        #[test]
+        fn a_settled_read_is_what_the_whole_step_computes(
+            old in prop_oneof![shared_read_record(), any::<u64>()],
+            item in 1u32..=8,
+            site in 0u16..8,
+            epoch in 0u8..128,
+            same_value in any::<bool>(),
+            at_its_site_and_epoch in any::<bool>(),
+        ) {
+            // Half the cases read in the record's own epoch and site (where it may settle).
+            let (site, epoch) = if at_its_site_and_epoch {
+                (Rec(old).site(), Rec(old).epoch())
+            } else {
+                (site, epoch)
+            };
+            let who = super::me(item, (item - 1) / 4);
+            if settled_read(old, &who, site, epoch) {
+                let s = step_full(old, &who, site, epoch, Op::Read, same_value);
+                prop_assert_eq!(s.new, old);
+                prop_assert!(!s.conflicts.any() && !s.uninit);
+            }
+        }
+
+        /// The generator above makes settled reads often enough to test them.
+        #[test]
+        fn shared_read_records_are_settled_for_other_readers_of_their_epoch(
+            old in shared_read_record()
+        ) {
+            let r = Rec(old);
+            let other = if r.item() == 1 { 2 } else { 1 };
+            let site = if r.one_site() { r.site() } else { 7 };
+            prop_assert!(settled_read(old, &super::me(other, 0), site, r.epoch()));
+        }
 
         /// No report without a race (no false positive), and no racy byte goes unreported.
         #[test]
