@@ -33,6 +33,11 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a == b
 }
 
+/// A mask of the first `n` bytes of an access (bytes past 128 are not followed).
+fn low_bits(n: u64) -> u128 {
+    1u128.checked_shl(n as u32).map_or(u128::MAX, |b| b - 1)
+}
+
 /// What one access found, byte by byte.
 #[derive(Default)]
 struct Found {
@@ -125,32 +130,51 @@ impl LaunchChecker<'_> {
                 let Some(mem) = g.local.get_mut(slot as usize) else {
                     return;
                 };
-                // Bytes of one access mostly hold equal records (a word written whole):
-                // the step of a record equal to the previous byte's is that byte's step,
-                // whose conflicts are already noted. Kept as scalars: copying the whole
-                // `Step` per byte was the hot spot (store-forwarding stalls).
-                let mut last: Option<(u64, u64, bool, bool)> = None;
-                for i in 0..a.size as u64 {
-                    let Some(rec) = mem.get_mut((a.offset + i) as usize) else {
-                        break;
-                    };
-                    let (new, inside, undefined) = match last {
-                        Some((old, new, inside, undefined)) if old == *rec => {
-                            (new, inside, undefined)
-                        }
-                        _ => {
-                            let s = step(*rec, site, epoch);
-                            let inside = found.note(a.offset + i, s);
-                            last = Some((*rec, s.new, inside, s.uninit));
-                            (s.new, inside, s.uninit)
-                        }
-                    };
-                    if copy_read && undefined {
-                        read_undefined |= 1 << (i & 7);
+                // An access whose bytes hold one record (a word written whole: the usual
+                // case) takes one step for all of them and stores only a change.
+                let (start, end) = (a.offset as usize, (a.offset + a.size as u64) as usize);
+                let one_record = match mem.get(start..end) {
+                    Some([first, rest @ ..]) if !a.copy && rest.iter().all(|r| r == first) => {
+                        Some(*first)
                     }
-                    *rec = keep(i, *rec, new);
-                    if FIRST && i < 128 {
-                        racy |= (inside as u128) << i;
+                    _ => None,
+                };
+                if let Some(rec) = one_record {
+                    let s = step(rec, site, epoch);
+                    if found.note(a.offset, s) && FIRST {
+                        racy = low_bits(a.size as u64);
+                    }
+                    if s.new != rec {
+                        mem[start..end].fill(s.new);
+                    }
+                } else {
+                    // Otherwise byte by byte: the step of a record equal to the previous
+                    // byte's is that byte's step, whose conflicts are already noted. Kept as
+                    // scalars: copying the whole `Step` per byte was the hot spot
+                    // (store-forwarding stalls).
+                    let mut last: Option<(u64, u64, bool, bool)> = None;
+                    for i in 0..a.size as u64 {
+                        let Some(rec) = mem.get_mut((a.offset + i) as usize) else {
+                            break;
+                        };
+                        let (new, inside, undefined) = match last {
+                            Some((old, new, inside, undefined)) if old == *rec => {
+                                (new, inside, undefined)
+                            }
+                            _ => {
+                                let s = step(*rec, site, epoch);
+                                let inside = found.note(a.offset + i, s);
+                                last = Some((*rec, s.new, inside, s.uninit));
+                                (s.new, inside, s.uninit)
+                            }
+                        };
+                        if copy_read && undefined {
+                            read_undefined |= 1 << (i & 7);
+                        }
+                        *rec = keep(i, *rec, new);
+                        if FIRST && i < 128 {
+                            racy |= (inside as u128) << i;
+                        }
                     }
                 }
             }
