@@ -148,17 +148,29 @@ fn image_accesses_are_reported_as_accesses_of_the_image_allocation() {
         )
         .unwrap();
     let ev = rec.take();
+    // (count, bytes) of the accesses of `kind` to `alloc`.
     let count = |alloc: AllocId, kind: AccessKind| {
         ev.iter()
-            .filter(
-                |e| matches!(e, Ev::Access { alloc: a, kind: k, .. } if *a == alloc && *k == kind),
-            )
-            .count()
+            .filter_map(|e| match e {
+                Ev::Access {
+                    alloc: a,
+                    kind: k,
+                    size,
+                    offset,
+                    ..
+                } if *a == alloc && *k == kind => {
+                    assert_eq!(offset % 4, 0, "a texel starts at a multiple of its size");
+                    Some(*size as usize)
+                }
+                _ => None,
+            })
+            .fold((0, 0), |(n, b), s| (n + 1, b + s))
     };
-    // 4 work-items read 2 texels of 4 channels, one extra read of work-item 0's border
-    // texel touches no memory; each writes 4 channels.
-    assert_eq!(count(sid, AccessKind::Read), 4 * 2 * 4);
-    assert_eq!(count(did, AccessKind::Write), 4 * 4);
+    // 4 work-items read 2 texels, one extra read of work-item 0's border texel touches no
+    // memory; each writes one texel. A texel of 4 one-byte channels moves as one access
+    // (one work-item's access of its 4 bytes, as the checkers should see it).
+    assert_eq!(count(sid, AccessKind::Read), (4 * 2, 4 * 2 * 4));
+    assert_eq!(count(did, AccessKind::Write), (4, 4 * 4));
     assert!(!ev.iter().any(|e| matches!(e, Ev::Fault(_))));
 }
 

@@ -322,8 +322,20 @@ fn fetch<M: TexelMem>(
     };
     let base = d.offset([at[0] as u64, at[1] as u64, at[2] as u64]);
     let mut raw = [0u64; 4];
-    for (k, r) in raw.iter_mut().enumerate().take(n) {
-        *r = m.load(image.wrapping_add(base + (k * cs) as u64), cs);
+    match whole_texel(n, cs) {
+        // One access for the texel: the checkers see one work-item's read of its bytes, not
+        // one per channel (a byte access splits a word's record into four).
+        Some(size) => {
+            let v = m.load(image.wrapping_add(base), size);
+            for (k, r) in raw.iter_mut().enumerate().take(n) {
+                *r = channel(v, k, cs);
+            }
+        }
+        None => {
+            for (k, r) in raw.iter_mut().enumerate().take(n) {
+                *r = m.load(image.wrapping_add(base + (k * cs) as u64), cs);
+            }
+        }
     }
     d.format.decode(&raw, float_result)
 }
@@ -427,9 +439,35 @@ pub(crate) fn write<M: TexelMem>(
     };
     let raw = d.format.encode(rgba, float_src);
     let base = d.offset(at);
-    for (k, r) in raw.iter().enumerate().take(n) {
-        m.store(image.wrapping_add(base + (k * cs) as u64), cs, *r);
+    match whole_texel(n, cs) {
+        Some(size) => {
+            let v = raw
+                .iter()
+                .take(n)
+                .enumerate()
+                .fold(0u64, |v, (k, r)| v | channel(*r, 0, cs) << (8 * cs * k));
+            m.store(image.wrapping_add(base), size, v);
+        }
+        None => {
+            for (k, r) in raw.iter().enumerate().take(n) {
+                m.store(image.wrapping_add(base + (k * cs) as u64), cs, *r);
+            }
+        }
     }
+}
+
+/// The size of a texel of `n` channels of `cs` bytes when it moves as one scalar access
+/// (1, 2, 4 or 8 bytes); `None` for the others (RGBA of 32-bit channels, 3 channels).
+fn whole_texel(n: usize, cs: usize) -> Option<usize> {
+    let size = n * cs;
+    matches!(size, 1 | 2 | 4 | 8).then_some(size)
+}
+
+/// Channel `k` (of `cs` bytes) of a texel read as one little-endian scalar.
+fn channel(v: u64, k: usize, cs: usize) -> u64 {
+    let bits = 8 * cs as u32;
+    let mask = 1u64.checked_shl(bits).map_or(u64::MAX, |b| b - 1);
+    v.checked_shr(bits * k as u32).unwrap_or(0) & mask
 }
 
 /// What an image instruction does; its operands are the `ExtSpec` arguments.
