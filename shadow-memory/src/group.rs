@@ -24,12 +24,18 @@ pub struct GroupState {
     pub(crate) arrivals: Vec<(WorkItem, InstId, Fences)>,
     pub(crate) last_finished: Option<WorkItem>,
     pub(crate) sites: SiteMap,
-    /// The last sites looked up, by a hash of the instruction, with the allocation accessed:
-    /// most accesses hit.
-    pub(crate) recent_sites: [(InstId, AllocId, u16); RECENT_SITES],
+    /// The last sites looked up, by a hash of the instruction, with the allocation accessed
+    /// and the group that looked (`group_serial`): most accesses hit.
+    pub(crate) recent_sites: [(InstId, AllocId, u16, u32); RECENT_SITES],
+    /// Counts the groups this state served (see [`GroupState::restart`]): a recent site
+    /// found by an earlier group was not yet noted in `touched` by this one.
+    pub(crate) group_serial: u32,
     /// (instruction, allocation) pairs this group has made: each is noted once in the
     /// launch's [`crate::launch::LaunchChecker::touched`].
     pub(crate) touched: TouchedSet,
+    /// Entries of the launch's `touched` already made by two groups: later groups on this
+    /// worker have nothing to add to them (kept with the state from group to group).
+    pub(crate) touched_by_many: ManyGroupsSet,
     pub(crate) shadows: Vec<(AllocId, Arc<Shadow>)>,
     pub(crate) raw: RawSet,
     /// Async copies in flight, oldest first.
@@ -73,6 +79,10 @@ pub(crate) type SiteMap = HashMap<InstId, u16, std::hash::BuildHasherDefault<Ins
 pub(crate) type TouchedSet =
     HashSet<(InstId, AllocId), std::hash::BuildHasherDefault<InstIdHasher>>;
 
+/// Keys of the launch's `touched` map, hashed like [`SiteMap`] keys.
+pub(crate) type ManyGroupsSet =
+    HashSet<(AllocId, InstId, mar::Op), std::hash::BuildHasherDefault<InstIdHasher>>;
+
 #[derive(Default)]
 pub(crate) struct InstIdHasher(u64);
 
@@ -104,6 +114,35 @@ pub(crate) fn clamp_item(v: u64) -> u32 {
 }
 
 impl GroupState {
+    /// Makes a finished group's state the start state of group `lo..hi` of the same launch.
+    /// What belongs to the launch stays: its sites, its shadows, the local records'
+    /// allocations (zeroed), the `touched` entries known to be shared; the rest is cleared.
+    /// A worker running many small groups (one work-item each, in the CTS's imagedim) then
+    /// neither builds nor moves a fresh state per group, nor takes the launch's locks for
+    /// each group's first access at every site.
+    pub(crate) fn restart(&mut self, lo: u64, hi: u64) {
+        self.lo = lo;
+        self.hi = hi;
+        self.epoch_global = 0;
+        self.epoch_local = 0;
+        self.barriers_global = 0;
+        self.barriers_local = 0;
+        self.local.iter_mut().for_each(|l| l.fill(0));
+        self.arrivals.clear();
+        self.last_finished = None;
+        // A recent-site hit means "this group already noted the pair": entries of earlier
+        // groups no longer hit.
+        self.group_serial = self.group_serial.wrapping_add(1);
+        self.touched.clear();
+        self.raw.list.clear();
+        self.raw.index.clear();
+        self.copies.clear();
+        self.waited.clear();
+        self.completed.clear();
+        self.seen = Default::default();
+        self.copy_undefined = 0;
+    }
+
     /// The running async copy touched `a`'s bytes (adjacent ranges merge).
     pub(crate) fn add_copy_range(&mut self, a: &Access<'_>) {
         if let Some(c) = self.copies.last_mut() {

@@ -155,6 +155,10 @@ pub struct LaunchChecker<'a> {
     /// that made it and whether another group did too (see [`Touched`]).
     pub(crate) touched: Mutex<HashMap<(AllocId, InstId, Op), TouchedBy>>,
     pub(crate) raw: Mutex<RawSet>,
+    /// States of finished groups, for the next groups to start from (see
+    /// [`GroupState::restart`]). Boxed as the executor holds them: reuse moves a pointer.
+    #[allow(clippy::vec_box)]
+    pub(crate) spare: Mutex<Vec<Box<GroupState>>>,
     pub(crate) finished: AtomicBool,
     /// Whether this run takes part in naming racing pairs (`pairs`).
     pub(crate) pass: Pass,
@@ -185,20 +189,29 @@ impl LaunchChecker<'_> {
         // Multiplicative hashing (an unrolled loop's accesses are evenly spaced), into
         // enough entries for the dozens of accesses of an unrolled inner loop.
         let recent = (inst.0.wrapping_mul(0x9E37_79B9) >> 25) as usize % RECENT_SITES;
-        let (i, alloc, s) = g.recent_sites[recent];
-        if i == inst && alloc == a.alloc {
+        let (i, alloc, s, serial) = g.recent_sites[recent];
+        if i == inst && alloc == a.alloc && serial == g.group_serial {
             return s;
         }
         if g.touched.insert((inst, a.alloc)) {
             let op = if op == Op::AtomicRead { Op::Atomic } else { op };
-            self.touched
-                .lock()
-                .entry((a.alloc, inst, op))
-                .and_modify(|(first, many)| *many |= *first != a.item.group)
-                .or_insert((a.item.group, false));
+            let key = (a.alloc, inst, op);
+            // An entry two groups made stays as it is: no need to lock for it again.
+            if !g.touched_by_many.contains(&key) {
+                let many = self
+                    .touched
+                    .lock()
+                    .entry(key)
+                    .and_modify(|(first, many)| *many |= *first != a.item.group)
+                    .or_insert((a.item.group, false))
+                    .1;
+                if many {
+                    g.touched_by_many.insert(key);
+                }
+            }
         }
         if let Some(&s) = g.sites.get(&inst) {
-            g.recent_sites[recent] = (inst, a.alloc, s);
+            g.recent_sites[recent] = (inst, a.alloc, s, g.group_serial);
             return s;
         }
         let s = *self.sites.lock().entry(inst).or_insert_with(|| {
@@ -225,7 +238,7 @@ impl LaunchChecker<'_> {
             (st.sites.len() - 1) as u16
         });
         g.sites.insert(inst, s);
-        g.recent_sites[recent] = (inst, a.alloc, s);
+        g.recent_sites[recent] = (inst, a.alloc, s, g.group_serial);
         s
     }
 
@@ -576,7 +589,7 @@ impl Drop for LaunchChecker<'_> {
 }
 
 impl Observer for LaunchChecker<'_> {
-    type Group = GroupState;
+    type Group = Box<GroupState>;
 
     fn launch_start(&self, info: &LaunchInfo<'_>) {
         let geometry = Geometry::from_info(info);
@@ -670,13 +683,22 @@ impl Observer for LaunchChecker<'_> {
         });
     }
 
-    fn group_start(&self, g: &GroupInfo) -> GroupState {
-        let (lo, launch_lo, launch_hi, group_items, local, shadows) = match self.state() {
+    fn group_start(&self, g: &GroupInfo) -> Box<GroupState> {
+        let ls = self.state();
+        let lo = ls.map_or(1, |ls| ls.lo + g.group_linear * ls.geometry.stride());
+        // The actor's id follows the full group's items (partial groups leave a gap).
+        let hi = lo
+            + ls.map_or(g.items as u64, |ls| ls.geometry.group_items)
+                .max(1)
+            + 1;
+        if let Some(mut spare) = self.spare.lock().pop() {
+            spare.restart(lo, hi);
+            return spare;
+        }
+        let (launch_lo, launch_hi, local, shadows) = match ls {
             Some(ls) => (
-                ls.lo + g.group_linear * ls.geometry.stride(),
                 ls.lo,
                 ls.hi,
-                ls.geometry.group_items,
                 // Local records are needed only by the access checks.
                 if self.checks.races || self.checks.benign || self.checks.uninit {
                     ls.local_allocs
@@ -688,19 +710,11 @@ impl Observer for LaunchChecker<'_> {
                 },
                 ls.shadows.clone(),
             ),
-            None => (
-                1,
-                1,
-                2 + g.items as u64,
-                g.items as u64,
-                Vec::new(),
-                Vec::new(),
-            ),
+            None => (1, 2 + g.items as u64, Vec::new(), Vec::new()),
         };
-        GroupState {
+        Box::new(GroupState {
             lo,
-            // The actor's id follows the full group's items (partial groups leave a gap).
-            hi: lo + group_items.max(1) + 1,
+            hi,
             launch_lo,
             launch_hi,
             epoch_global: 0,
@@ -711,8 +725,10 @@ impl Observer for LaunchChecker<'_> {
             arrivals: Vec::new(),
             last_finished: None,
             sites: SiteMap::default(),
-            recent_sites: [(NO_INST, AllocId(u64::MAX), 0); RECENT_SITES],
+            recent_sites: [(NO_INST, AllocId(u64::MAX), 0, 0); RECENT_SITES],
+            group_serial: 0,
             touched: TouchedSet::default(),
+            touched_by_many: Default::default(),
             shadows,
             raw: RawSet::default(),
             copies: Vec::new(),
@@ -721,7 +737,7 @@ impl Observer for LaunchChecker<'_> {
             seen: Default::default(),
             races_off: self.state().is_some_and(|s| s.races_off),
             copy_undefined: 0,
-        }
+        })
     }
 
     fn wants_definedness(&self) -> bool {
@@ -733,7 +749,7 @@ impl Observer for LaunchChecker<'_> {
         self.checks.races || self.checks.benign
     }
 
-    fn access(&self, g: &mut GroupState, a: &Access<'_>) {
+    fn access(&self, g: &mut Box<GroupState>, a: &Access<'_>) {
         if self.checks.bounds && !matches!(self.pass, Pass::Second(_)) {
             self.check_access_rules(g, a);
         }
@@ -746,44 +762,44 @@ impl Observer for LaunchChecker<'_> {
         }
     }
 
-    fn barrier(&self, g: &mut GroupState, arrival: &BarrierArrival<'_>) {
+    fn barrier(&self, g: &mut Box<GroupState>, arrival: &BarrierArrival<'_>) {
         self.record_arrival(g, arrival);
     }
 
-    fn group_copy(&self, g: &mut GroupState, c: &GroupCopy<'_>) {
+    fn group_copy(&self, g: &mut Box<GroupState>, c: &GroupCopy<'_>) {
         self.start_copy(g, c);
     }
 
-    fn group_wait(&self, g: &mut GroupState, w: &GroupWait<'_>) {
+    fn group_wait(&self, g: &mut Box<GroupState>, w: &GroupWait<'_>) {
         self.wait_copies(g, w);
     }
 
-    fn barrier_release(&self, g: &mut GroupState, why: Release) {
+    fn barrier_release(&self, g: &mut Box<GroupState>, why: Release) {
         self.release_barrier(g, why);
     }
 
-    fn item_end(&self, g: &mut GroupState, item: &WorkItem) {
+    fn item_end(&self, g: &mut Box<GroupState>, item: &WorkItem) {
         g.last_finished = Some(*item);
     }
 
-    fn fault(&self, g: &mut GroupState, f: &Fault<'_>) {
+    fn fault(&self, g: &mut Box<GroupState>, f: &Fault<'_>) {
         self.report_fault(g, f);
     }
 
-    fn stalled(&self, g: &mut GroupState, why: &str, running: &[(WorkItem, InstId)]) {
+    fn stalled(&self, g: &mut Box<GroupState>, why: &str, running: &[(WorkItem, InstId)]) {
         self.report_stall(g, why, running);
     }
 
-    fn group_end(&self, mut g: GroupState) {
+    fn group_end(&self, mut g: Box<GroupState>) {
         self.end_copies(&mut g);
         self.pass_group_end(&mut g);
-        if g.raw.list.is_empty() {
-            return;
+        if !g.raw.list.is_empty() {
+            let mut all = self.raw.lock();
+            for r in g.raw.list.drain(..) {
+                all.add(r);
+            }
         }
-        let mut all = self.raw.lock();
-        for r in g.raw.list {
-            all.add(r);
-        }
+        self.spare.lock().push(g);
     }
 
     fn launch_end(&self) {

@@ -389,7 +389,7 @@ impl LaunchOrder for Follows {
 
 #[test]
 fn records_of_ordered_launches_count_as_reset_and_overlapping_ones_race() {
-    let on = |c: &LaunchChecker<'_>, f: &dyn Fn(&LaunchChecker<'_>, &mut GroupState)| {
+    let on = |c: &LaunchChecker<'_>, f: &dyn Fn(&LaunchChecker<'_>, &mut Box<GroupState>)| {
         start(c, "k");
         let mut g = group(c, 0);
         f(c, &mut g);
@@ -538,7 +538,7 @@ fn groups_on_several_threads_update_global_records_atomically() {
 /// A copy's half of an access: 4 bytes at `offset`, carrying undefined bytes.
 fn copy_half(
     c: &LaunchChecker<'_>,
-    g: &mut GroupState,
+    g: &mut Box<GroupState>,
     offset: u64,
     kind: AccessKind,
     undefined: u8,
@@ -568,7 +568,7 @@ fn copy_half(
 #[test]
 fn copies_carry_undefined_bytes_and_reads_report_them() {
     // OUT was created without data. Each launch: what it does, then the offset read.
-    let uninit_reads = |body: &dyn Fn(&LaunchChecker<'_>, &mut GroupState), offset: u64| {
+    let uninit_reads = |body: &dyn Fn(&LaunchChecker<'_>, &mut Box<GroupState>), offset: u64| {
         let s = session(Checks::default());
         let r = launch(&s, 0, false, |c| {
             let mut g = group(c, 0);
@@ -586,7 +586,7 @@ fn copies_carry_undefined_bytes_and_reads_report_them() {
     };
     // A copy of never-written bytes reports nothing; its destination stays undefined, so
     // a later read there is a use (also through a second copy).
-    let undefined_copy = |c: &LaunchChecker<'_>, g: &mut GroupState| {
+    let undefined_copy = |c: &LaunchChecker<'_>, g: &mut Box<GroupState>| {
         copy_half(c, g, 32, AccessKind::Read, 0);
         copy_half(c, g, 0, AccessKind::Write, 0);
         copy_half(c, g, 0, AccessKind::Read, 0);
@@ -595,18 +595,18 @@ fn copies_carry_undefined_bytes_and_reads_report_them() {
     assert_eq!(uninit_reads(&undefined_copy, 8), 1);
     assert_eq!(uninit_reads(&undefined_copy, 0), 1);
     // A copy of written bytes defines its destination.
-    let defined_copy = |c: &LaunchChecker<'_>, g: &mut GroupState| {
+    let defined_copy = |c: &LaunchChecker<'_>, g: &mut Box<GroupState>| {
         write(c, g, Global, OUT, 16, wi(0, 0), 142);
         copy_half(c, g, 16, AccessKind::Read, 0);
         copy_half(c, g, 24, AccessKind::Write, 0);
     };
     assert_eq!(uninit_reads(&defined_copy, 24), 0);
     // The executor says which bytes of a private source were undefined (bits 2-3 here).
-    let private_source = |c: &LaunchChecker<'_>, g: &mut GroupState| {
+    let private_source = |c: &LaunchChecker<'_>, g: &mut Box<GroupState>| {
         copy_half(c, g, 12, AccessKind::Write, 0b1100);
     };
     assert_eq!(uninit_reads(&private_source, 12), 1);
-    let private_defined = |c: &LaunchChecker<'_>, g: &mut GroupState| {
+    let private_defined = |c: &LaunchChecker<'_>, g: &mut Box<GroupState>| {
         copy_half(c, g, 12, AccessKind::Write, 0);
     };
     assert_eq!(uninit_reads(&private_defined, 12), 0);

@@ -73,7 +73,7 @@ pub fn start(c: &LaunchChecker<'_>, kernel: &str) {
     });
 }
 
-pub fn group(c: &LaunchChecker<'_>, g: u32) -> GroupState {
+pub fn group(c: &LaunchChecker<'_>, g: u32) -> Box<GroupState> {
     c.group_start(&GroupInfo {
         group: [g, 0, 0],
         group_linear: g as u64,
@@ -94,7 +94,7 @@ pub fn wi(g: u32, l: u32) -> WorkItem {
 #[allow(clippy::too_many_arguments)]
 pub fn acc(
     c: &LaunchChecker<'_>,
-    gs: &mut GroupState,
+    gs: &mut Box<GroupState>,
     space: AddressSpace,
     alloc: AllocId,
     offset: u64,
@@ -125,7 +125,7 @@ pub fn acc(
 
 pub fn write(
     c: &LaunchChecker<'_>,
-    gs: &mut GroupState,
+    gs: &mut Box<GroupState>,
     sp: AddressSpace,
     a: AllocId,
     off: u64,
@@ -148,7 +148,7 @@ pub fn write(
 
 pub fn read(
     c: &LaunchChecker<'_>,
-    gs: &mut GroupState,
+    gs: &mut Box<GroupState>,
     sp: AddressSpace,
     a: AllocId,
     off: u64,
@@ -160,7 +160,7 @@ pub fn read(
 
 pub fn atomic(
     c: &LaunchChecker<'_>,
-    gs: &mut GroupState,
+    gs: &mut Box<GroupState>,
     a: AllocId,
     off: u64,
     item: WorkItem,
@@ -180,7 +180,7 @@ pub fn atomic(
     );
 }
 
-pub fn barrier(c: &LaunchChecker<'_>, gs: &mut GroupState, g: u32, inst: u32, fences: Fences) {
+pub fn barrier(c: &LaunchChecker<'_>, gs: &mut Box<GroupState>, g: u32, inst: u32, fences: Fences) {
     for l in 0..LOCAL as u32 {
         c.barrier(
             gs,
