@@ -193,6 +193,44 @@ fn deeply_nested_types_are_refused() {
 /// Found by the launch fuzz campaign: an id defined twice let a type name itself through
 /// the types between (a vector of a vector of the redefined id), and `scalar` recursed until
 /// the stack overflowed. Every id of the module's types and values is defined once.
+/// Found by the launch fuzz target (stop 27): a vector whose components were vectors made a
+/// by-value argument's memory leaf 32 bytes wide, and binding the argument copied it into an
+/// 8-byte register lane (a panic). A vector's components must be scalars.
+#[test]
+fn a_vector_of_vectors_is_refused() {
+    let spv = compile_plain("__kernel void k(__global int *a) { a[0] = 1; }", "-O0");
+    let bytes = edited(&spv, |m| {
+        use rspirv::dr::{Instruction, Operand};
+        let int_id = m
+            .types_global_values
+            .iter()
+            .find(|t| t.class.opcode == spirv::Op::TypeInt)
+            .and_then(|t| t.result_id)
+            .expect("an int type");
+        let bound = m.header.as_ref().map(|h| h.bound).unwrap_or(1000);
+        let (v4, v4v4) = (bound, bound + 1);
+        m.types_global_values.push(Instruction::new(
+            spirv::Op::TypeVector,
+            None,
+            Some(v4),
+            vec![Operand::IdRef(int_id), Operand::LiteralBit32(4)],
+        ));
+        m.types_global_values.push(Instruction::new(
+            spirv::Op::TypeVector,
+            None,
+            Some(v4v4),
+            vec![Operand::IdRef(v4), Operand::LiteralBit32(2)],
+        ));
+        if let Some(h) = m.header.as_mut() {
+            h.bound = bound + 2;
+        }
+    });
+    match Program::load(&bytes) {
+        Err(LoadError::Malformed(what)) => assert!(what.contains("non-scalar"), "{what}"),
+        other => panic!("expected a malformed module, got {:?}", other.map(|_| ())),
+    }
+}
+
 #[test]
 fn a_type_defined_twice_is_refused() {
     let spv = compile_plain("__kernel void k(__global int *a) { a[0] = 1; }", "-O0");

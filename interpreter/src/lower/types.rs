@@ -158,6 +158,11 @@ impl<'m> Mod<'m> {
                     return Err(malformed(format!("vector of {n} components")));
                 }
                 let et = self.ty(e)?;
+                // A vector's components are scalars (SPIR-V 2.16.1): the register lanes and
+                // memory leaves of every vector op assume one component fits one lane.
+                if !matches!(et.k, TyK::Bool | TyK::Int(_) | TyK::Float(_) | TyK::Ptr(..)) {
+                    return Err(malformed("vector of a non-scalar component type"));
+                }
                 let es = et.size;
                 let size = es * if n == 3 { 4 } else { n };
                 Ty {
