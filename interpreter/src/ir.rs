@@ -129,6 +129,20 @@ impl Builtin {
             _ => 1,
         }
     }
+
+    /// What OpenCL C's work-item function answers for a dimension past the NDRange's (OpenCL
+    /// C 6.15.1: sizes and counts 1, ids and offsets 0). The SPIR-V translator turns
+    /// `get_global_size(d)` into an extract from this vector, with `d` as it is, so the
+    /// executor gives this for components past the third.
+    pub(crate) fn past_last_dim(self) -> u64 {
+        match self {
+            Builtin::GlobalSize
+            | Builtin::LocalSize
+            | Builtin::EnqueuedLocalSize
+            | Builtin::NumGroups => 1,
+            _ => 0,
+        }
+    }
 }
 
 /// One executable instruction. Slots are frame-relative.
@@ -337,12 +351,14 @@ pub(crate) enum Op {
         d: u32,
         s: u32,
     },
+    /// `d = v[idx]`, or `outside` when `idx` is past the `n` lanes.
     ExtractDyn {
         n: u32,
         stride: u32,
         d: u32,
         v: u32,
         idx: u32,
+        outside: u8,
     },
     InsertDyn {
         n: u32,

@@ -226,3 +226,56 @@ fn local_accesses_are_reported_relative_to_the_local_allocation() {
     );
     assert!(matches!(ev.last(), Some(Ev::LaunchEnd)));
 }
+
+/// Work-item functions asked for a dimension past the NDRange's answer 1 for sizes and counts
+/// and 0 for ids and offsets (OpenCL C 6.15.1; the CTS's work_item_functions_out_of_range*),
+/// whether the dimension is a constant (the SPIR-V translator extracts component 4 of the
+/// 3-component builtin vector) or known only at run time (a dynamic extract).
+#[test]
+fn work_item_functions_past_the_last_dimension() {
+    let src = r#"
+    __kernel void dims(__global const int *in, __global uint *out) {
+        int far = in[0];
+        __global uint *p = out + 16 * get_global_id(0);
+        p[0] = get_global_size(far);
+        p[1] = get_global_id(far);
+        p[2] = get_local_size(far);
+        p[3] = get_local_id(far);
+        p[4] = get_num_groups(far);
+        p[5] = get_group_id(far);
+        p[6] = get_global_offset(far);
+        p[7] = get_num_groups(far) + get_local_size(far);
+        p[8] = get_global_size(4);
+        p[9] = get_global_id(3);
+        p[10] = get_local_size(7);
+        p[11] = get_local_id(3);
+        p[12] = get_num_groups(5);
+        p[13] = get_group_id(3);
+        p[14] = get_global_offset(3);
+        p[15] = get_global_size(1) + 10 * get_global_id(2);
+    }"#;
+    for opt in OPTS {
+        for far in [3, 5, 1000] {
+            let p = program(src, opt);
+            let (input, out) = (buf_i32(&[far]), buf_i32(&[-1; 64]));
+            run(
+                &p,
+                &launch(
+                    "dims",
+                    1,
+                    [4, 1, 1],
+                    [2, 1, 1],
+                    vec![arg(&input), arg(&out)],
+                ),
+            );
+            let got = read_i32(&out);
+            for item in got.chunks(16) {
+                assert_eq!(
+                    item,
+                    [1, 0, 1, 0, 1, 0, 0, 2, 1, 0, 1, 0, 1, 0, 0, 1],
+                    "{opt} far={far}"
+                );
+            }
+        }
+    }
+}

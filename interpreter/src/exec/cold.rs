@@ -81,12 +81,13 @@ pub(super) fn run_cold<O: Observer>(
             d,
             v,
             idx,
+            outside,
         } => {
             let i = r!(idx);
             r!(d) = if i < n as u64 {
                 r!(v as u64 + i * stride as u64)
             } else {
-                0
+                outside as u64
             };
         }
         Op::InsertDyn {

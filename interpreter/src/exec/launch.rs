@@ -821,6 +821,9 @@ impl<O: Observer> Lx<'_, O> {
 
     #[inline]
     pub(super) fn builtin(&self, gx: &Gx<O>, wi: &WorkItem, b: Builtin, c: usize) -> u64 {
+        if c > 2 && b.lanes() == 3 {
+            return b.past_last_dim();
+        }
         let c = c.min(2);
         match b {
             Builtin::GlobalId => wi.global[c],

@@ -108,6 +108,7 @@ impl Code {
                 d,
                 v,
                 idx,
+                outside: _,
             } => all(&[d, idx], 1) && fits(v, n as u64 * stride as u64),
             Op::InsertDyn {
                 n,

@@ -39,6 +39,9 @@ pub(super) struct Fx<'a, 'm> {
     pub(super) cur_inst: u32,
     /// Access chains into builtin variables: id → (builtin, component).
     pub(super) builtin_ptrs: HashMap<Word, (Builtin, u8)>,
+    /// Whole loads of a work-item builtin vector: id → builtin (extracts past its third
+    /// component answer [`Builtin::past_last_dim`]).
+    pub(super) builtin_vectors: HashMap<Word, Builtin>,
     pub(super) private_bytes: u64,
     /// Sign extensions to 64 bits used only as access-chain indices: result → (source, bits).
     pub(super) sconv: HashMap<Word, (Word, u8)>,
@@ -102,8 +105,12 @@ impl<'a, 'm> Fx<'a, 'm> {
         Some(sext(v, w))
     }
     pub(super) fn zero_slot(&mut self) -> u32 {
+        self.const_slot(0)
+    }
+    /// A slot holding `v` for the whole function.
+    pub(super) fn const_slot(&mut self, v: u64) -> u32 {
         let s = self.const_base + self.consts.len() as u32;
-        self.consts.push(0);
+        self.consts.push(v);
         s
     }
     pub(super) fn mov(&mut self, d: u32, s: u32, n: u32) {
@@ -386,6 +393,7 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
         callees: HashSet::new(),
         cur_inst: 0,
         builtin_ptrs: HashMap::new(),
+        builtin_vectors: HashMap::new(),
         private_bytes: 0,
         sconv,
         ptr_base: pointer_bases(f),

@@ -294,6 +294,9 @@ pub(super) fn lower_load(fx: &mut Fx, inst: &Instruction) -> R<()> {
             comp: u8::MAX,
             d,
         });
+        if b.lanes() == 3 {
+            fx.builtin_vectors.insert(result_id(inst)?, b);
+        }
         return Ok(());
     }
     if let Some((b, c)) = fx.builtin_ptrs.get(&pid).copied() {

@@ -58,8 +58,16 @@ pub(super) fn lower_composite_extract(fx: &mut Fx, inst: &Instruction) -> R<()> 
     let cid = id_at(inst, 0)?;
     let s = fx.val(cid)?;
     let cty = fx.md.type_id_of(cid)?;
-    let off = lane_offset(fx, cty, inst, 1)?;
     let n = fx.md.ty(result_ty(inst)?)?.lanes as u32;
+    // `get_global_size(4)`: the translator extracts component 4 of the 3-vector.
+    if let Some(b) = fx.builtin_vectors.get(&cid).copied() {
+        if lit_at(inst, 1)? >= u64::from(b.lanes()) {
+            let s = fx.const_slot(b.past_last_dim());
+            fx.mov(d, s, n);
+            return Ok(());
+        }
+    }
+    let off = lane_offset(fx, cty, inst, 1)?;
     let s = s
         .checked_add(off)
         .ok_or_else(|| malformed("composite index out of range"))?;
@@ -135,12 +143,17 @@ pub(super) fn lower_extract_dynamic(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let v = fx.val(vid)?;
     let idx = fx.val(id_at(inst, 1)?)?;
     let n = fx.lanes_of_val(vid)?;
+    let outside = fx
+        .builtin_vectors
+        .get(&vid)
+        .map_or(0, |b| b.past_last_dim() as u8);
     fx.emit(Op::ExtractDyn {
         n,
         stride: 1,
         d,
         v,
         idx,
+        outside,
     });
     Ok(())
 }
