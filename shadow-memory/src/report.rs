@@ -355,7 +355,11 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// What makes two findings "the same pair" for deduplication.
+    /// What makes two findings "the same pair" for deduplication. A race is the same race
+    /// whichever of its two accesses ran first (that is the schedule's choice, and a host
+    /// command running beside a kernel meets some bytes before the kernel and some after), so
+    /// the sides are keyed as an unordered pair, and the launch that noticed it does not count
+    /// once both sides name their kernels.
     pub(crate) fn dedup_key(&self) -> String {
         let side = |s: &Option<Side>| {
             s.as_ref()
@@ -369,16 +373,21 @@ impl Finding {
                 })
                 .unwrap_or_default()
         };
+        let mut sides = [side(&self.first), side(&self.second)];
+        let both = self.first.is_some() && self.second.is_some();
+        if both {
+            sides.sort();
+        }
         format!(
             "{:?}|{:?}|{:?}|{:?}|{}|{:?}|{}|{}|{}",
             self.kind,
             self.race,
             self.scope,
             self.memory,
-            self.kernel,
+            if both { "" } else { self.kernel.as_str() },
             self.buffer,
-            side(&self.first),
-            side(&self.second),
+            sides[0],
+            sides[1],
             // Without locations, the message tells findings apart (e.g. different barriers).
             if self
                 .first

@@ -140,7 +140,9 @@ fn text_names_both_accesses_and_quotes_source_lines() {
         ),
         "{text}"
     );
-    assert!(text.contains("(3 times)"), "{text}");
+    // Three times write-then-read, once read-then-write (item l+1 writes after its own
+    // read): the same pair of lines, one finding.
+    assert!(text.contains("(4 times)"), "{text}");
     assert!(
         text.contains("| t[0] = 1;") && text.contains("| int x = t[0];"),
         "{text}"
@@ -588,4 +590,41 @@ fn refused_host_accesses_are_findings_of_the_host() {
         ),
         "{text}"
     );
+}
+
+/// A race is one finding whichever of its accesses ran first: a host command running beside
+/// a kernel meets some bytes before the kernel's writes and some after, and each launch
+/// notices the pair from its own side. Distinct pairs stay distinct.
+#[test]
+fn a_race_seen_in_both_orders_is_one_finding() {
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 10);
+        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 11);
+        c.group_end(g);
+    });
+    let seen = r.findings[0].clone();
+    let mut swapped = seen.clone();
+    std::mem::swap(&mut swapped.first, &mut swapped.second);
+    swapped.kernel = "clEnqueueReadBuffer".into();
+    swapped.launch += 1;
+    let mut other = seen.clone();
+    other
+        .second
+        .as_mut()
+        .unwrap()
+        .location
+        .as_mut()
+        .unwrap()
+        .line = 12;
+
+    let merged = Session::new(Config::default());
+    merged.add_finding(seen);
+    merged.add_finding(swapped);
+    merged.add_finding(other);
+    let r = merged.report();
+    assert_eq!(r.findings.len(), 2, "{}", r.render_text());
+    assert_eq!(r.findings[0].count, 2, "{}", r.render_text());
+    assert_eq!(r.findings[1].count, 1, "{}", r.render_text());
 }
