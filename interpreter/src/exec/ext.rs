@@ -58,6 +58,7 @@ struct Inst<'s, 'r> {
 
 impl Inst<'_, '_> {
     /// Operand `k`: its register lanes and element (no lanes when there is no such operand).
+    #[inline]
     fn arg(&self, k: usize) -> (&[u64], Elem) {
         let base = self.base;
         match self.spec.args.get(k) {
@@ -70,11 +71,13 @@ impl Inst<'_, '_> {
     }
 
     /// The first lane of operand `k` (0 when there is none).
+    #[inline]
     fn first(&self, k: usize) -> u64 {
         self.arg(k).0.first().copied().unwrap_or(0)
     }
 
     /// Sets the result's first `out.len()` lanes.
+    #[inline]
     fn set_result(&mut self, out: &[u64]) {
         let d = self.base + self.spec.d as usize;
         self.regs[d..d + out.len()].copy_from_slice(out);

@@ -131,9 +131,15 @@ impl ImageDesc {
     }
 
     /// Byte offset of texel (x, y, z) in memory coordinates.
-    pub fn offset(&self, [x, y, z]: [u64; 3]) -> u64 {
-        let e = self.format.element_size().unwrap_or(0) as u64;
-        self.base + x * e + y * self.row_pitch + z * self.slice_pitch
+    pub fn offset(&self, at: [u64; 3]) -> u64 {
+        self.texel_offset(self.format.element_size().unwrap_or(0), at)
+    }
+
+    /// [`ImageDesc::offset`] for texels of `e` bytes: the image instructions know the
+    /// texel's layout already, and the format's full validity check costs per texel.
+    #[inline]
+    fn texel_offset(&self, e: usize, [x, y, z]: [u64; 3]) -> u64 {
+        self.base + x * e as u64 + y * self.row_pitch + z * self.slice_pitch
     }
 
     /// Coordinate lanes: which memory axis each lane addresses, and the lane of the array
@@ -177,6 +183,7 @@ struct Taps {
 
 /// Index along one axis of size `n` for nearest filtering (§8.2), addressing applied.
 /// Out-of-range results (only with `CLK_ADDRESS_CLAMP`) mean the border colour.
+#[inline]
 fn nearest(s: f32, n: i64, bits: u32) -> i64 {
     let norm = bits & sampler::NORMALIZED != 0;
     let mode = bits & sampler::ADDRESS_MASK;
@@ -238,6 +245,7 @@ fn linear(s: f32, n: i64, bits: u32) -> Taps {
 /// Addressing of an unnormalized index: clamp to the edge, keep out-of-range for the border
 /// colour (CLAMP), or — for NONE, where the result is undefined — clamp too, so a kernel
 /// bug never reads outside the image.
+#[inline]
 fn address(i: i64, n: i64, mode: u32) -> i64 {
     if mode == sampler::CLAMP {
         i.clamp(-1, n)
@@ -269,6 +277,7 @@ fn signed_offset(d: &ImageDesc, at: [i64; 3]) -> i64 {
 
 /// Memory coordinates of `coords` before any addressing (layer and float coordinates
 /// rounded as nearest filtering does), and whether they lie inside the image.
+#[inline]
 fn raw_coords(d: &ImageDesc, coords: Coords, normalized: bool) -> ([i64; 3], bool) {
     let ext = d.extent();
     let (axes, layer) = d.axes();
@@ -320,7 +329,7 @@ fn fetch<M: TexelMem>(
     let (Some((n, _)), Some(cs)) = (d.format.layout(), d.format.channel_size()) else {
         return [0; 4];
     };
-    let base = d.offset([at[0] as u64, at[1] as u64, at[2] as u64]);
+    let base = d.texel_offset(n * cs, at.map(|x| x as u64));
     let mut raw = [0u64; 4];
     match whole_texel(n, cs) {
         // One access for the texel: the checkers see one work-item's read of its bytes, not
@@ -438,7 +447,7 @@ pub(crate) fn write<M: TexelMem>(
         return;
     };
     let raw = d.format.encode(rgba, float_src);
-    let base = d.offset(at);
+    let base = d.texel_offset(n * cs, at);
     match whole_texel(n, cs) {
         Some(size) => {
             let v = raw
@@ -458,12 +467,14 @@ pub(crate) fn write<M: TexelMem>(
 
 /// The size of a texel of `n` channels of `cs` bytes when it moves as one scalar access
 /// (1, 2, 4 or 8 bytes); `None` for the others (RGBA of 32-bit channels, 3 channels).
+#[inline]
 fn whole_texel(n: usize, cs: usize) -> Option<usize> {
     let size = n * cs;
     matches!(size, 1 | 2 | 4 | 8).then_some(size)
 }
 
 /// Channel `k` (of `cs` bytes) of a texel read as one little-endian scalar.
+#[inline]
 fn channel(v: u64, k: usize, cs: usize) -> u64 {
     let bits = 8 * cs as u32;
     let mask = 1u64.checked_shl(bits).map_or(u64::MAX, |b| b - 1);
@@ -496,6 +507,7 @@ pub(crate) struct Operand<'a> {
     pub elem: Elem,
 }
 
+#[inline]
 fn coords_of(o: &Operand<'_>) -> Coords {
     let l = |k: usize| o.lanes.get(k).copied().unwrap_or(0);
     match o.elem {
