@@ -39,6 +39,10 @@ pub(super) fn ordered<T>(v: &mut [T], order: Order, rng: &mut Rng) {
     }
 }
 
+/// Instructions a worker's ended groups may hold back from the launch's count (see
+/// [`run_group`]).
+pub(super) const WATCH_BATCH: u64 = 1 << 12;
+
 /// Group-level slice of fair scheduling: a group whose items have used this much of their
 /// turn budgets (instructions, or jumps where turns are not counted; see
 /// `dispatch::run_turns`) with none reaching a barrier or its end leaves its worker for
@@ -108,10 +112,13 @@ pub(super) enum GroupEnd<O: Observer> {
 /// Runs a work-group (groups numbered dimension 0 fastest) until its end, or until it has
 /// run a slice without progress and `lx.fair` lets it step aside: in lockstep while the
 /// schedule allows it, else in barrier phases of the per-item executor.
+/// Instructions of ended groups (`unflushed`, the worker's) are added to the launch's count
+/// in batches of [`WATCH_BATCH`], unless an instruction limit needs each group's.
 pub(super) fn run_group<O: Observer>(
     lx: &Lx<O>,
     job: Job<O>,
     scratch: &mut Scratch,
+    unflushed: &mut u64,
 ) -> GroupEnd<O> {
     let has_byval = lx.byval.iter().any(|b| b.is_some());
     // Quantum 1 is lockstep order: run it one op for all items at a time (exec/lockstep.rs).
@@ -231,10 +238,15 @@ pub(super) fn run_group<O: Observer>(
         }));
     }
     // The watchdog also looks at group ends: a launch of many short groups never has a turn
-    // long enough to be looked at inside one.
-    match lx.watchdog(&mut g.executed) {
-        Some(why) if result.is_ok() => result = Err(ExecError::Aborted(why)),
-        _ => {}
+    // long enough to be looked at inside one. Its clock is read once per 2^16 instructions,
+    // so batching the short groups' counts per worker loses nothing, and spares the workers
+    // a shared counter's cache line per group.
+    *unflushed += std::mem::take(&mut g.executed);
+    if *unflushed >= WATCH_BATCH || lx.limit.is_some() {
+        match lx.watchdog(unflushed) {
+            Some(why) if result.is_ok() => result = Err(ExecError::Aborted(why)),
+            _ => {}
+        }
     }
     if let (true, Some(why)) = (O::ENABLED, lx.stalled.get()) {
         // The watchdog ended the launch: say which items had not finished, and where.

@@ -661,6 +661,9 @@ impl<O: Observer> Queue<O> {
     }
 }
 
+/// Ended groups a worker counts before adding them to the progress counter.
+const DONE_BATCH: u64 = 64;
+
 /// Runs every group of `order` on `threads` workers: the device's pool when it has one,
 /// else threads started for this launch, counting each in `done` when it ends. The first
 /// error is kept in `lx.error` and stops the launch. Returns how many groups started (every
@@ -680,6 +683,10 @@ fn run_groups<O: Observer>(
     let worker = || {
         let mut scratch = Scratch::default();
         let mut stepped_aside = None;
+        // Groups ended and instructions run, not yet in `done` and the launch's count: a
+        // shared counter touched per group is a cache line the workers fight over when
+        // groups are short.
+        let (mut ended, mut unflushed) = (0u64, 0u64);
         loop {
             let aborted = lx.abort.load(Ordering::Relaxed);
             let Some(job) = queue.lock().next(order, stepped_aside.take(), aborted) else {
@@ -691,7 +698,7 @@ fn run_groups<O: Observer>(
             };
             // Last resort: an interpreter bug must not unwind into the host application.
             let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_group(lx, job, &mut scratch)
+                run_group(lx, job, &mut scratch, &mut unflushed)
             }))
             .unwrap_or_else(|_| {
                 scratch = Scratch::default();
@@ -706,7 +713,10 @@ fn run_groups<O: Observer>(
                     stepped_aside = Some((s, bytes));
                 }
                 GroupEnd::Ended(r) => {
-                    done.fetch_add(1, Ordering::Relaxed);
+                    ended += 1;
+                    if ended == DONE_BATCH {
+                        done.fetch_add(std::mem::take(&mut ended), Ordering::Relaxed);
+                    }
                     if let Err(e) = r {
                         lx.abort.store(true, Ordering::Relaxed);
                         lx.error.lock().get_or_insert(e);
@@ -714,6 +724,9 @@ fn run_groups<O: Observer>(
                 }
             }
         }
+        done.fetch_add(ended, Ordering::Relaxed);
+        // The launch is over for this worker: its count only has to be complete.
+        lx.instructions.fetch_add(unflushed, Ordering::Relaxed);
     };
     if threads == 1 {
         worker();
