@@ -219,6 +219,57 @@ fn atomics_counter_global_and_local() {
     }
 }
 
+/// OpenCL C 2.0+ `atomic_flag` (OpAtomicFlagClear, OpAtomicFlagTestAndSet; the CTS's
+/// c11_atomics atomic_flag): after item 0 clears its group's flag, exactly one item per group
+/// finds it clear, and every item finds it set afterwards; a global flag too. The result is
+/// the same in lockstep, where the items' test-and-sets interleave one op at a time.
+#[test]
+fn atomic_flags_test_and_set_and_clear() {
+    let src = r#"
+    __kernel void first(__global int *firsts, __global int *seen_set, __global atomic_flag *g) {
+        local atomic_flag flag;
+        if (get_local_id(0) == 0)
+            atomic_flag_clear_explicit(&flag, memory_order_relaxed, memory_scope_work_group);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!atomic_flag_test_and_set_explicit(&flag, memory_order_relaxed,
+                                               memory_scope_work_group))
+            atomic_inc(&firsts[get_group_id(0)]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (atomic_flag_test_and_set_explicit(&flag, memory_order_relaxed,
+                                              memory_scope_work_group))
+            atomic_inc(&seen_set[get_group_id(0)]);
+        if (!atomic_flag_test_and_set_explicit(g, memory_order_relaxed,
+                                               memory_scope_work_group))
+            atomic_inc(&firsts[4]);
+    }"#;
+    for opt in OPTS {
+        let p = program(src, &format!("{opt} -cl-std=CL3.0"));
+        for quantum in [0, 1] {
+            let (firsts, seen, g) = (buf_i32(&[0; 5]), buf_i32(&[0; 4]), buf_i32(&[0]));
+            let l = launch(
+                "first",
+                1,
+                [128, 1, 1],
+                [32, 1, 1],
+                vec![arg(&firsts), arg(&seen), arg(&g)],
+            );
+            let s = Schedule {
+                quantum,
+                ..Schedule::default()
+            };
+            Device::new(0).run(&p, &l, &s, &NoObserver).unwrap();
+            let what = format!("{opt} quantum {quantum}");
+            assert_eq!(read_i32(&firsts), vec![1, 1, 1, 1, 1], "{what}");
+            assert_eq!(read_i32(&seen), vec![32; 4], "{what}");
+            assert_eq!(
+                read_i32(&g),
+                vec![1],
+                "{what}: test-and-set leaves the flag set"
+            );
+        }
+    }
+}
+
 #[test]
 fn out_of_bounds_write_is_contained_and_reported() {
     let src = r#"

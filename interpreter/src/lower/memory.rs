@@ -284,6 +284,38 @@ pub(super) fn lower_atomic(fx: &mut Fx, inst: &Instruction, a: AtomicOp) -> R<()
     Ok(())
 }
 
+/// OpAtomicFlagTestAndSet (Pointer, Scope, Semantics) and OpAtomicFlagClear: an
+/// `atomic_flag` is a 32-bit integer (OpenCL C 6.15.12.9), set by exchanging 1 into it (the
+/// result says whether it was set) and cleared by an atomic store of 0.
+pub(super) fn lower_atomic_flag(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let p = fx.val(id_at(inst, 0)?)?;
+    set_alignment(fx, 4);
+    let zero = fx.zero_slot();
+    if inst.class.opcode == S::AtomicFlagClear {
+        fx.emit(Op::Atomic {
+            op: AtomicOp::Store,
+            w: 32,
+            d: 0,
+            p,
+            v: zero,
+            c: 0,
+        });
+        return Ok(());
+    }
+    let d = fx.dst(inst)?;
+    let one = fx.const_slot(1);
+    fx.emit(Op::Atomic {
+        op: AtomicOp::Xchg,
+        w: 32,
+        d,
+        p,
+        v: one,
+        c: 0,
+    });
+    fx.emit(Op::Ne32 { d, a: d, b: zero });
+    Ok(())
+}
+
 /// OpLoad: builtin variables read their value, everything else is a memory load.
 pub(super) fn lower_load(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;

@@ -72,6 +72,7 @@ pub(super) fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> 
         S::VectorExtractDynamic => lower_extract_dynamic(fx, inst),
         S::VectorInsertDynamic => lower_insert_dynamic(fx, inst),
         S::FunctionCall => lower_call(fx, inst),
+        S::AtomicFlagTestAndSet | S::AtomicFlagClear => lower_atomic_flag(fx, inst),
         S::ControlBarrier => lower_barrier(fx, inst),
         S::GroupAsyncCopy => lower_async(fx, inst),
         S::GroupWaitEvents => lower_wait(fx, inst),
