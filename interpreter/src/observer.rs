@@ -241,6 +241,19 @@ pub trait Observer: Sync {
     /// other groups had not started).
     fn stalled(&self, _group: &mut Self::Group, _why: &str, _running: &[(WorkItem, InstId)]) {}
     fn group_end(&self, _group: Self::Group) {}
+    /// Ends `group` as [`Observer::group_end`] does, and may give its state back for the
+    /// next group the same worker starts ([`Observer::group_start_on`]): a worker's groups
+    /// follow one another, so reusing their state needs no pool the workers share.
+    fn group_end_keep(&self, group: Self::Group) -> Option<Self::Group> {
+        self.group_end(group);
+        None
+    }
+    /// Starts a group on the state the worker's previous group of this launch left
+    /// (`previous`, from [`Observer::group_end_keep`]).
+    fn group_start_on(&self, group: &GroupInfo, previous: Option<Self::Group>) -> Self::Group {
+        drop(previous);
+        self.group_start(group)
+    }
     fn launch_end(&self) {}
 }
 

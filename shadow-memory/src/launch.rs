@@ -155,10 +155,6 @@ pub struct LaunchChecker<'a> {
     /// that made it and whether another group did too (see [`Touched`]).
     pub(crate) touched: Mutex<HashMap<(AllocId, InstId, Op), TouchedBy>>,
     pub(crate) raw: Mutex<RawSet>,
-    /// States of finished groups, for the next groups to start from (see
-    /// [`GroupState::restart`]). Boxed as the executor holds them: reuse moves a pointer.
-    #[allow(clippy::vec_box)]
-    pub(crate) spare: Mutex<Vec<Box<GroupState>>>,
     pub(crate) finished: AtomicBool,
     /// Whether this run takes part in naming racing pairs (`pairs`).
     pub(crate) pass: Pass,
@@ -684,6 +680,12 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn group_start(&self, g: &GroupInfo) -> Box<GroupState> {
+        self.group_start_on(g, None)
+    }
+
+    /// A worker's next group restarts the state its last group left (boxed as the executor
+    /// holds it: reuse moves a pointer) instead of building a 2.5 KB one.
+    fn group_start_on(&self, g: &GroupInfo, previous: Option<Box<GroupState>>) -> Box<GroupState> {
         let ls = self.state();
         let lo = ls.map_or(1, |ls| ls.lo + g.group_linear * ls.geometry.stride());
         // The actor's id follows the full group's items (partial groups leave a gap).
@@ -691,9 +693,9 @@ impl Observer for LaunchChecker<'_> {
             + ls.map_or(g.items as u64, |ls| ls.geometry.group_items)
                 .max(1)
             + 1;
-        if let Some(mut spare) = self.spare.lock().pop() {
-            spare.restart(lo, hi);
-            return spare;
+        if let Some(mut previous) = previous {
+            previous.restart(lo, hi);
+            return previous;
         }
         let (launch_lo, launch_hi, local, shadows) = match ls {
             Some(ls) => (
@@ -790,7 +792,11 @@ impl Observer for LaunchChecker<'_> {
         self.report_stall(g, why, running);
     }
 
-    fn group_end(&self, mut g: Box<GroupState>) {
+    fn group_end(&self, g: Box<GroupState>) {
+        self.group_end_keep(g);
+    }
+
+    fn group_end_keep(&self, mut g: Box<GroupState>) -> Option<Box<GroupState>> {
         self.end_copies(&mut g);
         self.pass_group_end(&mut g);
         if !g.raw.list.is_empty() {
@@ -799,7 +805,7 @@ impl Observer for LaunchChecker<'_> {
                 all.add(r);
             }
         }
-        self.spare.lock().push(g);
+        Some(g)
     }
 
     fn launch_end(&self) {

@@ -378,7 +378,6 @@ impl Session {
             st: OnceLock::new(),
             sites: Mutex::new(HashMap::new()),
             touched: Mutex::new(HashMap::new()),
-            spare: Mutex::new(Vec::new()),
             raw: Mutex::new(RawSet::default()),
             finished: AtomicBool::new(false),
             pass: crate::pairs::Pass::Only,

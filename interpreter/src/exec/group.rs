@@ -112,20 +112,35 @@ pub(super) enum GroupEnd<O: Observer> {
 /// Runs a work-group (groups numbered dimension 0 fastest) until its end, or until it has
 /// run a slice without progress and `lx.fair` lets it step aside: in lockstep while the
 /// schedule allows it, else in barrier phases of the per-item executor.
-/// Instructions of ended groups (`unflushed`, the worker's) are added to the launch's count
-/// in batches of [`WATCH_BATCH`], unless an instruction limit needs each group's.
+/// What a worker carries from one group to the next: instructions of ended groups not yet
+/// added to the launch's count (added in batches of [`WATCH_BATCH`], unless an instruction
+/// limit needs each group's), and the observer state its last group left.
+pub(super) struct Carry<O: Observer> {
+    pub(super) unflushed: u64,
+    pub(super) obs: Option<O::Group>,
+}
+
+impl<O: Observer> Default for Carry<O> {
+    fn default() -> Self {
+        Carry {
+            unflushed: 0,
+            obs: None,
+        }
+    }
+}
+
 pub(super) fn run_group<O: Observer>(
     lx: &Lx<O>,
     job: Job<O>,
     scratch: &mut Scratch,
-    unflushed: &mut u64,
+    carry: &mut Carry<O>,
 ) -> GroupEnd<O> {
     let has_byval = lx.byval.iter().any(|b| b.is_some());
     // Quantum 1 is lockstep order: run it one op for all items at a time (exec/lockstep.rs).
     // By-value struct arguments need private memory, which only the per-item path has.
     let lockstep_ok = lx.quantum == 1 && !has_byval;
     let mut g = match job {
-        Job::Start(linear) => begin_group(lx, linear, scratch, lockstep_ok),
+        Job::Start(linear) => begin_group(lx, linear, scratch, lockstep_ok, carry.obs.take()),
         Job::Resume(s) => {
             let s = *s;
             // The worker's own buffers go: the group's are the ones that hold its state.
@@ -241,9 +256,9 @@ pub(super) fn run_group<O: Observer>(
     // long enough to be looked at inside one. Its clock is read once per 2^16 instructions,
     // so batching the short groups' counts per worker loses nothing, and spares the workers
     // a shared counter's cache line per group.
-    *unflushed += std::mem::take(&mut g.executed);
-    if *unflushed >= WATCH_BATCH || lx.limit.is_some() {
-        match lx.watchdog(unflushed) {
+    carry.unflushed += std::mem::take(&mut g.executed);
+    if carry.unflushed >= WATCH_BATCH || lx.limit.is_some() {
+        match lx.watchdog(&mut carry.unflushed) {
             Some(why) if result.is_ok() => result = Err(ExecError::Aborted(why)),
             _ => {}
         }
@@ -266,7 +281,7 @@ pub(super) fn run_group<O: Observer>(
         }
     }
     *locals = g.gx.locals;
-    lx.obs.group_end(g.gx.obs);
+    carry.obs = lx.obs.group_end_keep(g.gx.obs);
     GroupEnd::Ended(result)
 }
 
@@ -277,8 +292,9 @@ fn begin_group<O: Observer>(
     linear: u64,
     scratch: &mut Scratch,
     lockstep_ok: bool,
+    previous: Option<O::Group>,
 ) -> GroupRun<O> {
-    let gx = start_group(lx, linear, &mut scratch.locals);
+    let gx = start_group(lx, linear, &mut scratch.locals, previous);
     let n = gx.items();
     let Scratch {
         pool,
@@ -396,7 +412,12 @@ fn release_barrier<O: Observer>(
 /// Starts work-group `linear`: its coordinates and actual size, the observer's state for
 /// it, and its local memory, zeroed in the buffers the worker keeps (`locals`: no
 /// allocation per group; [`run_group`] hands them back at the group's end).
-fn start_group<O: Observer>(lx: &Lx<O>, linear: u64, locals: &mut Vec<LocalMem>) -> Gx<O> {
+fn start_group<O: Observer>(
+    lx: &Lx<O>,
+    linear: u64,
+    locals: &mut Vec<LocalMem>,
+    previous: Option<O::Group>,
+) -> Gx<O> {
     let ng = lx.num_groups;
     let group = [
         linear % ng[0],
@@ -407,11 +428,12 @@ fn start_group<O: Observer>(lx: &Lx<O>, linear: u64, locals: &mut Vec<LocalMem>)
         lx.local_size[d].min(lx.global_size[d] - group[d] * lx.local_size[d])
     });
     let n = (size[0] * size[1] * size[2]) as usize;
-    let obs = lx.obs.group_start(&GroupInfo {
+    let info = GroupInfo {
         group: group.map(|g| g as u32),
         group_linear: linear,
         items: n as u32,
-    });
+    };
+    let obs = lx.obs.group_start_on(&info, previous);
     locals.resize_with(lx.local_sizes.len(), LocalMem::default);
     for (l, &size) in locals.iter_mut().zip(&lx.local_sizes) {
         l.reset(size as usize);

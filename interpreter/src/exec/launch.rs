@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use super::group::{run_group, GroupEnd, Job, Suspended};
+use super::group::{run_group, Carry, GroupEnd, Job, Suspended};
 use super::group_order::GroupOrder;
 use super::state::{Gx, Scratch};
 use super::Device;
@@ -686,7 +686,8 @@ fn run_groups<O: Observer>(
         // Groups ended and instructions run, not yet in `done` and the launch's count: a
         // shared counter touched per group is a cache line the workers fight over when
         // groups are short.
-        let (mut ended, mut unflushed) = (0u64, 0u64);
+        let mut ended = 0u64;
+        let mut carry = Carry::default();
         loop {
             let aborted = lx.abort.load(Ordering::Relaxed);
             let Some(job) = queue.lock().next(order, stepped_aside.take(), aborted) else {
@@ -698,7 +699,7 @@ fn run_groups<O: Observer>(
             };
             // Last resort: an interpreter bug must not unwind into the host application.
             let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_group(lx, job, &mut scratch, &mut unflushed)
+                run_group(lx, job, &mut scratch, &mut carry)
             }))
             .unwrap_or_else(|_| {
                 scratch = Scratch::default();
@@ -726,7 +727,8 @@ fn run_groups<O: Observer>(
         }
         done.fetch_add(ended, Ordering::Relaxed);
         // The launch is over for this worker: its count only has to be complete.
-        lx.instructions.fetch_add(unflushed, Ordering::Relaxed);
+        lx.instructions
+            .fetch_add(carry.unflushed, Ordering::Relaxed);
     };
     if threads == 1 {
         worker();
