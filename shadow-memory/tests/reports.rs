@@ -398,11 +398,9 @@ fn suppressions_and_kernels_come_from_the_environment() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A race seen again with its first access unidentified folds into the identified finding of
-/// the same pair; when that one was suppressed, so is the fold (even when the rule named the
-/// first access's line, which the unidentified one lacks).
-#[test]
-fn unidentified_first_accesses_fold_into_suppressed_races() {
+/// The intra-group race of item 0's write (line 10) and item 1's read (line 11) of a local
+/// byte, as a session reports it.
+fn local_write_read_race() -> Finding {
     let s = session(Checks::default());
     let r = launch(&s, 0, false, |c| {
         let mut g = group(c, 0);
@@ -410,7 +408,15 @@ fn unidentified_first_accesses_fold_into_suppressed_races() {
         read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 11);
         c.group_end(g);
     });
-    let identified = r.findings[0].clone();
+    r.findings[0].clone()
+}
+
+/// A race seen again with its first access unidentified folds into the identified finding of
+/// the same pair; when that one was suppressed, so is the fold (even when the rule named the
+/// first access's line, which the unidentified one lacks).
+#[test]
+fn unidentified_first_accesses_fold_into_suppressed_races() {
+    let identified = local_write_read_race();
     let mut unidentified = identified.clone();
     let first = unidentified.first.as_mut().unwrap();
     (
@@ -597,14 +603,7 @@ fn refused_host_accesses_are_findings_of_the_host() {
 /// notices the pair from its own side. Distinct pairs stay distinct.
 #[test]
 fn a_race_seen_in_both_orders_is_one_finding() {
-    let s = session(Checks::default());
-    let r = launch(&s, 0, false, |c| {
-        let mut g = group(c, 0);
-        write(c, &mut g, Local, AllocId::local(0), 0, wi(0, 0), 10);
-        read(c, &mut g, Local, AllocId::local(0), 0, wi(0, 1), 11);
-        c.group_end(g);
-    });
-    let seen = r.findings[0].clone();
+    let seen = local_write_read_race();
     let mut swapped = seen.clone();
     std::mem::swap(&mut swapped.first, &mut swapped.second);
     swapped.kernel = "clEnqueueReadBuffer".into();
