@@ -109,9 +109,6 @@ pub(super) enum GroupEnd<O: Observer> {
     Suspended(Box<Suspended<O>>),
 }
 
-/// Runs a work-group (groups numbered dimension 0 fastest) until its end, or until it has
-/// run a slice without progress and `lx.fair` lets it step aside: in lockstep while the
-/// schedule allows it, else in barrier phases of the per-item executor.
 /// What a worker carries from one group to the next: instructions of ended groups not yet
 /// added to the launch's count (added in batches of [`WATCH_BATCH`], unless an instruction
 /// limit needs each group's), and the observer state its last group left.
@@ -129,6 +126,9 @@ impl<O: Observer> Default for Carry<O> {
     }
 }
 
+/// Runs a work-group (groups numbered dimension 0 fastest) until its end, or until it has
+/// run a slice without progress and `lx.fair` lets it step aside: in lockstep while the
+/// schedule allows it, else in barrier phases of the per-item executor.
 pub(super) fn run_group<O: Observer>(
     lx: &Lx<O>,
     job: Job<O>,
