@@ -236,6 +236,59 @@ fn clstd_math_accuracy_f32_f64() {
     }
 }
 
+/// exp10 in f64 within an ulp of 10^x (references from 60-digit decimal arithmetic). The
+/// first two inputs are where CTS math_brute_force found libm's exp10 3.2 and 3.4 ulp off
+/// (OpenCL allows 3).
+#[test]
+fn clstd_math_exp10_f64_within_an_ulp() {
+    let cases: &[(&str, &str)] = &[
+        ("-0x1.f7ffffffffa00p+1", "0x1.e459c57e2be8ep-14"),
+        ("-0x1.cf00000000000p+0", "0x1.fd29884af1109p-7"),
+        ("0x1.3333333333333p-2", "0x1.fec982d5bb8afp+0"),
+        ("-0x1.6666666666666p-1", "0x1.98a13577c93c0p-3"),
+        ("0x1.8000000000000p+0", "0x1.f9f6e4990f227p+4"),
+        ("0x1.199999999999ap+1", "0x1.3cfa880d5eb43p+7"),
+        ("-0x1.f147ae147ae14p+2", "0x1.23c18bb3768b0p-26"),
+        ("0x1.e800000000000p+3", "0x1.94557c22fe22bp+50"),
+        ("0x1.28ccccccccccdp+5", "0x1.2f1344cc90181p+123"),
+        ("-0x1.8f9999999999ap+6", "0x1.19f7979d03f38p-332"),
+        ("0x1.f49999999999ap+7", "0x1.64b566314a340p+831"),
+        ("-0x1.2c73333333333p+8", "0x1.e6a337b2f9adep-999"),
+        ("0x1.33e6666666666p+8", "0x1.c476e1b46893fp+1022"),
+        ("0x1.0624dd2f1a9fcp-10", "0x1.0097137a27715p+0"),
+        ("0x1.12e0be826d695p-30", "0x1.00000009e3b81p+0"),
+    ];
+    for &(x, want) in cases {
+        let (x, want) = (hex_f64(x), hex_f64(want));
+        let got = run(exp10, 64, &[x]).0;
+        let d = ulps(F64, got, want);
+        assert!(d <= 1, "exp10({x:e}) = {got:e}, want {want:e} ({d} ulp)");
+    }
+    // Integer powers are correctly rounded (exact up to 10^22).
+    for n in -22..=22 {
+        assert!(same(
+            run(exp10, 64, &[n as f64]).0,
+            format!("1e{n}").parse().unwrap_or(0.0)
+        ));
+    }
+}
+
+/// A C99 hexadecimal float literal (`[-]0x1.<hex>p<exp>`), for test references.
+fn hex_f64(s: &str) -> f64 {
+    let (neg, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+    let s = s.strip_prefix("0x").expect("0x");
+    let (mant, e2) = s.split_once('p').expect("p");
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let bits = u64::from_str_radix(&format!("{int}{frac}"), 16).expect("hex digits");
+    let e2: i32 = e2.parse().expect("exponent");
+    let v = libm::scalbn(bits as f64, e2 - 4 * frac.len() as i32);
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
 #[test]
 fn clstd_math_ldexp() {
     use CLOp::*;
@@ -320,6 +373,27 @@ fn clstd_math_pown_rootn() {
     assert!(ulps(F64, r, 7.19685673001152e42) <= 2, "{r:e}");
     let r = int2(rootn, 64, 2.0, 11);
     assert!(ulps(F64, r, 1.0650410894399627) <= 2, "{r:e}");
+    // Where y^n leaves the range of f64 (references from 80-digit decimal arithmetic; the
+    // first is where CTS math_brute_force found rootn 4.9M ulp off).
+    let edges: &[(&str, i32, &str)] = &[
+        ("0x1.ffffffffffbd7p+1023", 926630494, "0x1.00000cd9def40p+0"),
+        ("0x1.ffffffffffbd7p+1023", 4, "0x1.ffffffffffef6p+255"),
+        ("0x1.fffffffffffffp+1023", 5, "0x1.bdb8cdadbe120p+204"),
+        ("0x1.fffffffffffffp+1023", -4, "0x1.0000000000000p-256"),
+        ("0x1.fffffffffffffp+1023", 1500, "0x1.9ae81671b96dcp+0"),
+        ("0x0.0000000000001p-1022", 4, "0x1.6a09e667f3bcdp-269"),
+        ("0x0.0000000000001p-1022", -7, "0x1.588cea3f093bep+153"),
+        ("0x1.0000000000000p-1022", 1030, "0x1.0161c685c1310p-1"),
+        ("0x1.c000000000000p+1", -3, "0x1.5138719431ec2p-1"),
+    ];
+    for &(x, k, want) in edges {
+        let (x, want) = (hex_f64(x), hex_f64(want));
+        let r = int2(rootn, 64, x, k);
+        assert!(
+            ulps(F64, r, want) <= 2,
+            "rootn({x:e}, {k}) = {r:e}, want {want:e}"
+        );
+    }
 }
 
 #[test]
