@@ -1,10 +1,12 @@
 //! Findings as a launch collects them (raw sides: record ids, sites, this launch's events),
 //! merged per pair of sites and resolved into report findings when the launch ends.
 
+use crate::group::InstIdHasher;
 use crate::mar::{Op, Scope};
 use crate::report::{FindingKind, RaceKind};
 use shadowcl_interpreter::{AddressSpace, AllocId, InstId, WorkItem};
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 /// One side of a raw finding, resolved to ids and locations when the launch ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -46,7 +48,10 @@ pub(crate) struct Raw {
 #[derive(Default)]
 pub(crate) struct RawSet {
     pub(crate) list: Vec<Raw>,
-    pub(crate) index: HashMap<RawKey, usize>,
+    /// Looked up once per finding occurrence (a kernel that reads unwritten memory in a
+    /// loop: every read), so hashed like the group's site map, not with SipHash (a third of
+    /// such a kernel's time).
+    pub(crate) index: HashMap<RawKey, usize, BuildHasherDefault<InstIdHasher>>,
 }
 
 impl RawSet {

@@ -312,10 +312,13 @@ impl LaunchChecker<'_> {
         if uninit.is_none() && conflicts.iter().all(Option::is_none) {
             return;
         }
-        let mut second = Self::here(a.item, Some(a.inst), op.name());
-        if let RawSide::Here { group, .. } = &mut second.0 {
-            *group = a.by_group;
-        }
+        let here = || {
+            let mut second = Self::here(a.item, Some(a.inst), op.name());
+            if let RawSide::Here { group, .. } = &mut second.0 {
+                *group = a.by_group;
+            }
+            second
+        };
         for (off, race, c) in conflicts.into_iter().flatten() {
             let (kind, wanted) = if c.benign {
                 (FindingKind::BenignRace, self.checks.benign)
@@ -342,26 +345,32 @@ impl LaunchChecker<'_> {
                     },
                     offset: Some(off as i64),
                     first: Some((first, None)),
-                    second: Some(second),
+                    second: Some(here()),
                     count: 1,
                     message: String::new(),
                 });
             }
         }
         if let Some(off) = uninit {
+            let key = RawKey {
+                kind: FindingKind::UninitializedRead,
+                race: None,
+                scope: None,
+                memory: Some(a.space),
+                alloc: Some(a.alloc),
+                first: None,
+                second: Some((op.name(), Some(a.inst))),
+            };
+            // A kernel that reads unwritten memory in a loop meets this once per access: count
+            // it without building the finding (and its message) again.
+            if g.raw.count_again(&key) {
+                return;
+            }
             g.raw.add(Raw {
-                key: RawKey {
-                    kind: FindingKind::UninitializedRead,
-                    race: None,
-                    scope: None,
-                    memory: Some(a.space),
-                    alloc: Some(a.alloc),
-                    first: None,
-                    second: Some((op.name(), Some(a.inst))),
-                },
+                key,
                 offset: Some(off as i64),
                 first: None,
-                second: Some(second),
+                second: Some(here()),
                 count: 1,
                 message: "read of memory never written since it was created".into(),
             });
