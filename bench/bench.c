@@ -1,6 +1,7 @@
 /* ShadowCL benchmark host: runs one app on the platform whose name starts with $BENCH_PLATFORM
  * (or on several, see main), repeats the kernel, and prints one JSON line per platform with the
- * median kernel time. Used by ci/bench. */
+ * median kernel time. Used by ci/bench. $BENCH_OPTIONS, when set, are the kernels' build options
+ * (e.g. -cl-opt-disable, as debug builds of applications compile). */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
@@ -99,7 +100,8 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
   cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err); CHECK(err);
   b->q = clCreateCommandQueue(ctx, dev, 0, &err); CHECK(err);
   cl_program prog = clCreateProgramWithSource(ctx, 1, &SRC, NULL, &err); CHECK(err);
-  if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
+  const char *options = getenv("BENCH_OPTIONS") ? getenv("BENCH_OPTIONS") : "";
+  if (clBuildProgram(prog, 1, &dev, options, NULL, NULL) != CL_SUCCESS) {
     char log[8192] = "";
     clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
     fprintf(stderr, "build failed:\n%s\n", log);

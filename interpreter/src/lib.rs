@@ -15,7 +15,8 @@ pub use image::{ImageDesc, ImageDim, ImageFormat};
 pub use memory::{AllocId, Buffer, OutOfRange};
 pub use observer::{
     Access, AccessKind, AddressSpace, ArgBinding, BarrierArrival, Fault, Fences, GroupCopy,
-    GroupInfo, GroupWait, InstId, LaunchInfo, LocalAlloc, NoObserver, Observer, Release, WorkItem,
+    GroupInfo, GroupWait, InstId, LaneAccesses, LaunchInfo, LocalAlloc, NoObserver, Observer,
+    Release, WorkItem,
 };
 pub use schedule::{Order, Schedule};
 

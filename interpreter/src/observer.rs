@@ -76,6 +76,58 @@ pub struct Access<'a> {
     pub undefined: u8,
 }
 
+/// The accesses one lockstep operation made: each listed work-item of one group accessed
+/// `size` bytes of one global or local allocation at one instruction, in the order `order`
+/// gives (the schedule's; an observer must see them so). Plain loads and stores only: no
+/// copies, atomics or group copies, and every access was in bounds.
+#[derive(Clone, Copy, Debug)]
+pub struct LaneAccesses<'a> {
+    pub space: AddressSpace,
+    pub alloc: AllocId,
+    pub size: u32,
+    /// [`AccessKind::Read`] or [`AccessKind::Write`].
+    pub kind: AccessKind,
+    pub inst: InstId,
+    /// The group's work-items by lane; only the lanes `order` names made an access.
+    pub items: &'a [WorkItem],
+    /// Lanes in the order their accesses reached memory.
+    pub order: &'a [usize],
+    /// By lane: the byte offset as [`Access::offset`], and for writes the value stored and
+    /// the one replaced (low `size` bytes; [`Access::value`], [`Access::previous`]).
+    pub offsets: &'a [u64],
+    pub values: &'a [u64],
+    pub previous: &'a [u64],
+}
+
+impl LaneAccesses<'_> {
+    /// Lane `l`'s access as [`Observer::access`] takes it; `bytes` holds its value and
+    /// previous bytes.
+    #[inline(always)]
+    pub fn lane<'b>(&'b self, l: usize, bytes: &'b mut [[u8; 8]; 2]) -> Access<'b> {
+        let n = self.size as usize;
+        let write = self.kind == AccessKind::Write;
+        if write {
+            bytes[0] = self.values.get(l).copied().unwrap_or(0).to_le_bytes();
+            bytes[1] = self.previous.get(l).copied().unwrap_or(0).to_le_bytes();
+        }
+        let [v, p] = bytes;
+        Access {
+            space: self.space,
+            alloc: self.alloc,
+            offset: self.offsets[l],
+            size: self.size,
+            kind: self.kind,
+            value: if write { &v[..n] } else { &[] },
+            previous: if write { &p[..n] } else { &[] },
+            item: &self.items[l],
+            inst: self.inst,
+            by_group: false,
+            copy: false,
+            undefined: 0,
+        }
+    }
+}
+
 /// A work-item reached an `async_work_group_copy` (every item of the group must, with the
 /// same arguments; the first one performs the copy, as the group, before its accesses).
 #[derive(Clone, Copy, Debug)]
@@ -230,6 +282,15 @@ pub trait Observer: Sync {
     }
     fn group_start(&self, group: &GroupInfo) -> Self::Group;
     fn access(&self, _group: &mut Self::Group, _access: &Access<'_>) {}
+    /// The accesses of one lockstep operation; the same as [`Observer::access`] for each in
+    /// `order`, which is what this default does. An observer may hoist what the lanes share.
+    fn access_lanes(&self, group: &mut Self::Group, lanes: &LaneAccesses<'_>) {
+        let mut bytes = [[0u8; 8]; 2];
+        for &l in lanes.order {
+            let a = lanes.lane(l, &mut bytes);
+            self.access(group, &a);
+        }
+    }
     fn barrier(&self, _group: &mut Self::Group, _arrival: &BarrierArrival<'_>) {}
     fn barrier_release(&self, _group: &mut Self::Group, _why: Release) {}
     fn group_copy(&self, _group: &mut Self::Group, _copy: &GroupCopy<'_>) {}

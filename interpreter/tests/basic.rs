@@ -375,3 +375,65 @@ fn group_counts_reach_the_total_also_when_a_launch_aborts() {
     let c = limited.groups();
     assert_eq!((c.started, c.done), (1 << 30, 1 << 30));
 }
+
+/// Under lockstep, a load or store whose lanes stay in one allocation reaches the observer as
+/// one operation (`access_lanes`, issue #14 item 2), vectors component by component; the
+/// accesses and results are those of the per-item schedule, and a lane out of bounds still
+/// gets its fault.
+#[test]
+fn lockstep_hands_over_whole_operations_with_the_same_accesses() {
+    let src = r#"
+        __kernel void k(__global const float4 *a, __global const float *b,
+                        __global float *c, __local float *t, int past) {
+            size_t i = get_global_id(0), l = get_local_id(0), n = get_local_size(0);
+            t[l] = b[i];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            float4 v = a[i];
+            c[i] = v.x + v.y + v.z + v.w + t[(l + 1) % n];
+            if (past) c[i + past] = 1.0f;
+        }"#;
+    let p = program(src, "-O2");
+    // One set of buffers, so that both schedules name the same allocations.
+    let a = buf_f32(&(0..64).map(|x| x as f32).collect::<Vec<_>>());
+    let b = buf_f32(&(0..16).map(|x| 100.0 + x as f32).collect::<Vec<_>>());
+    let c = Buffer::new(64).unwrap();
+    let run_with = |quantum: u32, past: i32| {
+        let l = launch(
+            "k",
+            1,
+            [16, 1, 1],
+            [8, 1, 1],
+            vec![arg(&a), arg(&b), arg(&c), ArgValue::Local(32), val(past)],
+        );
+        let rec = Recorder::default();
+        let s = Schedule {
+            quantum,
+            ..Schedule::default()
+        };
+        let r = Device::new(1).run(&p, &l, &s, &rec);
+        assert!(r.is_ok(), "{r:?}");
+        let mut events: Vec<String> = rec
+            .take()
+            .iter()
+            .filter(|e| matches!(e, Ev::Access { .. } | Ev::Fault(_)))
+            .map(|e| format!("{e:?}"))
+            .collect();
+        events.sort();
+        let ops = rec.lane_ops.load(std::sync::atomic::Ordering::Relaxed);
+        (read_f32(&c), events, ops)
+    };
+    for past in [0, 10] {
+        let (out_items, by_item, ops_items) = run_with(0, past);
+        let (out_lanes, by_lane, ops_lanes) = run_with(1, past);
+        assert_eq!(
+            ops_items, 0,
+            "the per-item schedule reports access by access"
+        );
+        // Per group: b, t, a (4 components), t, c; the out-of-bounds store goes lane by lane.
+        assert_eq!(ops_lanes, 2 * 8, "past {past}");
+        assert_eq!(out_items, out_lanes, "past {past}");
+        assert_eq!(by_item, by_lane, "past {past}");
+        let faults = by_lane.iter().filter(|e| e.starts_with("Fault")).count();
+        assert_eq!(faults, if past > 0 { 10 } else { 0 }, "past {past}");
+    }
+}

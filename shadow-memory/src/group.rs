@@ -175,18 +175,23 @@ impl GroupState {
         clamp_item(self.hi - 1)
     }
 
+    /// The record id of who makes access `a`: its work-item, or the group's async copy.
+    #[inline(always)]
+    pub(crate) fn item_of(&self, a: &Access<'_>) -> u32 {
+        if a.by_group {
+            self.actor()
+        } else {
+            clamp_item(self.lo + a.item.local_linear as u64)
+        }
+    }
+
     /// Who makes access `a` (a work-item, or the group's async copy), and since when the
     /// oldest copy in flight of `space` started.
     pub(crate) fn me(&self, a: &Access<'_>) -> Me {
         // Range ends may be MAX_ITEM + 1, which still fits a u32.
         let end = |v: u64| v.min(u32::MAX as u64) as u32;
-        let item = if a.by_group {
-            self.actor()
-        } else {
-            clamp_item(self.lo + a.item.local_linear as u64)
-        };
         Me {
-            item,
+            item: self.item_of(a),
             group_lo: end(self.lo),
             group_hi: end(self.hi),
             launch_lo: end(self.launch_lo),

@@ -16,7 +16,8 @@ use crate::Checks;
 use parking_lot::Mutex;
 use shadowcl_interpreter::{
     Access, AddressSpace, Alignments, AllocId, ArgBinding, BarrierArrival, Fault, GroupCopy,
-    GroupInfo, GroupWait, InstId, LaunchInfo, LocalAlloc, Observer, Release, WorkItem,
+    GroupInfo, GroupWait, InstId, LaneAccesses, LaunchInfo, LocalAlloc, Observer, Release,
+    WorkItem,
 };
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -527,14 +528,20 @@ impl LaunchChecker<'_> {
     /// The shadow of `alloc`, kept by the group: borrowed, since a reference count touched on
     /// every access would be a cache line the worker threads fight over.
     pub(crate) fn shadow<'g>(&self, g: &'g mut GroupState, alloc: AllocId, end: u64) -> &'g Shadow {
-        let i = match g.shadows.iter().position(|(a, _)| *a == alloc) {
+        let i = self.shadow_index(g, alloc, end);
+        &g.shadows[i].1
+    }
+
+    /// Where [`LaunchChecker::shadow`] keeps `alloc`'s shadow in `g.shadows` (stays valid
+    /// for the group: entries are only added).
+    pub(crate) fn shadow_index(&self, g: &mut GroupState, alloc: AllocId, end: u64) -> usize {
+        match g.shadows.iter().position(|(a, _)| *a == alloc) {
             Some(i) => i,
             None => {
                 g.shadows.push((alloc, self.session.shadow_for(alloc, end)));
                 g.shadows.len() - 1
             }
-        };
-        &g.shadows[i].1
+        }
     }
 }
 
@@ -749,6 +756,22 @@ impl Observer for LaunchChecker<'_> {
     /// Only the race checks compare a store with what it replaced (same-value writes).
     fn wants_previous(&self) -> bool {
         self.checks.races || self.checks.benign
+    }
+
+    fn access_lanes(&self, g: &mut Box<GroupState>, lanes: &LaneAccesses<'_>) {
+        if self.checks.bounds && !matches!(self.pass, Pass::Second(_)) {
+            self.check_lane_rules(g, lanes);
+        }
+        match &self.pass {
+            Pass::Only => self.check_lanes::<false>(g, lanes),
+            Pass::First(_) => self.check_lanes::<true>(g, lanes),
+            Pass::Second(probe) => {
+                let mut bytes = [[0u8; 8]; 2];
+                for &l in lanes.order {
+                    self.probe_access(g, &lanes.lane(l, &mut bytes), probe);
+                }
+            }
+        }
     }
 
     fn access(&self, g: &mut Box<GroupState>, a: &Access<'_>) {

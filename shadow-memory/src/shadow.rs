@@ -317,6 +317,19 @@ impl Shadow {
         }
     }
 
+    /// Asks for the cache line of `offset`'s word record ahead of a [`Shadow::word`] (when
+    /// its page has word records already; allocates nothing).
+    #[inline]
+    pub fn prefetch_word(&self, offset: u64) {
+        let page = self
+            .pages
+            .get((offset / PAGE) as usize)
+            .and_then(|p| p.get());
+        if let Some(Page::Words { words, .. }) = page {
+            prefetch(words.get((offset % PAGE / WORD) as usize));
+        }
+    }
+
     /// [`Shadow::update`] of one word record got from [`Shadow::word`]; `None` when the word
     /// was split meanwhile (the caller goes through `update`).
     #[inline(always)]

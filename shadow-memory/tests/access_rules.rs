@@ -2,8 +2,8 @@
 //! host created read-only, or a read of memory created write-only, is an `invalid-access`.
 
 use shadowcl_interpreter::{
-    Access, AccessKind, AddressSpace, AllocId, ArgBinding, GroupInfo, InstId, LaunchInfo, Observer,
-    WorkItem,
+    Access, AccessKind, AddressSpace, AllocId, ArgBinding, GroupInfo, InstId, LaneAccesses,
+    LaunchInfo, Observer, WorkItem,
 };
 use shadowcl_shadow::{Checks, Config, FindingKind, KernelAccess, Sequential, Session};
 
@@ -158,4 +158,80 @@ fn bounds_checks_off_report_nothing() {
     s.buffer_created(BUF, 64, true);
     s.memory_object_created(BUF, 0, 64, KernelAccess::ReadOnly);
     assert_eq!(run(&s, &[binding(0, 0, 64)], &[(0, AccessKind::Write)]), []);
+}
+
+/// Writes of one lockstep operation, lane `l` at `offsets[l]` (four lanes), handed over as
+/// one operation; returns the invalid-access findings as [`run`] does.
+fn run_lanes(session: &Session, args: &[ArgBinding], offsets: [u64; 4]) -> Vec<(String, u64)> {
+    let locations = |_: InstId| None;
+    let c = session.launch(&locations, 0, "test", &Sequential);
+    c.launch_start(&LaunchInfo {
+        kernel: "k",
+        work_dim: 1,
+        global_offset: [0; 3],
+        global_size: [4, 1, 1],
+        local_size: [4, 1, 1],
+        num_groups: [1, 1, 1],
+        args,
+        local_allocs: &[],
+    });
+    let mut g = c.group_start(&GroupInfo {
+        group: [0; 3],
+        group_linear: 0,
+        items: 4,
+    });
+    let items: Vec<WorkItem> = (0..4)
+        .map(|l| WorkItem {
+            global: [l as u64, 0, 0],
+            local: [l, 0, 0],
+            group: [0; 3],
+            local_linear: l,
+        })
+        .collect();
+    c.access_lanes(
+        &mut g,
+        &LaneAccesses {
+            space: AddressSpace::Global,
+            alloc: BUF,
+            size: 4,
+            kind: AccessKind::Write,
+            inst: InstId(1),
+            items: &items,
+            order: &[0, 1, 2, 3],
+            offsets: &offsets,
+            values: &[1; 4],
+            previous: &[1; 4],
+        },
+    );
+    c.group_end(g);
+    c.launch_end();
+    session
+        .report()
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::InvalidAccess)
+        .map(|f| (f.message.clone(), f.count))
+        .collect()
+}
+
+#[test]
+fn lanes_of_one_operation_are_held_to_the_argument_each_falls_in() {
+    // Bytes 0..32 read-only, 32..64 read-write, bound as two arguments.
+    let setup = || {
+        let s = session();
+        s.memory_object_created(BUF, 0, 32, KernelAccess::ReadOnly);
+        s.memory_object_created(BUF, 32, 32, KernelAccess::ReadWrite);
+        s
+    };
+    let args = [binding(0, 0, 32), binding(1, 32, 32)];
+    // All lanes inside the read-write argument: nothing.
+    assert_eq!(run_lanes(&setup(), &args, [32, 36, 40, 44]), []);
+    // Lanes across both: the two in the read-only argument, one finding counted twice.
+    assert_eq!(
+        run_lanes(&setup(), &args, [24, 28, 32, 36]),
+        [(
+            "write to memory the host created CL_MEM_READ_ONLY".to_string(),
+            2
+        )]
+    );
 }

@@ -840,3 +840,83 @@ fn host_command_ranges_are_cut_to_the_shadowed_bytes() {
     });
     assert_one_host_race(&r, RaceKind::ReadWrite);
 }
+
+/// The accesses of lockstep operations, handed over lane by lane (`access`) and as one
+/// operation (`access_lanes`): the same findings, in the same words.
+#[test]
+fn a_lockstep_operation_is_checked_as_its_accesses_one_by_one() {
+    // (space, alloc, kind, inst, lane offsets): an intra-group write-write race (lanes 1 and
+    // 3 store to word 4 of `out`), a read of local memory nobody wrote, and reads of words
+    // that other lanes of the group wrote (read-write races).
+    let ops: [(AddressSpace, AllocId, AccessKind, u32, [u64; LOCAL]); 3] = [
+        (Global, OUT, AccessKind::Write, 30, [0, 4, 8, 4]),
+        (
+            Local,
+            AllocId::local(0),
+            AccessKind::Read,
+            31,
+            [0, 4, 8, 12],
+        ),
+        (Global, OUT, AccessKind::Read, 32, [4, 8, 0, 12]),
+    ];
+    let order = [2, 0, 3, 1];
+    let items: Vec<WorkItem> = (0..LOCAL as u32).map(|l| wi(1, l)).collect();
+    let (values, previous) = ([0x0403_0201u64; LOCAL], [0u64; LOCAL]);
+    let one_by_one = session(Checks::default());
+    let lanes = session(Checks::default());
+    let r1 = launch(&one_by_one, 0, false, |c| {
+        let mut g = group(c, 1);
+        for (space, alloc, kind, inst, offsets) in ops {
+            for l in order {
+                let (v, p): (&[u8], &[u8]) = match kind {
+                    AccessKind::Write => (&[1, 2, 3, 4], &[0, 0, 0, 0]),
+                    _ => (&[], &[]),
+                };
+                acc(
+                    c, &mut g, space, alloc, offsets[l], kind, items[l], inst, v, p,
+                );
+            }
+        }
+        c.group_end(g);
+    });
+    let r2 = launch(&lanes, 0, false, |c| {
+        let mut g = group(c, 1);
+        for (space, alloc, kind, inst, offsets) in ops {
+            c.access_lanes(
+                &mut g,
+                &LaneAccesses {
+                    space,
+                    alloc,
+                    size: 4,
+                    kind,
+                    inst: InstId(inst),
+                    items: &items,
+                    order: &order,
+                    offsets: &offsets,
+                    values: &values,
+                    previous: &previous,
+                },
+            );
+        }
+        c.group_end(g);
+    });
+    // Word 12 of `out` is read and never written: a second uninitialised read.
+    assert_eq!(
+        kinds(&r2),
+        [
+            (
+                FindingKind::DataRace,
+                Some(RaceKind::ReadWrite),
+                Some(Scope::IntraGroup)
+            ),
+            (
+                FindingKind::DataRace,
+                Some(RaceKind::WriteWrite),
+                Some(Scope::IntraGroup)
+            ),
+            (FindingKind::UninitializedRead, None, None),
+            (FindingKind::UninitializedRead, None, None),
+        ]
+    );
+    assert_eq!(r1.findings, r2.findings);
+}

@@ -539,16 +539,44 @@ fn atomic_kind(op: AtomicOp, old: u64, c: u64) -> AccessKind {
     }
 }
 
+/// One lock per cache line: packed, the one-byte locks of different stripes shared lines,
+/// and worker threads storing to unrelated bytes bounced those lines between cores (11% of
+/// checks-on vadd).
+#[repr(align(64))]
+struct Stripe(Mutex<()>);
+const STRIPES: usize = 256;
+static STORE_ORDER: [Stripe; STRIPES] = [const { Stripe(Mutex::new(())) }; STRIPES];
+
+/// The stripe of [`STORE_ORDER`] that orders stores to (allocation, 64-byte line).
+fn stripe(id: AllocId, offset: u64) -> usize {
+    let line = (offset >> 6) ^ id.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (line as usize) % STRIPES
+}
+
 /// One of a fixed set of locks chosen by (allocation, 64-byte line): observed global stores
 /// of different work-groups to the same bytes are serialised with their reports.
 fn store_order_lock(id: AllocId, offset: u64) -> parking_lot::MutexGuard<'static, ()> {
-    /// One lock per cache line: packed, the one-byte locks of different stripes shared
-    /// lines, and worker threads storing to unrelated bytes bounced those lines between
-    /// cores (11% of checks-on vadd).
-    #[repr(align(64))]
-    struct Stripe(Mutex<()>);
-    const STRIPES: usize = 256;
-    static LOCKS: [Stripe; STRIPES] = [const { Stripe(Mutex::new(())) }; STRIPES];
-    let line = (offset >> 6) ^ id.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    LOCKS[(line as usize) % STRIPES].0.lock()
+    STORE_ORDER[stripe(id, offset)].0.lock()
+}
+
+/// The locks of [`store_order_lock`] for stores at each of `offsets` of `id`, each taken
+/// once and in stripe order (so two threads taking several cannot wait for each other).
+pub(super) fn store_order_locks(
+    id: AllocId,
+    offsets: impl Iterator<Item = u64>,
+) -> Vec<parking_lot::MutexGuard<'static, ()>> {
+    let mut wanted = [0u64; STRIPES / 64];
+    for o in offsets {
+        let s = stripe(id, o);
+        wanted[s / 64] |= 1 << (s % 64);
+    }
+    let mut held = Vec::new();
+    for (i, mut bits) in wanted.into_iter().enumerate() {
+        while bits != 0 {
+            let s = i * 64 + bits.trailing_zeros() as usize;
+            held.push(STORE_ORDER[s].0.lock());
+            bits &= bits - 1;
+        }
+    }
+    held
 }

@@ -168,6 +168,9 @@ pub enum Ev {
 #[derive(Default)]
 pub struct Recorder {
     pub events: Mutex<Vec<Ev>>,
+    /// Lockstep operations handed over whole ([`Observer::access_lanes`]); their accesses
+    /// are recorded one by one, as `access` would.
+    pub lane_ops: std::sync::atomic::AtomicUsize,
 }
 
 impl Recorder {
@@ -205,6 +208,14 @@ impl Observer for Recorder {
             value: a.value.to_vec(),
             local: a.item.local_linear,
         });
+    }
+    fn access_lanes(&self, g: &mut Vec<Ev>, lanes: &LaneAccesses<'_>) {
+        self.lane_ops
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut bytes = [[0u8; 8]; 2];
+        for &l in lanes.order {
+            self.access(g, &lanes.lane(l, &mut bytes));
+        }
     }
     fn barrier(&self, g: &mut Vec<Ev>, b: &BarrierArrival<'_>) {
         g.push(Ev::Barrier {

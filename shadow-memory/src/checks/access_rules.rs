@@ -9,7 +9,7 @@ use crate::launch::LaunchChecker;
 use crate::raw::{Raw, RawKey};
 use crate::report::FindingKind;
 use crate::session::{KernelAccess, Session};
-use shadowcl_interpreter::{Access, AccessKind, AddressSpace, AllocId, ArgBinding};
+use shadowcl_interpreter::{Access, AccessKind, AddressSpace, AllocId, ArgBinding, LaneAccesses};
 
 /// The access flags of one launch's global arguments. Empty (one test per access) unless an
 /// argument's memory object is read-only or write-only.
@@ -46,6 +46,26 @@ impl AccessRules {
             return AccessRules::default();
         }
         AccessRules { bound }
+    }
+
+    /// Whether an argument whose flag permits `kind` holds all of `lo..hi`: then so does
+    /// every access inside it, which breaks no flag.
+    fn permits(&self, alloc: AllocId, lo: u64, hi: u64, kind: AccessKind) -> bool {
+        let (reads, writes) = match kind {
+            AccessKind::Read | AccessKind::AtomicRead => (true, false),
+            AccessKind::Write => (false, true),
+            AccessKind::Atomic => (true, true),
+        };
+        self.bound.iter().any(|&(id, start, end, access)| {
+            id == alloc
+                && start <= lo
+                && hi <= end
+                && match access {
+                    KernelAccess::ReadOnly => !writes,
+                    KernelAccess::WriteOnly => !reads,
+                    _ => true,
+                }
+        })
     }
 
     /// The flag an access breaks: it falls inside an argument whose flag forbids it and
@@ -106,6 +126,28 @@ impl LaunchChecker<'_> {
             self.report_rule(g, a, FindingKind::InvalidAccess, || {
                 format!("{what} memory the host created {}", flag.flag())
             });
+        }
+    }
+
+    /// [`LaunchChecker::check_access_rules`] of each lane of a lockstep operation: the
+    /// alignment and the argument flags are looked up once, and a lane is checked alone only
+    /// when its offset is misaligned or a flag may forbid it.
+    pub(crate) fn check_lane_rules(&self, g: &mut GroupState, lanes: &LaneAccesses<'_>) {
+        let align = (self.alignments.of(lanes.inst) as u64).max(1);
+        let offsets = || lanes.order.iter().map(|&l| lanes.offsets[l]);
+        let (lo, hi) = (
+            offsets().min().unwrap_or(0),
+            offsets().max().unwrap_or(0) + lanes.size as u64,
+        );
+        let flagged = matches!(lanes.space, AddressSpace::Global | AddressSpace::Constant)
+            && self.state().is_some_and(|s| {
+                !s.rules.bound.is_empty() && !s.rules.permits(lanes.alloc, lo, hi, lanes.kind)
+            });
+        let mut bytes = [[0u8; 8]; 2];
+        for &l in lanes.order {
+            if flagged || lanes.offsets[l] & (align - 1) != 0 {
+                self.check_access_rules(g, &lanes.lane(l, &mut bytes));
+            }
         }
     }
 

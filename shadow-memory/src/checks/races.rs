@@ -7,7 +7,7 @@ use crate::mar::{self, Op, Party};
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
 use crate::shadow::Shadow;
-use shadowcl_interpreter::Access;
+use shadowcl_interpreter::{Access, LaneAccesses};
 use shadowcl_interpreter::{AccessKind, AddressSpace};
 use std::cell::Cell;
 
@@ -70,23 +70,112 @@ impl Found {
     }
 }
 
+/// What the accesses of one instruction to one allocation share, looked up once for all the
+/// lanes of a lockstep operation ([`LaunchChecker::check_lanes`]).
+pub(crate) struct AccessSite {
+    op: Op,
+    site: u16,
+    /// The accessor; `item` is set per access.
+    me: mar::Me,
+    /// Index of the allocation's shadow in `GroupState::shadows` (global memory only).
+    shadow: usize,
+}
+
 impl LaunchChecker<'_> {
-    /// `FIRST`: a first run that a pair pass may follow (see `pairs`).
-    pub(crate) fn check_access<const FIRST: bool>(&self, g: &mut GroupState, a: &Access<'_>) {
-        let (want_races, want_uninit) = (
+    /// Whether the race and the uninitialised-read checks want this group's accesses.
+    fn wanted(&self, g: &GroupState) -> (bool, bool) {
+        (
             (self.checks.races || self.checks.benign) && !g.races_off,
             self.checks.uninit,
-        );
-        if !(want_races || want_uninit) {
+        )
+    }
+
+    /// The site, accessor and shadow of access `a` (global or local).
+    fn access_site(&self, g: &mut GroupState, a: &Access<'_>, end: u64) -> AccessSite {
+        let op = op_of(a.kind);
+        let site = self.site(g, a, op);
+        let shadow = if a.space == AddressSpace::Global {
+            self.shadow_index(g, a.alloc, end)
+        } else {
+            usize::MAX
+        };
+        AccessSite {
+            op,
+            site,
+            me: g.me(a),
+            shadow,
+        }
+    }
+
+    /// `FIRST`: a first run that a pair pass may follow (see `pairs`).
+    pub(crate) fn check_access<const FIRST: bool>(&self, g: &mut GroupState, a: &Access<'_>) {
+        let want = self.wanted(g);
+        if !(want.0 || want.1) {
             return;
         }
         if a.space == AddressSpace::Private {
-            if want_uninit {
+            if want.1 {
                 self.check_private_read(g, a);
             }
             return;
         }
-        let op = op_of(a.kind);
+        if a.by_group {
+            g.add_copy_range(a);
+        }
+        let at = self.access_site(g, a, a.offset + a.size as u64);
+        self.check_at::<FIRST>(g, a, &at, want);
+    }
+
+    /// [`LaunchChecker::check_access`] of each lane of a lockstep operation (plain loads or
+    /// stores of one instruction to one global or local allocation): the site, the shadow
+    /// and the rules are looked up once.
+    pub(crate) fn check_lanes<const FIRST: bool>(
+        &self,
+        g: &mut GroupState,
+        lanes: &LaneAccesses<'_>,
+    ) {
+        let want = self.wanted(g);
+        let Some(&first) = lanes.order.first() else {
+            return;
+        };
+        if !(want.0 || want.1) || lanes.space == AddressSpace::Private {
+            return;
+        }
+        let end = lanes
+            .order
+            .iter()
+            .map(|&l| lanes.offsets[l])
+            .max()
+            .unwrap_or(0)
+            + lanes.size as u64;
+        let mut bytes = [[0u8; 8]; 2];
+        let mut at = self.access_site(g, &lanes.lane(first, &mut bytes), end);
+        // The lanes' records are far apart in memory from anything the executor touched:
+        // ask for them a few cache lines ahead.
+        const AHEAD: usize = 32;
+        let global = lanes.space == AddressSpace::Global;
+        for (k, &l) in lanes.order.iter().enumerate() {
+            if global && k % 8 == 0 {
+                if let Some(&ahead) = lanes.order.get(k + AHEAD) {
+                    g.shadows[at.shadow].1.prefetch_word(lanes.offsets[ahead]);
+                }
+            }
+            let a = lanes.lane(l, &mut bytes);
+            at.me.item = g.item_of(&a);
+            self.check_at::<FIRST>(g, &a, &at, want);
+        }
+    }
+
+    /// The check of access `a` at `at` (`want`: races, uninitialised reads).
+    #[inline(always)]
+    fn check_at<const FIRST: bool>(
+        &self,
+        g: &mut GroupState,
+        a: &Access<'_>,
+        at: &AccessSite,
+        (want_races, want_uninit): (bool, bool),
+    ) {
+        let (op, site, me) = (at.op, at.site, &at.me);
         // A copy moves undefined bytes without using them: its load reports none and tells
         // its store which bytes stay undefined (with those the executor knows of, private).
         let copy_read = a.copy && op == Op::Read;
@@ -99,13 +188,7 @@ impl LaunchChecker<'_> {
         // Whether the bytes were already there is decided per byte by the record (undefined
         // bytes have no value to store again).
         let same_value = op == Op::Write && !a.value.is_empty() && same_bytes(a.value, a.previous);
-        let me = g.me(a);
-        let step =
-            |rec: u64, site: u16, epoch: u8| mar::step(rec, &me, site, epoch, op, same_value);
-        if a.by_group {
-            g.add_copy_range(a);
-        }
-        let site = self.site(g, a, op);
+        let step = |rec: u64, site: u16, epoch: u8| mar::step(rec, me, site, epoch, op, same_value);
         let mut found = Found::default();
         // Only for a pair pass (bit i = byte i of the access): raced inside the launch, written
         // first (global bytes).
@@ -180,7 +263,7 @@ impl LaunchChecker<'_> {
             }
             AddressSpace::Global => {
                 let epoch = g.epoch_global;
-                let shadow = self.shadow(g, a.alloc, a.offset + a.size as u64);
+                let shadow = &g.shadows[at.shadow].1;
                 // Bits `i..i + n` of a 128-bit byte mask (bytes past 128 are not followed).
                 let bits = |i: u64, n: u64| ((1u128 << n) - 1).checked_shl(i as u32).unwrap_or(0);
                 // Whole aligned words (a scalar or a short vector: most accesses) go straight
@@ -198,7 +281,7 @@ impl LaunchChecker<'_> {
                         // carries the new record alone.
                         let mut kept: Option<mar::Step> = None;
                         let Some((old, (new, notable))) = Shadow::update_word(cell, |old| {
-                            let s = step(self.current(old, &me), site, epoch);
+                            let s = step(self.current(old, me), site, epoch);
                             let notable = s.uninit || s.conflicts.any();
                             if notable {
                                 kept = Some(s);
@@ -238,7 +321,7 @@ impl LaunchChecker<'_> {
                                 // Only steps that found nothing are reused: `notable` is `None`.
                                 Some((o, new)) if o == old => new,
                                 _ => {
-                                    let s = step(self.current(old, &me), site, epoch);
+                                    let s = step(self.current(old, me), site, epoch);
                                     let found_something = s.uninit || s.conflicts.any();
                                     notable.set(found_something.then_some(s));
                                     last = (!found_something).then_some((old, s.new));

@@ -6,7 +6,8 @@
 
 pub use shadowcl_interpreter::{
     Access, AccessKind, AddressSpace, AllocId, ArgBinding, BarrierArrival, Fault, Fences,
-    GroupInfo, InstId, LaunchInfo, LocalAlloc, Observer, Release, SourceLoc, WorkItem,
+    GroupInfo, InstId, LaneAccesses, LaunchInfo, LocalAlloc, Observer, Release, SourceLoc,
+    WorkItem,
 };
 pub use shadowcl_shadow::{
     Checks, Config, FindingKind, GroupState, HostAccess, LaunchChecker, LaunchOrder, RaceKind,

@@ -1,12 +1,13 @@
 //! Loads, stores and atomics: lanes take their turns in the schedule's work-item order, so
 //! observers and other lanes see the round-robin interleaving.
 
-use super::super::access::{in_range, rd, wr};
+use super::super::access::{in_range, rd, store_order_locks, wr};
 use super::super::launch::Lx;
 use super::super::state::Gx;
 use super::{Cx, Sel};
 use crate::ir::{ptr, AtomicOp, Op};
-use crate::observer::Observer;
+use crate::memory::AllocId;
+use crate::observer::{AccessKind, AddressSpace, InstId, LaneAccesses, Observer};
 
 /// Without observers, a load or store whose lanes all point into one allocation resolves
 /// that allocation once. Returns false, having changed nothing another try would not redo
@@ -124,6 +125,167 @@ fn store_fast<O: Observer>(
     }
 }
 
+/// The one global or local allocation every lane of `sel` accesses, `w` bytes from its
+/// pointer (register `p`), in bounds: what [`observed`] needs. `None` when there is none
+/// (mixed allocations, a lane out of bounds, a copy in progress, no observer).
+struct Target {
+    tag: u64,
+    idx: usize,
+    space: AddressSpace,
+    alloc: AllocId,
+    view_off: u64,
+}
+
+fn target<O: Observer>(cx: &Cx<'_, '_, O>, sel: Sel<'_>, p: u32, w: usize) -> Option<Target> {
+    if !O::ENABLED || cx.gx.by_group || cx.gx.copying {
+        return None;
+    }
+    let lanes = sel.ordered(cx.order).as_slice();
+    let p0 = cx.get(p, *lanes.first()?);
+    let (mut lo, mut hi) = (p0, p0);
+    for &l in lanes {
+        let x = cx.get(p, l);
+        (lo, hi) = (lo.min(x), hi.max(x));
+    }
+    // One allocation (pointer tag and index) for every lane.
+    if (lo ^ hi) >> ptr::OFF_BITS != 0 {
+        return None;
+    }
+    let (tag, idx, _) = ptr::dec(p0);
+    let (space, alloc, len, view_off) = match tag {
+        ptr::TAG_LOCAL => {
+            let m = cx.gx.locals.get(idx)?;
+            (
+                AddressSpace::Local,
+                AllocId::local(idx as u32),
+                m.len() as u64,
+                0,
+            )
+        }
+        ptr::TAG_LAUNCH => {
+            let a = cx.lx.allocs.get(idx)?.as_ref()?;
+            (a.space, a.buf.id(), a.view_size, a.view_off)
+        }
+        _ => return None,
+    };
+    let ok = |x: u64| in_range(offset_of(x), w, len);
+    (ok(lo) && ok(hi)).then_some(Target {
+        tag,
+        idx,
+        space,
+        alloc,
+        view_off,
+    })
+}
+
+/// The signed offset a pointer holds.
+#[inline(always)]
+fn offset_of(x: u64) -> i64 {
+    (x & ((1u64 << ptr::OFF_BITS) - 1)) as i64 - ptr::BIAS as i64
+}
+
+/// With an observer, a load or store whose lanes all access one allocation in bounds (`t`,
+/// from [`target`]) runs for every lane, then tells the observer once
+/// ([`Observer::access_lanes`]), so that it looks up what the lanes share once. Each lane
+/// accesses `w` bytes at its pointer (register `p`) plus `delta`; the value goes to or comes
+/// from register `dv`.
+#[allow(clippy::too_many_arguments)] // the op's operands, as `load_fast` takes them
+fn observed<O: Observer>(
+    cx: &mut Cx<'_, '_, O>,
+    t: &Target,
+    here: usize,
+    sel: Sel<'_>,
+    w: usize,
+    p: u32,
+    delta: u64,
+    dv: u32,
+    kind: AccessKind,
+) {
+    let order = cx.order;
+    let lanes = sel.ordered(order).as_slice();
+    let (tag, idx, view_off) = (t.tag, t.idx, t.view_off);
+    let n = cx.n;
+    let mut buf = std::mem::take(cx.scratch);
+    buf.clear();
+    buf.resize(3 * n, 0);
+    let (offsets, rest) = buf.split_at_mut(n);
+    let (values, previous) = rest.split_at_mut(n);
+    for &l in lanes {
+        offsets[l] = view_off + (offset_of(cx.get(p, l)) as u64).wrapping_add(delta);
+    }
+    let want_previous = cx.lx.previous;
+    // Held until the observer has the stores (as `Mx::store` holds its one lock).
+    let mut _order = Vec::new();
+    match (tag, kind) {
+        (ptr::TAG_LOCAL, AccessKind::Read) => {
+            let m = &cx.gx.locals[idx];
+            for &l in lanes {
+                let v = rd(m, offsets[l] as usize, w);
+                cx.regs[(cx.base + dv as usize) * n + l] = v;
+            }
+        }
+        (ptr::TAG_LOCAL, _) => {
+            let m = &mut cx.gx.locals[idx];
+            for &l in lanes {
+                let (o, v) = (
+                    offsets[l] as usize,
+                    cx.regs[(cx.base + dv as usize) * n + l],
+                );
+                if want_previous {
+                    previous[l] = rd(m, o, w);
+                }
+                values[l] = v;
+                wr(m, o, w, v);
+            }
+        }
+        (_, AccessKind::Read) => {
+            let Some(Some(a)) = cx.lx.allocs.get(idx) else {
+                return;
+            };
+            for &l in lanes {
+                let v = a.buf.load(offsets[l] as usize, w).unwrap_or(0);
+                cx.regs[(cx.base + dv as usize) * n + l] = v;
+            }
+        }
+        (_, _) => {
+            let Some(Some(a)) = cx.lx.allocs.get(idx) else {
+                return;
+            };
+            if want_previous {
+                _order = store_order_locks(t.alloc, lanes.iter().map(|&l| offsets[l]));
+            }
+            for &l in lanes {
+                let (o, v) = (
+                    offsets[l] as usize,
+                    cx.regs[(cx.base + dv as usize) * n + l],
+                );
+                if want_previous {
+                    previous[l] = a.buf.load(o, w).unwrap_or(0);
+                }
+                values[l] = v;
+                a.buf.store(o, w, v);
+            }
+        }
+    }
+    cx.lx.obs.access_lanes(
+        &mut cx.gx.obs,
+        &LaneAccesses {
+            space: t.space,
+            alloc: t.alloc,
+            size: w as u32,
+            kind,
+            inst: InstId(cx.lx.code.inst_of[here]),
+            items: cx.wis,
+            order: lanes,
+            offsets,
+            values,
+            previous,
+        },
+    );
+    drop(_order);
+    *cx.scratch = buf;
+}
+
 /// Runs a load, store or atomic op at `here` for the lanes of `sel`.
 #[inline(always)]
 pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<'_>, op: Op) {
@@ -134,6 +296,9 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
             if sel.all() && load_fast(cx.lx, cx.gx, cx.regs, n, di, pi, w as usize) {
                 return;
             }
+            if let Some(t) = target(cx, sel, p, w as usize) {
+                return observed(cx, &t, here, sel, w as usize, p, 0, d, AccessKind::Read);
+            }
             for &l in sel.ordered(order) {
                 let pv = cx.get(p, l);
                 let v = cx.mx(l).load(pv, w as usize, here);
@@ -141,6 +306,25 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
             }
         }
         Op::LoadN { w, n: k, d, p } => {
+            // Component by component for all lanes: reads leave memory as it was, so only
+            // the observer sees another order, and reads of one byte do not conflict.
+            if let Some(t) = target(cx, sel, p, w as usize * k as usize) {
+                for i in 0..k {
+                    let delta = i as u64 * w as u64;
+                    observed(
+                        cx,
+                        &t,
+                        here,
+                        sel,
+                        w as usize,
+                        p,
+                        delta,
+                        d + i,
+                        AccessKind::Read,
+                    );
+                }
+                return;
+            }
             for &l in sel.ordered(order) {
                 let pv = cx.get(p, l);
                 for i in 0..k {
@@ -155,6 +339,9 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
             let (pi, vi, n) = (cx.at(p, 0), cx.at(v, 0), cx.n);
             if sel.all() && store_fast(cx.lx, cx.gx, cx.regs, n, pi, vi, w as usize, order) {
                 return;
+            }
+            if let Some(t) = target(cx, sel, p, w as usize) {
+                return observed(cx, &t, here, sel, w as usize, p, 0, v, AccessKind::Write);
             }
             for &l in sel.ordered(order) {
                 let (pv, vv) = (cx.get(p, l), cx.get(v, l));
