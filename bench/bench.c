@@ -44,6 +44,20 @@ static const char *SRC =
     "  if (x == 0 || y == 0 || x == w - 1 || y == h - 1) { out[y * w + x] = in[y * w + x]; return; }\n"
     "  out[y * w + x] = 0.2f * (in[y * w + x] + in[y * w + x - 1] + in[y * w + x + 1]\n"
     "                           + in[(y - 1) * w + x] + in[(y + 1) * w + x]);\n"
+    "}\n"
+    /* The two shapes lockstep runs slower than run-to-barrier (the auto schedule's case for
+       handing a group to the per-item executor): a private array indexed at run time, and a
+       loop whose trip count differs between neighbouring work-items. */
+    "__kernel void priv_array(__global const float *in, __global float *out, int n) {\n"
+    "  float p[16]; int i = get_global_id(0);\n"
+    "  for (int j = 0; j < 16; j++) p[j] = in[(i + j) % n];\n"
+    "  float s = 0.0f; for (int j = 0; j < 16; j++) s += p[(j * 7 + i) & 15];\n"
+    "  out[i] = s;\n"
+    "}\n"
+    "__kernel void divergent(__global const float *in, __global float *out, int n) {\n"
+    "  int i = get_global_id(0); float s = 0.0f;\n"
+    "  for (int j = 0; j < (i & 31); j++) s += in[(i + j) % n];\n"
+    "  out[i] = s;\n"
     "}\n";
 
 #define CHECK(e)                                                                                   \
@@ -125,6 +139,9 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
     if (bits < 8 || bits > 28) { fprintf(stderr, "vadd:N needs 8 <= N <= 28\n"); exit(2); }
     n = (size_t)1 << bits;
     b->gsz[0] = n; b->lsz[0] = 256;
+  } else if (!strcmp(app, "priv_array") || !strcmp(app, "divergent")) {
+    n = (1u << 18) / scale;
+    b->gsz[0] = n; b->lsz[0] = 256;
   } else if (!strcmp(app, "vadd") || !strcmp(app, "reduce")) {
     n = (1u << 20) / scale;
     b->gsz[0] = n; b->lsz[0] = 256;
@@ -147,6 +164,10 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
     CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bb, &bb));
     CHECK(clSetKernelArg(k, 2, sizeof bc, &bc)); CHECK(clSetKernelArg(k, 3, sizeof mat, &mat));
     b->out_elems = n;
+  } else if (!strcmp(app, "priv_array") || !strcmp(app, "divergent")) {
+    int count = (int)n;
+    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bc, &bc));
+    CHECK(clSetKernelArg(k, 2, sizeof count, &count)); b->out_elems = n;
   } else if (!strcmp(app, "reduce")) {
     CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bc, &bc));
     CHECK(clSetKernelArg(k, 2, 256 * sizeof(float), NULL)); b->out_elems = n / 256;

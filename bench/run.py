@@ -36,7 +36,7 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--scale", type=int, default=2, help="divides problem sizes (same for all)")
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--apps", default="vadd matmul reduce stencil launches vadd:20 vadd:22 vadd:24",
+    ap.add_argument("--apps", default="vadd matmul reduce stencil priv_array divergent launches vadd:20 vadd:22 vadd:24",
                     help="launches: 10,000 launches of a 256-item vadd per repetition; "
                          "vadd:N: one vadd of 2^N floats, whatever the scale (time and RSS "
                          "growth; Oclgrind rows only up to 2^22)")
@@ -70,14 +70,15 @@ def main():
         (("shadowcl-off-1t",), ("ShadowCL",), v_scl,
          {"SHADOWCL_CHECKS": "none", "SHADOWCL_THREADS": "1"}, a.reps),
         ((f"shadowcl-off-{nproc}t",), ("ShadowCL",), v_scl, {"SHADOWCL_CHECKS": "none"}, a.reps),
-        # Quantum 1 (round-robin, one instruction per turn) runs in lockstep, one dispatch per
-        # op for the whole work-group: the fast schedule (the default is quantum 0).
-        (("shadowcl-off-q1-1t",), ("ShadowCL",), v_scl,
-         {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "1", "SHADOWCL_THREADS": "1"}, a.reps),
-        ((f"shadowcl-off-q1-{nproc}t",), ("ShadowCL",), v_scl,
-         {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "1"}, a.reps),
+        # The default schedule (auto: lockstep where the work-items agree) against
+        # run-to-barrier (quantum 0) and lockstep throughout (quantum 1): the default-schedule
+        # question, README.
+        (("shadowcl-off-q0-1t",), ("ShadowCL",), v_scl,
+         {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "0", "SHADOWCL_THREADS": "1"}, a.reps),
+        ((f"shadowcl-off-q0-{nproc}t",), ("ShadowCL",), v_scl,
+         {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "0"}, a.reps),
         (("shadowcl-checks",), ("ShadowCL",), v_scl, {}, a.reps),
-        # The same checks under lockstep (the default-schedule question, README).
+        (("shadowcl-checks-q0",), ("ShadowCL",), v_scl, {"SHADOWCL_QUANTUM": "0"}, a.reps),
         (("shadowcl-checks-q1",), ("ShadowCL",), v_scl, {"SHADOWCL_QUANTUM": "1"}, a.reps),
         # As `shadowcl run` does: JSON and SARIF reports (their cost must not grow with the
         # number of launches).

@@ -15,7 +15,7 @@ use shadowcl_capture::{
 };
 use shadowcl_capture::{ArgValueRecord, LaunchRecord};
 use shadowcl_compiler::{cache_dir, Compiler};
-use shadowcl_interpreter::{AddressSpace, NoObserver, Order, Schedule};
+use shadowcl_interpreter::{parse_quantum, AddressSpace, NoObserver, Order, Schedule};
 use shadowcl_shadow::progress_message;
 use shadowcl_shadow::{Checks, Config, FindingKind, Sequential, Session, Side, Suppressions};
 use std::io::IsTerminal;
@@ -49,8 +49,9 @@ pub struct ReplayArgs {
     /// Work-item order between barriers: in-order, reverse or random.
     #[arg(long, value_name = "ORDER")]
     pub wi_order: Option<Order>,
-    /// Instructions per work-item turn (0 = run to the barrier).
-    #[arg(long, value_name = "K")]
+    /// Instructions per work-item turn (0 = run to the barrier, 1 = lockstep, auto =
+    /// lockstep where the work-items agree: the default).
+    #[arg(long, value_name = "K", value_parser = parse_quantum)]
     pub quantum: Option<u32>,
     /// Seed of random orders (and of the amplifier's schedules).
     #[arg(long, value_name = "S")]

@@ -4,7 +4,7 @@
 //! loader through a temporary vendors folder (`OCL_ICD_VENDORS`), sets the `SHADOWCL_*`
 //! variables (DESIGN.md, "Contracts") and runs the application.
 
-use shadowcl_interpreter::Order;
+use shadowcl_interpreter::{parse_quantum, quantum_name, Order};
 use shadowcl_shadow::Checks;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,8 +46,9 @@ pub struct RunArgs {
     /// Work-item order between barriers: in-order, reverse or random.
     #[arg(long, value_name = "ORD")]
     pub wi_order: Option<Order>,
-    /// Instructions a work-item runs before the next one gets a turn (0 = run to barrier).
-    #[arg(long, value_name = "K")]
+    /// Instructions a work-item runs before the next one gets a turn (0 = run to barrier,
+    /// 1 = lockstep, auto = lockstep where the work-items agree: the default).
+    #[arg(long, value_name = "K", value_parser = parse_quantum)]
     pub quantum: Option<u32>,
     /// Seed for random orders.
     #[arg(long, value_name = "S")]
@@ -227,7 +228,7 @@ fn child_env(args: &RunArgs, report: &Path) -> Vec<(&'static str, String)> {
             ),
             opt("SHADOWCL_WG_ORDER", args.wg_order.map(|o| o.to_string())),
             opt("SHADOWCL_WI_ORDER", args.wi_order.map(|o| o.to_string())),
-            opt("SHADOWCL_QUANTUM", args.quantum.map(|q| q.to_string())),
+            opt("SHADOWCL_QUANTUM", args.quantum.map(quantum_name)),
             opt("SHADOWCL_SEED", args.seed.map(|s| s.to_string())),
             opt("SHADOWCL_THREADS", args.threads.map(|t| t.to_string())),
             opt(

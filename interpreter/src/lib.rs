@@ -18,7 +18,7 @@ pub use observer::{
     GroupInfo, GroupWait, InstId, LaneAccesses, LaunchInfo, LocalAlloc, NoObserver, Observer,
     Release, WorkItem,
 };
-pub use schedule::{Order, Schedule};
+pub use schedule::{parse_quantum, quantum_name, Order, Schedule};
 
 use std::sync::Arc;
 

@@ -40,7 +40,8 @@ impl std::fmt::Display for Order {
 pub struct Schedule {
     pub wg_order: Order,
     pub wi_order: Order,
-    /// Instructions a work-item runs before the next one gets a turn; 0 = run to barrier.
+    /// Instructions a work-item runs before the next one gets a turn; 0 = run to barrier,
+    /// 1 = lockstep, [`Schedule::AUTO`] = lockstep where the work-items agree.
     pub quantum: u32,
     pub seed: u64,
     /// Work-groups run concurrently on `threads` workers (false: one after another).
@@ -54,7 +55,7 @@ impl Default for Schedule {
         Schedule {
             wg_order: Order::InOrder,
             wi_order: Order::InOrder,
-            quantum: 0,
+            quantum: Schedule::AUTO,
             seed: 0,
             parallel: true,
             threads: 0,
@@ -63,6 +64,15 @@ impl Default for Schedule {
 }
 
 impl Schedule {
+    /// The `quantum` (`SHADOWCL_QUANTUM=auto`, the default) that runs each work-group in
+    /// lockstep, as quantum 1 does, while its work-items run the same operations, and
+    /// run-to-barrier, as quantum 0 does, from where lockstep would be slow (a private array;
+    /// lanes still apart after a few regroupings, as in a loop whose trip count differs
+    /// between them) until a barrier releases them at one operation. Each part is a valid
+    /// interleaving, so the findings are those of every schedule; the mix runs each part of a
+    /// kernel the faster way (README, `SHADOWCL_QUANTUM`).
+    pub const AUTO: u32 = u32::MAX;
+
     /// Reads `SHADOWCL_WG_ORDER`, `SHADOWCL_WI_ORDER`, `SHADOWCL_QUANTUM`, `SHADOWCL_SEED`,
     /// `SHADOWCL_THREADS` and `SHADOWCL_WG_SERIAL` through `get` (the platform passes its
     /// settings' source; this crate reads no environment). A malformed value is left at its
@@ -79,7 +89,9 @@ impl Schedule {
         };
         parse("SHADOWCL_WG_ORDER", &mut |v| to(v, &mut s.wg_order));
         parse("SHADOWCL_WI_ORDER", &mut |v| to(v, &mut s.wi_order));
-        parse("SHADOWCL_QUANTUM", &mut |v| to(v, &mut s.quantum));
+        parse("SHADOWCL_QUANTUM", &mut |v| {
+            parse_quantum(v).map(|q| s.quantum = q).is_ok()
+        });
         parse("SHADOWCL_SEED", &mut |v| to(v, &mut s.seed));
         parse("SHADOWCL_THREADS", &mut |v| to(v, &mut s.threads));
         let mut serial = false;
@@ -94,10 +106,29 @@ impl Schedule {
             "wg={},wi={},q={},seed={},{}",
             self.wg_order,
             self.wi_order,
-            self.quantum,
+            quantum_name(self.quantum),
             self.seed,
             if self.parallel { "parallel" } else { "serial" }
         )
+    }
+}
+
+/// A quantum as `SHADOWCL_QUANTUM` and `--quantum` spell it: a number of instructions, or
+/// `auto` ([`Schedule::AUTO`]).
+pub fn parse_quantum(v: &str) -> Result<u32, String> {
+    match v.trim() {
+        "auto" => Ok(Schedule::AUTO),
+        n => n
+            .parse()
+            .map_err(|_| format!("`{v}` is not a number of instructions or auto")),
+    }
+}
+
+/// The spelling [`parse_quantum`] reads back.
+pub fn quantum_name(q: u32) -> String {
+    match q {
+        Schedule::AUTO => "auto".into(),
+        q => q.to_string(),
     }
 }
 
@@ -128,5 +159,9 @@ mod tests {
         );
         assert_eq!((s.quantum, s.seed, s.parallel), (7, 42, false));
         assert_eq!(s.describe(), "wg=reverse,wi=in-order,q=7,seed=42,serial");
+        let (auto, problems) =
+            Schedule::from_lookup(|k| (k == "SHADOWCL_QUANTUM").then(|| "auto".into()));
+        assert_eq!((auto.quantum, problems.len()), (Schedule::AUTO, 0));
+        assert!(auto.describe().contains(",q=auto,"));
     }
 }

@@ -437,3 +437,58 @@ fn lockstep_hands_over_whole_operations_with_the_same_accesses() {
         assert_eq!(faults, if past > 0 { 10 } else { 0 }, "past {past}");
     }
 }
+
+/// The default schedule (`Schedule::AUTO`): lockstep while a group's work-items agree, the
+/// per-item executor from where a loop keeps them apart, lockstep again once a barrier
+/// brings them together; the accesses and results are those of run-to-barrier.
+#[test]
+fn auto_runs_lockstep_where_the_items_agree() {
+    let src = r#"
+        __kernel void k(__global const float *in, __global float *out, __local float *t) {
+            size_t i = get_global_id(0), l = get_local_id(0);
+            float s = in[i];
+            for (int j = 0; j < (int)(l & 7) * 4; j++) s += in[(i + j) % 16];
+            t[l] = s;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[i] = t[(l + 1) % 8];
+        }"#;
+    let p = program(src, "-O2");
+    let input = buf_f32(&(0..16).map(|x| x as f32).collect::<Vec<_>>());
+    let out = Buffer::new(64).unwrap();
+    let run_with = |quantum: u32| {
+        let l = launch(
+            "k",
+            1,
+            [16, 1, 1],
+            [8, 1, 1],
+            vec![arg(&input), arg(&out), ArgValue::Local(32)],
+        );
+        let rec = Recorder::default();
+        let s = Schedule {
+            quantum,
+            ..Schedule::default()
+        };
+        let r = Device::new(1).run(&p, &l, &s, &rec);
+        assert!(r.is_ok(), "{r:?}");
+        let mut events: Vec<String> = rec
+            .take()
+            .iter()
+            .filter(|e| matches!(e, Ev::Access { .. }))
+            .map(|e| format!("{e:?}"))
+            .collect();
+        events.sort();
+        let ops = rec.lane_ops.load(std::sync::atomic::Ordering::Relaxed);
+        (read_f32(&out), events, ops)
+    };
+    assert_eq!(Schedule::default().quantum, Schedule::AUTO);
+    let (out_items, by_item, _) = run_with(0);
+    let (out_lockstep, _, ops_lockstep) = run_with(1);
+    let (out_auto, by_auto, ops_auto) = run_with(Schedule::AUTO);
+    assert_eq!(out_auto, out_items);
+    assert_eq!(out_lockstep, out_items);
+    assert_eq!(by_auto, by_item);
+    // Per group: `in[i]` before the loop, `t` and `out` after the barrier, in lockstep; the
+    // loop's loads (up to 28 per item) by item, where lockstep would have run them in rounds.
+    assert!(ops_auto >= 2 * 3, "{ops_auto}");
+    assert!(ops_auto * 4 < ops_lockstep, "{ops_auto} vs {ops_lockstep}");
+}

@@ -185,7 +185,10 @@ mod tests {
             assert_eq!(named(var), 1, "{var} in {:?}", s.problems);
         }
         assert_eq!(s.problems.len(), 5, "{:?}", s.problems);
-        assert_eq!((s.schedule.quantum, s.schedule.seed), (0, 5));
+        assert_eq!(
+            (s.schedule.quantum, s.schedule.seed),
+            (shadowcl_interpreter::Schedule::AUTO, 5)
+        );
         assert_eq!(s.checker, Config::default());
         assert_eq!(s.capture, None);
         // The bad mode falls back alone: the cache folder is still the one HOME names.

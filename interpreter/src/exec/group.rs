@@ -136,9 +136,10 @@ pub(super) fn run_group<O: Observer>(
     carry: &mut Carry<O>,
 ) -> GroupEnd<O> {
     let has_byval = lx.byval.iter().any(|b| b.is_some());
-    // Quantum 1 is lockstep order: run it one op for all items at a time (exec/lockstep.rs).
-    // By-value struct arguments need private memory, which only the per-item path has.
-    let lockstep_ok = lx.quantum == 1 && !has_byval;
+    // Quantum 1 is lockstep order: run it one op for all items at a time (exec/lockstep.rs);
+    // so does `Schedule::AUTO` where it can. By-value struct arguments need private memory,
+    // which only the per-item path has.
+    let lockstep_ok = lx.lockstep && !has_byval;
     let mut g = match job {
         Job::Start(linear) => begin_group(lx, linear, scratch, lockstep_ok, carry.obs.take()),
         Job::Resume(s) => {

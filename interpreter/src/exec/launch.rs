@@ -60,7 +60,13 @@ pub(super) struct Lx<'a, O: Observer> {
     pub(super) abort: AtomicBool,
     pub(super) error: Mutex<Option<ExecError>>,
     pub(super) wi_order: Order,
+    /// The per-item executor's quantum (0 under [`Schedule::AUTO`]).
     pub(super) quantum: u32,
+    /// Groups run in lockstep where they can (quantum 1 and [`Schedule::AUTO`]).
+    pub(super) lockstep: bool,
+    /// Lockstep hands a diverged group to the per-item executor rather than give its items
+    /// turns one by one ([`Schedule::AUTO`]).
+    pub(super) lockstep_scatters: bool,
     pub(super) seed: u64,
     pub(super) limit: Option<u64>,
     /// When the launch must have ended, and the time limit that says so.
@@ -243,7 +249,12 @@ impl Device {
             abort: AtomicBool::new(false),
             error: Mutex::new(None),
             wi_order: schedule.wi_order,
-            quantum: schedule.quantum,
+            quantum: match schedule.quantum {
+                Schedule::AUTO => 0,
+                q => q,
+            },
+            lockstep: matches!(schedule.quantum, 1 | Schedule::AUTO),
+            lockstep_scatters: schedule.quantum == Schedule::AUTO,
             seed: schedule.seed,
             limit: self.limit,
             deadline: self.time_limit.map(|d| (Instant::now() + d, d)),

@@ -58,7 +58,7 @@ enum Cmd {
         options: Vec<String>,
         /// ShadowCL schedules, comma separated, or `all`: the set of findings (kind, race,
         /// scope, memory, buffer, both source lines) must be the same under each.
-        #[arg(long, default_value = "run-to-barrier")]
+        #[arg(long, default_value = "auto")]
         schedules: String,
         /// Per-case time limit in seconds.
         #[arg(long, default_value_t = 120)]
@@ -82,7 +82,7 @@ enum Cmd {
         options: Vec<String>,
         /// Schedules the candidate (ShadowCL) runs under, comma separated, or `all`; the
         /// reference runs once per option set and every schedule must match it.
-        #[arg(long, default_value = "run-to-barrier")]
+        #[arg(long, default_value = "auto")]
         schedules: String,
         #[arg(long, default_value_t = 120)]
         timeout: u64,

@@ -5,7 +5,8 @@ pub(crate) type Schedule = (&'static str, &'static [(&'static str, &'static str)
 
 /// Schedules `check-races --schedules all` runs (DESIGN.md, "Execution model").
 pub(crate) const SCHEDULES: &[Schedule] = &[
-    ("run-to-barrier", &[]),
+    ("auto", &[]),
+    ("run-to-barrier", &[("SHADOWCL_QUANTUM", "0")]),
     ("lockstep", &[("SHADOWCL_QUANTUM", "1")]),
     (
         "reverse",

@@ -41,8 +41,8 @@ pub fn spirv_load(data: &[u8]) {
 pub struct LaunchParams {
     /// Run under the race/bounds/uninitialised checker.
     pub checked: bool,
-    /// Lockstep (quantum 1) instead of run-to-barrier.
-    pub lockstep: bool,
+    /// The schedule's quantum: 0 (run-to-barrier), 1 (lockstep), 3, or `Schedule::AUTO`.
+    pub quantum: u32,
     pub reverse_items: bool,
     pub random_groups: bool,
     pub kernel: u8,
@@ -62,7 +62,12 @@ impl LaunchParams {
         let local = u64::from(h[2] % 16) + 1;
         LaunchParams {
             checked: h[0] & 1 != 0,
-            lockstep: h[0] & 2 != 0,
+            quantum: match (h[0] & 2 != 0, h[0] & 16 != 0) {
+                (false, false) => 0,
+                (true, false) => 1,
+                (false, true) => Schedule::AUTO,
+                (true, true) => 3,
+            },
             reverse_items: h[0] & 4 != 0,
             random_groups: h[0] & 8 != 0,
             kernel: h[3],
@@ -76,7 +81,8 @@ impl LaunchParams {
 
     pub fn encode(&self) -> [u8; LAUNCH_HEADER] {
         let flags = u8::from(self.checked)
-            | u8::from(self.lockstep) << 1
+            | u8::from(matches!(self.quantum, 1 | 3)) << 1
+            | u8::from(matches!(self.quantum, Schedule::AUTO | 3)) << 4
             | u8::from(self.reverse_items) << 2
             | u8::from(self.random_groups) << 3;
         let local = (self.local.clamp(1, 16) - 1) as u8;
@@ -139,7 +145,7 @@ pub fn launch(data: &[u8]) {
         args,
     };
     let schedule = Schedule {
-        quantum: u32::from(lp.lockstep),
+        quantum: lp.quantum,
         wi_order: if lp.reverse_items {
             Order::Reverse
         } else {
@@ -345,7 +351,7 @@ pub fn seeds(target: &str, repo: &Path, stride: usize) -> Vec<(String, Vec<u8>)>
                     }
                     let lp = LaunchParams {
                         checked: i % 2 == 0,
-                        lockstep: opt == "-O2",
+                        quantum: [0, 1, Schedule::AUTO][i % 3],
                         reverse_items: i % 3 == 0,
                         random_groups: i % 5 == 0,
                         kernel: 0,

@@ -1,5 +1,6 @@
 //! The lockstep driver: runs the group converged while its lanes agree, in rounds of one op
-//! per lane after they diverge, and back together when a barrier releases them at one op.
+//! per lane after they diverge (under `Schedule::AUTO`, for a while, then the per-item
+//! executor takes them), and back together when a barrier releases them at one op.
 
 use std::sync::atomic::Ordering;
 
@@ -226,6 +227,11 @@ pub(in crate::exec) fn run<O: Observer>(
     }
 }
 
+/// Under `Schedule::AUTO`, the regroupings a diverged group gets before the per-item
+/// executor takes over: enough for an `if` or a short `if`/`else` to meet again (as a tree
+/// reduction's does), few against a loop with a different trip count per lane.
+const AUTO_ROUNDS: u32 = 4;
+
 /// Runs the diverged group in rounds of one op per running lane until its lanes meet again
 /// at one op (`Ok` with that op) or the turn ends.
 fn diverged<O: Observer>(
@@ -235,7 +241,15 @@ fn diverged<O: Observer>(
     executed: &mut u64,
 ) -> Result<usize, LsStop> {
     let (lx, n) = (ls.lx, ls.wis.len());
+    let mut rounds = 0u32;
     loop {
+        rounds += 1;
+        if lx.lockstep_scatters && rounds > AUTO_ROUNDS {
+            // Still apart (a loop whose trip count differs between lanes): the per-item
+            // executor runs each lane to its next barrier faster (`run` records where each
+            // lane is).
+            return Err(LsStop::Scatter);
+        }
         let ng = st.regroup(ls.order);
         if ng == 0 {
             // Every lane waits at a barrier or has finished.
