@@ -1,7 +1,8 @@
 mod common;
 use common::*;
 use shadowcl_interpreter::{
-    ArgValue, Buffer, Device, ExecError, NoObserver, Schedule, DEFAULT_LOCAL_MEMORY_LIMIT,
+    ArgValue, Buffer, Device, ExecError, Launch, NoObserver, Program, Schedule,
+    DEFAULT_LOCAL_MEMORY_LIMIT,
 };
 
 const VADD: &str = r#"
@@ -376,6 +377,27 @@ fn group_counts_reach_the_total_also_when_a_launch_aborts() {
     assert_eq!((c.started, c.done), (1 << 30, 1 << 30));
 }
 
+/// Runs `l` on one worker under quantum `quantum`, recording: `out`'s floats, the accesses
+/// and faults (sorted), and how many lockstep operations reached the observer whole.
+fn recorded(p: &Program, l: &Launch, quantum: u32, out: &Buffer) -> (Vec<f32>, Vec<String>, usize) {
+    let rec = Recorder::default();
+    let s = Schedule {
+        quantum,
+        ..Schedule::default()
+    };
+    let r = Device::new(1).run(p, l, &s, &rec);
+    assert!(r.is_ok(), "{r:?}");
+    let mut events: Vec<String> = rec
+        .take()
+        .iter()
+        .filter(|e| matches!(e, Ev::Access { .. } | Ev::Fault(_)))
+        .map(|e| format!("{e:?}"))
+        .collect();
+    events.sort();
+    let ops = rec.lane_ops.load(std::sync::atomic::Ordering::Relaxed);
+    (read_f32(out), events, ops)
+}
+
 /// Under lockstep, a load or store whose lanes stay in one allocation reaches the observer as
 /// one operation (`access_lanes`, issue #14 item 2), vectors component by component; the
 /// accesses and results are those of the per-item schedule, and a lane out of bounds still
@@ -398,29 +420,13 @@ fn lockstep_hands_over_whole_operations_with_the_same_accesses() {
     let b = buf_f32(&(0..16).map(|x| 100.0 + x as f32).collect::<Vec<_>>());
     let c = Buffer::new(64).unwrap();
     let run_with = |quantum: u32, past: i32| {
-        let l = launch(
-            "k",
-            1,
-            [16, 1, 1],
-            [8, 1, 1],
-            vec![arg(&a), arg(&b), arg(&c), ArgValue::Local(32), val(past)],
-        );
-        let rec = Recorder::default();
-        let s = Schedule {
+        let args = vec![arg(&a), arg(&b), arg(&c), ArgValue::Local(32), val(past)];
+        recorded(
+            &p,
+            &launch("k", 1, [16, 1, 1], [8, 1, 1], args),
             quantum,
-            ..Schedule::default()
-        };
-        let r = Device::new(1).run(&p, &l, &s, &rec);
-        assert!(r.is_ok(), "{r:?}");
-        let mut events: Vec<String> = rec
-            .take()
-            .iter()
-            .filter(|e| matches!(e, Ev::Access { .. } | Ev::Fault(_)))
-            .map(|e| format!("{e:?}"))
-            .collect();
-        events.sort();
-        let ops = rec.lane_ops.load(std::sync::atomic::Ordering::Relaxed);
-        (read_f32(&c), events, ops)
+            &c,
+        )
     };
     for past in [0, 10] {
         let (out_items, by_item, ops_items) = run_with(0, past);
@@ -456,29 +462,13 @@ fn auto_runs_lockstep_where_the_items_agree() {
     let input = buf_f32(&(0..16).map(|x| x as f32).collect::<Vec<_>>());
     let out = Buffer::new(64).unwrap();
     let run_with = |quantum: u32| {
-        let l = launch(
-            "k",
-            1,
-            [16, 1, 1],
-            [8, 1, 1],
-            vec![arg(&input), arg(&out), ArgValue::Local(32)],
-        );
-        let rec = Recorder::default();
-        let s = Schedule {
+        let args = vec![arg(&input), arg(&out), ArgValue::Local(32)];
+        recorded(
+            &p,
+            &launch("k", 1, [16, 1, 1], [8, 1, 1], args),
             quantum,
-            ..Schedule::default()
-        };
-        let r = Device::new(1).run(&p, &l, &s, &rec);
-        assert!(r.is_ok(), "{r:?}");
-        let mut events: Vec<String> = rec
-            .take()
-            .iter()
-            .filter(|e| matches!(e, Ev::Access { .. }))
-            .map(|e| format!("{e:?}"))
-            .collect();
-        events.sort();
-        let ops = rec.lane_ops.load(std::sync::atomic::Ordering::Relaxed);
-        (read_f32(&out), events, ops)
+            &out,
+        )
     };
     assert_eq!(Schedule::default().quantum, Schedule::AUTO);
     let (out_items, by_item, _) = run_with(0);

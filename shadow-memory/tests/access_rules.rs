@@ -5,7 +5,9 @@ use shadowcl_interpreter::{
     Access, AccessKind, AddressSpace, AllocId, ArgBinding, GroupInfo, InstId, LaneAccesses,
     LaunchInfo, Observer, WorkItem,
 };
-use shadowcl_shadow::{Checks, Config, FindingKind, KernelAccess, Sequential, Session};
+use shadowcl_shadow::{
+    Checks, Config, FindingKind, GroupState, KernelAccess, LaunchChecker, Sequential, Session,
+};
 
 const BUF: AllocId = AllocId(2000);
 
@@ -21,12 +23,13 @@ fn binding(index: u32, view_offset: u64, view_size: u64) -> ArgBinding {
     }
 }
 
-/// Runs one work-item making `accesses` (offset, kind) through arguments `args`; returns
-/// the invalid-access findings as (message, count).
-fn run(
+/// Runs one work-group of `items` work-items through arguments `args`, whose accesses `body`
+/// hands the checker; returns the invalid-access findings as (message, count).
+fn findings_of(
     session: &Session,
     args: &[ArgBinding],
-    accesses: &[(u64, AccessKind)],
+    items: u32,
+    body: impl FnOnce(&LaunchChecker<'_>, &mut Box<GroupState>),
 ) -> Vec<(String, u64)> {
     let locations = |_: InstId| None;
     let c = session.launch(&locations, 0, "test", &Sequential);
@@ -34,8 +37,8 @@ fn run(
         kernel: "k",
         work_dim: 1,
         global_offset: [0; 3],
-        global_size: [1, 1, 1],
-        local_size: [1, 1, 1],
+        global_size: [items as u64, 1, 1],
+        local_size: [items as u64, 1, 1],
         num_groups: [1, 1, 1],
         args,
         local_allocs: &[],
@@ -43,30 +46,9 @@ fn run(
     let mut g = c.group_start(&GroupInfo {
         group: [0; 3],
         group_linear: 0,
-        items: 1,
+        items,
     });
-    let item = WorkItem::default();
-    for (i, &(offset, kind)) in accesses.iter().enumerate() {
-        let writes = !matches!(kind, AccessKind::Read | AccessKind::AtomicRead);
-        let bytes = [1u8; 4];
-        c.access(
-            &mut g,
-            &Access {
-                space: AddressSpace::Global,
-                alloc: BUF,
-                offset,
-                size: 4,
-                kind,
-                value: if writes { &bytes } else { &[] },
-                previous: if writes { &bytes } else { &[] },
-                item: &item,
-                inst: InstId(i as u32 % 2),
-                by_group: false,
-                copy: false,
-                undefined: 0,
-            },
-        );
-    }
+    body(&c, &mut g);
     c.group_end(g);
     c.launch_end();
     session
@@ -76,6 +58,68 @@ fn run(
         .filter(|f| f.kind == FindingKind::InvalidAccess)
         .map(|f| (f.message.clone(), f.count))
         .collect()
+}
+
+/// Runs one work-item making `accesses` (offset, kind) through arguments `args`.
+fn run(
+    session: &Session,
+    args: &[ArgBinding],
+    accesses: &[(u64, AccessKind)],
+) -> Vec<(String, u64)> {
+    findings_of(session, args, 1, |c, g| {
+        let item = WorkItem::default();
+        for (i, &(offset, kind)) in accesses.iter().enumerate() {
+            let writes = !matches!(kind, AccessKind::Read | AccessKind::AtomicRead);
+            let bytes = [1u8; 4];
+            c.access(
+                g,
+                &Access {
+                    space: AddressSpace::Global,
+                    alloc: BUF,
+                    offset,
+                    size: 4,
+                    kind,
+                    value: if writes { &bytes } else { &[] },
+                    previous: if writes { &bytes } else { &[] },
+                    item: &item,
+                    inst: InstId(i as u32 % 2),
+                    by_group: false,
+                    copy: false,
+                    undefined: 0,
+                },
+            );
+        }
+    })
+}
+
+/// Writes of one lockstep operation, lane `l` at `offsets[l]` (four lanes), handed over as
+/// one operation.
+fn run_lanes(session: &Session, args: &[ArgBinding], offsets: [u64; 4]) -> Vec<(String, u64)> {
+    findings_of(session, args, 4, |c, g| {
+        let items: Vec<WorkItem> = (0..4)
+            .map(|l| WorkItem {
+                global: [l as u64, 0, 0],
+                local: [l, 0, 0],
+                group: [0; 3],
+                local_linear: l,
+            })
+            .collect();
+        c.access_lanes(
+            g,
+            &LaneAccesses {
+                space: AddressSpace::Global,
+                alloc: BUF,
+                size: 4,
+                kind: AccessKind::Write,
+                inst: InstId(1),
+                items: &items,
+                order: &[0, 1, 2, 3],
+                offsets: &offsets,
+                values: &[1; 4],
+                previous: &[1; 4],
+            },
+        );
+    })
 }
 
 fn session() -> Session {
@@ -158,60 +202,6 @@ fn bounds_checks_off_report_nothing() {
     s.buffer_created(BUF, 64, true);
     s.memory_object_created(BUF, 0, 64, KernelAccess::ReadOnly);
     assert_eq!(run(&s, &[binding(0, 0, 64)], &[(0, AccessKind::Write)]), []);
-}
-
-/// Writes of one lockstep operation, lane `l` at `offsets[l]` (four lanes), handed over as
-/// one operation; returns the invalid-access findings as [`run`] does.
-fn run_lanes(session: &Session, args: &[ArgBinding], offsets: [u64; 4]) -> Vec<(String, u64)> {
-    let locations = |_: InstId| None;
-    let c = session.launch(&locations, 0, "test", &Sequential);
-    c.launch_start(&LaunchInfo {
-        kernel: "k",
-        work_dim: 1,
-        global_offset: [0; 3],
-        global_size: [4, 1, 1],
-        local_size: [4, 1, 1],
-        num_groups: [1, 1, 1],
-        args,
-        local_allocs: &[],
-    });
-    let mut g = c.group_start(&GroupInfo {
-        group: [0; 3],
-        group_linear: 0,
-        items: 4,
-    });
-    let items: Vec<WorkItem> = (0..4)
-        .map(|l| WorkItem {
-            global: [l as u64, 0, 0],
-            local: [l, 0, 0],
-            group: [0; 3],
-            local_linear: l,
-        })
-        .collect();
-    c.access_lanes(
-        &mut g,
-        &LaneAccesses {
-            space: AddressSpace::Global,
-            alloc: BUF,
-            size: 4,
-            kind: AccessKind::Write,
-            inst: InstId(1),
-            items: &items,
-            order: &[0, 1, 2, 3],
-            offsets: &offsets,
-            values: &[1; 4],
-            previous: &[1; 4],
-        },
-    );
-    c.group_end(g);
-    c.launch_end();
-    session
-        .report()
-        .findings
-        .iter()
-        .filter(|f| f.kind == FindingKind::InvalidAccess)
-        .map(|f| (f.message.clone(), f.count))
-        .collect()
 }
 
 #[test]
