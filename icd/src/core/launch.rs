@@ -239,7 +239,7 @@ pub fn host_command<R>(command_type: cl_command_type, work: impl FnOnce() -> R) 
     drop(noting);
     match order::current() {
         Some((point, clock)) if !accesses.is_empty() => {
-            let order = CommandOrder { point, clock };
+            let order = CommandOrder::new(point, clock);
             s.host_command(next_host_command_id(), name, &accesses, &order);
             report(s);
         }
@@ -302,6 +302,19 @@ struct CommandOrder {
     point: Point,
     /// What completed before the launch started.
     clock: Arc<Clock>,
+    /// [`order::settled_horizon`], asked once: a launch start asks about every launch of
+    /// the checker's window (up to 256), which took the host lock each.
+    horizon: OnceLock<Arc<Clock>>,
+}
+
+impl CommandOrder {
+    fn new(point: Point, clock: Arc<Clock>) -> CommandOrder {
+        CommandOrder {
+            point,
+            clock,
+            horizon: OnceLock::new(),
+        }
+    }
 }
 
 impl LaunchOrder for CommandOrder {
@@ -312,7 +325,9 @@ impl LaunchOrder for CommandOrder {
         self.clock.covers(Point::from_key(key))
     }
     fn settled(&self, key: u64) -> bool {
-        order::settled(Point::from_key(key))
+        self.horizon
+            .get_or_init(order::settled_horizon)
+            .covers(Point::from_key(key))
     }
 }
 
@@ -359,7 +374,7 @@ pub fn run(
     let result = match session() {
         Some(s) if s.checks_kernel(&launch.kernel) => {
             // Launches always run as queue commands; `Sequential` only guards direct calls.
-            let queued = order::current().map(|(point, clock)| CommandOrder { point, clock });
+            let queued = order::current().map(|(point, clock)| CommandOrder::new(point, clock));
             let order: &dyn LaunchOrder = match &queued {
                 Some(o) => o,
                 None => &Sequential,

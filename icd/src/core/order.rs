@@ -176,19 +176,21 @@ impl Drop for PendingCommand {
     }
 }
 
-/// Whether `p` happens before every command that may still start.
-pub fn settled(p: Point) -> bool {
-    host().lock().settled(p)
+/// What happens before every command that may still start: a point it covers is settled.
+pub fn settled_horizon() -> Arc<Clock> {
+    host().lock().horizon()
 }
 
 impl Host {
-    /// In the host clock as of the oldest command not finished (host clocks only grow, so
-    /// that one is the smallest).
+    /// The host clock as of the oldest command not finished (host clocks only grow, so that
+    /// one is the smallest).
+    fn horizon(&self) -> Arc<Clock> {
+        self.pending.values().next().unwrap_or(&self.clock).clone()
+    }
+
+    #[cfg(test)]
     fn settled(&self, p: Point) -> bool {
-        match self.pending.values().next() {
-            Some(c) => c.covers(p),
-            None => self.clock.covers(p),
-        }
+        self.horizon().covers(p)
     }
 }
 
