@@ -72,7 +72,7 @@ impl Found {
 
 /// What the accesses of one instruction to one allocation share, looked up once for all the
 /// lanes of a lockstep operation ([`LaunchChecker::check_lanes`]).
-pub(crate) struct AccessSite {
+struct AccessSite {
     op: Op,
     site: u16,
     /// The accessor; `item` is set per access.

@@ -125,9 +125,8 @@ fn store_fast<O: Observer>(
     }
 }
 
-/// The one global or local allocation every lane of `sel` accesses, `w` bytes from its
-/// pointer (register `p`), in bounds: what [`observed`] needs. `None` when there is none
-/// (mixed allocations, a lane out of bounds, a copy in progress, no observer).
+/// The one global or local allocation every lane of a lockstep op accesses in bounds: what
+/// [`observed`] needs to run the op for all lanes at once.
 struct Target {
     tag: u64,
     idx: usize,
@@ -136,6 +135,9 @@ struct Target {
     view_off: u64,
 }
 
+/// The [`Target`] of the lanes of `sel` accessing `w` bytes from their pointer (register
+/// `p`); `None` when there is none (mixed allocations, a lane out of bounds, a copy in
+/// progress, no observer).
 fn target<O: Observer>(cx: &Cx<'_, '_, O>, sel: Sel<'_>, p: u32, w: usize) -> Option<Target> {
     if !O::ENABLED || cx.gx.by_group || cx.gx.copying {
         return None;
