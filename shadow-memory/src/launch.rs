@@ -759,12 +759,13 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn access_lanes(&self, g: &mut Box<GroupState>, lanes: &LaneAccesses<'_>) {
+        let span = lanes.span();
         if self.checks.bounds && !matches!(self.pass, Pass::Second(_)) {
-            self.check_lane_rules(g, lanes);
+            self.check_lane_rules(g, lanes, span);
         }
         match &self.pass {
-            Pass::Only => self.check_lanes::<false>(g, lanes),
-            Pass::First(_) => self.check_lanes::<true>(g, lanes),
+            Pass::Only => self.check_lanes::<false>(g, lanes, span.1),
+            Pass::First(_) => self.check_lanes::<true>(g, lanes, span.1),
             Pass::Second(probe) => {
                 let mut bytes = [[0u8; 8]; 2];
                 for &l in lanes.order {

@@ -51,43 +51,39 @@ impl AccessRules {
     /// Whether an argument whose flag permits `kind` holds all of `lo..hi`: then so does
     /// every access inside it, which breaks no flag.
     fn permits(&self, alloc: AllocId, lo: u64, hi: u64, kind: AccessKind) -> bool {
-        let (reads, writes) = match kind {
-            AccessKind::Read | AccessKind::AtomicRead => (true, false),
-            AccessKind::Write => (false, true),
-            AccessKind::Atomic => (true, true),
-        };
         self.bound.iter().any(|&(id, start, end, access)| {
-            id == alloc
-                && start <= lo
-                && hi <= end
-                && match access {
-                    KernelAccess::ReadOnly => !writes,
-                    KernelAccess::WriteOnly => !reads,
-                    _ => true,
-                }
+            id == alloc && start <= lo && hi <= end && allows(access, kind)
         })
     }
 
     /// The flag an access breaks: it falls inside an argument whose flag forbids it and
     /// inside no argument whose flag permits it (two arguments may alias).
     fn broken(&self, alloc: AllocId, lo: u64, hi: u64, kind: AccessKind) -> Option<KernelAccess> {
-        let (reads, writes) = match kind {
-            AccessKind::Read | AccessKind::AtomicRead => (true, false),
-            AccessKind::Write => (false, true),
-            AccessKind::Atomic => (true, true),
-        };
         let mut broken = None;
         for &(id, start, end, access) in &self.bound {
             if id != alloc || lo < start || hi > end {
                 continue;
             }
-            match access {
-                KernelAccess::ReadOnly if writes => broken = Some(access),
-                KernelAccess::WriteOnly if reads => broken = Some(access),
-                _ => return None,
+            if allows(access, kind) {
+                return None;
             }
+            broken = Some(access);
         }
         broken
+    }
+}
+
+/// Whether memory the host created with `access` may be accessed as `kind` by a kernel.
+fn allows(access: KernelAccess, kind: AccessKind) -> bool {
+    let (reads, writes) = match kind {
+        AccessKind::Read | AccessKind::AtomicRead => (true, false),
+        AccessKind::Write => (false, true),
+        AccessKind::Atomic => (true, true),
+    };
+    match access {
+        KernelAccess::ReadOnly => !writes,
+        KernelAccess::WriteOnly => !reads,
+        KernelAccess::ReadWrite => true,
     }
 }
 
@@ -132,13 +128,14 @@ impl LaunchChecker<'_> {
     /// [`LaunchChecker::check_access_rules`] of each lane of a lockstep operation: the
     /// alignment and the argument flags are looked up once, and a lane is checked alone only
     /// when its offset is misaligned or a flag may forbid it.
-    pub(crate) fn check_lane_rules(&self, g: &mut GroupState, lanes: &LaneAccesses<'_>) {
+    /// `lo..hi`: the bytes the lanes span.
+    pub(crate) fn check_lane_rules(
+        &self,
+        g: &mut GroupState,
+        lanes: &LaneAccesses<'_>,
+        (lo, hi): (u64, u64),
+    ) {
         let align = (self.alignments.of(lanes.inst) as u64).max(1);
-        let offsets = || lanes.order.iter().map(|&l| lanes.offsets[l]);
-        let (lo, hi) = (
-            offsets().min().unwrap_or(0),
-            offsets().max().unwrap_or(0) + lanes.size as u64,
-        );
         let flagged = matches!(lanes.space, AddressSpace::Global | AddressSpace::Constant)
             && self.state().is_some_and(|s| {
                 !s.rules.bound.is_empty() && !s.rules.permits(lanes.alloc, lo, hi, lanes.kind)

@@ -128,11 +128,12 @@ impl LaunchChecker<'_> {
 
     /// [`LaunchChecker::check_access`] of each lane of a lockstep operation (plain loads or
     /// stores of one instruction to one global or local allocation): the site, the shadow
-    /// and the rules are looked up once.
+    /// and the rules are looked up once. `end`: where the lanes' bytes end.
     pub(crate) fn check_lanes<const FIRST: bool>(
         &self,
         g: &mut GroupState,
         lanes: &LaneAccesses<'_>,
+        end: u64,
     ) {
         let want = self.wanted(g);
         let Some(&first) = lanes.order.first() else {
@@ -141,13 +142,6 @@ impl LaunchChecker<'_> {
         if !(want.0 || want.1) || lanes.space == AddressSpace::Private {
             return;
         }
-        let end = lanes
-            .order
-            .iter()
-            .map(|&l| lanes.offsets[l])
-            .max()
-            .unwrap_or(0)
-            + lanes.size as u64;
         let mut bytes = [[0u8; 8]; 2];
         let mut at = self.access_site(g, &lanes.lane(first, &mut bytes), end);
         // The lanes' records are far apart in memory from anything the executor touched:
