@@ -246,6 +246,12 @@ pub(super) fn run_group<O: Observer>(
                 lockstep::gather(lx, lanes, &pool[..n], at);
             }
         }
+        if lx.help_due() {
+            // A long group of a launch the calling thread runs alone: it steps aside so the
+            // thread can call the other workers (see `launch::run_groups`).
+            suspend = true;
+            break;
+        }
     }
     if suspend {
         return GroupEnd::Suspended(Box::new(Suspended {

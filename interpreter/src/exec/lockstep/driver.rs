@@ -187,7 +187,11 @@ pub(in crate::exec) fn run<O: Observer>(
                 }
                 Flow::Barrier => {
                     pc += 1;
-                    if let Some(s) = release(&mut ls, rng, Release::AllArrived, executed) {
+                    // A long group of a launch the calling thread runs alone steps aside
+                    // here so the thread can call the other workers (`Lx::help_due`).
+                    if let Some(s) = release(&mut ls, rng, Release::AllArrived, executed)
+                        .or_else(|| lx.help_due().then_some(LsStop::Yield))
+                    {
                         ls.pos.pc = pc;
                         ls.pos.lanes.clear();
                         return s;
