@@ -102,11 +102,15 @@ pub struct LaneAccesses<'a> {
 impl LaneAccesses<'_> {
     /// The bytes the lanes' accesses span: from the lowest offset to the end of the highest.
     pub fn span(&self) -> (u64, u64) {
-        let offsets = || self.order.iter().map(|&l| self.offsets[l]);
-        (
-            offsets().min().unwrap_or(0),
-            offsets().max().unwrap_or(0) + self.size as u64,
-        )
+        if self.order.is_empty() {
+            return (0, self.size as u64);
+        }
+        // One pass for both ends.
+        let (lo, hi) = self.order.iter().fold((u64::MAX, 0), |(lo, hi), &l| {
+            let o = self.offsets[l];
+            (lo.min(o), hi.max(o))
+        });
+        (lo, hi + self.size as u64)
     }
 
     /// Lane `l`'s access as [`Observer::access`] takes it; `bytes` holds its value and

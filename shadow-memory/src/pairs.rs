@@ -102,12 +102,17 @@ impl LaunchChecker<'_> {
             });
         }
         keep_lowest(&mut seen.racy, 2 * WATCH_LIMIT);
-        for i in set_bits(defined) {
-            let byte = a.offset + i;
+        // By runs of set bits (a word written whole is one run, not four bytes).
+        let mut rest = defined;
+        while rest != 0 {
+            let start = rest.trailing_zeros();
+            let len = (rest >> start).trailing_ones();
+            let (lo, hi) = (a.offset + start as u64, a.offset + (start + len) as u64);
             match seen.defined.last_mut() {
-                Some(r) if r.0 == a.alloc && r.2 == byte => r.2 = byte + 1,
-                _ => seen.defined.push((a.alloc, byte, byte + 1)),
+                Some(r) if r.0 == a.alloc && r.2 == lo => r.2 = hi,
+                _ => seen.defined.push((a.alloc, lo, hi)),
             }
+            rest &= u128::MAX.checked_shl(start + len).unwrap_or(0);
         }
     }
 

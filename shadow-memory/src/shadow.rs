@@ -212,15 +212,26 @@ impl Shadow {
     }
 
     /// Page `index`, allocated on first touch (word records when `words`) and marked dirty.
+    /// Inline: every word access asks for its page (a lockstep operation's lanes ask for
+    /// one page again and again); the allocation is out of line.
+    #[inline(always)]
     fn page(&self, index: u64, words: bool) -> Option<&Page> {
         let slot = self.pages.get(index as usize)?;
-        let dirty = &self.dirty[index as usize];
+        let dirty = self.dirty.get(index as usize)?;
         if !dirty.load(Ordering::Relaxed) {
             dirty.store(true, Ordering::Relaxed);
         }
-        if let Some(p) = slot.get() {
-            return Some(p);
+        match slot.get() {
+            Some(p) => Some(p),
+            None => self.first_touch(index, words),
         }
+    }
+
+    /// Allocates page `index` (see [`Shadow::page`]).
+    #[cold]
+    #[inline(never)]
+    fn first_touch(&self, index: u64, words: bool) -> Option<&Page> {
+        let slot = self.pages.get(index as usize)?;
         let n = self.page_len(index);
         let cost = if words { n.div_ceil(WORD) * 8 } else { n * 8 };
         if !self.reserve(cost) {
