@@ -482,3 +482,55 @@ fn auto_runs_lockstep_where_the_items_agree() {
     assert!(ops_auto >= 2 * 3, "{ops_auto}");
     assert!(ops_auto * 4 < ops_lockstep, "{ops_auto} vs {ops_lockstep}");
 }
+
+/// Under `Schedule::AUTO`, a kernel whose body allocates private memory (here a private
+/// array; at `-cl-opt-disable` every local variable) runs per item from the start, as
+/// run-to-barrier (lockstep would hand its groups over at their first ops anyway, and never
+/// take back items that hold private memory): the same accesses and results, none of them
+/// handed over as a whole operation. That it skips lockstep's set-up is for ci/bench
+/// (`priv_array`) to show; a kernel without private memory still runs in lockstep.
+#[test]
+fn auto_runs_a_kernel_with_private_memory_per_item_from_the_start() {
+    let src = r#"
+        __kernel void k(__global const int *in, __global int *out) {
+            size_t i = get_global_id(0);
+            int a[8];
+            for (int j = 0; j < 8; j++) a[j] = in[(i + j) % 16];
+            out[i] = a[in[i] & 7] + a[7 - (in[i] & 7)];
+        }"#;
+    let input = buf_i32(&(0..16).map(|x| x * 5).collect::<Vec<_>>());
+    let out = Buffer::new(64).unwrap();
+    for opt in ["-O2", "-cl-opt-disable"] {
+        let p = program(src, opt);
+        let run_with = |quantum: u32| {
+            let args = vec![arg(&input), arg(&out)];
+            recorded(
+                &p,
+                &launch("k", 1, [16, 1, 1], [8, 1, 1], args),
+                quantum,
+                &out,
+            )
+        };
+        let (out_items, by_item, _) = run_with(0);
+        let (out_auto, by_auto, ops_auto) = run_with(Schedule::AUTO);
+        assert_eq!(out_auto, out_items, "{opt}");
+        assert_eq!(by_auto, by_item, "{opt}");
+        assert_eq!(ops_auto, 0, "{opt}: whole lockstep operations under auto");
+    }
+    // Without the array, the same loads and the store run in lockstep.
+    let p = program(
+        r#"__kernel void k(__global const int *in, __global int *out) {
+               size_t i = get_global_id(0);
+               out[i] = in[i] + in[(i + 1) % 16];
+           }"#,
+        "-O2",
+    );
+    let args = vec![arg(&input), arg(&out)];
+    let (_, _, ops_auto) = recorded(
+        &p,
+        &launch("k", 1, [16, 1, 1], [8, 1, 1], args),
+        Schedule::AUTO,
+        &out,
+    );
+    assert_eq!(ops_auto, 2 * 3);
+}

@@ -14,7 +14,7 @@ use super::group::{run_group, Carry, GroupEnd, Job, Suspended};
 use super::group_order::GroupOrder;
 use super::state::{Gx, Scratch};
 use super::Device;
-use crate::ir::{ptr, Builtin, Code, KernelCode, Op, ParamKind};
+use crate::ir::{ptr, Builtin, Code, Func, KernelCode, Op, ParamKind};
 use crate::memory::View;
 use crate::observer::{AddressSpace, ArgBinding, LaunchInfo, LocalAlloc, Observer, WorkItem};
 use crate::schedule::Order;
@@ -242,7 +242,11 @@ impl Device {
         }
         let param_init = param_init(code, kc, &param_lanes, &byval);
         self.check_local_memory(launch, &local_sizes)?;
-        let entry = entry_of(code, kc, &param_init, schedule.quantum, &byval);
+        let quantum = match schedule.quantum {
+            Schedule::AUTO if allocates_private(code, kc) => 0,
+            q => q,
+        };
+        let entry = entry_of(code, kc, &param_init, quantum, &byval);
         let threads = self.threads_for(schedule);
         let workers = threads.min(geo.total_groups.max(1) as usize);
         let pool = (workers > 1).then(|| self.pool(threads)).flatten();
@@ -266,12 +270,12 @@ impl Device {
             abort: AtomicBool::new(false),
             error: Mutex::new(None),
             wi_order: schedule.wi_order,
-            quantum: match schedule.quantum {
+            quantum: match quantum {
                 Schedule::AUTO => 0,
                 q => q,
             },
-            lockstep: matches!(schedule.quantum, 1 | Schedule::AUTO),
-            lockstep_scatters: schedule.quantum == Schedule::AUTO,
+            lockstep: matches!(quantum, 1 | Schedule::AUTO),
+            lockstep_scatters: quantum == Schedule::AUTO,
             seed: schedule.seed,
             limit: self.limit,
             deadline: self.time_limit.map(|d| (Instant::now() + d, d)),
@@ -864,6 +868,28 @@ fn entry_of(
         param_init: init,
         skipped: 2,
     }
+}
+
+/// The function a kernel's work runs in: the body llvm-spirv's entry wrapper calls (see
+/// [`entry_of`]), else the kernel's own.
+fn body_of<'c>(code: &'c Code, kc: &KernelCode) -> Option<&'c Func> {
+    let own = code.funcs.get(kc.func as usize)?;
+    let e = own.entry as usize;
+    match (code.ops.get(e), code.ops.get(e + 1)) {
+        (Some(&Op::Call { f, .. }), Some(&Op::Ret)) => code.funcs.get(f as usize),
+        _ => Some(own),
+    }
+}
+
+/// Whether a kernel's body allocates private memory (a private array; at
+/// `-cl-opt-disable`, every local variable). Under [`Schedule::AUTO`] such a kernel runs
+/// per item from the start, as run-to-barrier: lockstep would set up every lane's registers,
+/// hand the group over at the body's first ops (its allocations, which SPIR-V puts in the
+/// first block) and never take back items that hold private memory.
+fn allocates_private(code: &Code, kc: &KernelCode) -> bool {
+    body_of(code, kc)
+        .and_then(|f| code.ops.get(f.entry as usize..f.end as usize))
+        .is_some_and(|ops| ops.iter().any(|op| matches!(op, Op::Alloca { .. })))
 }
 
 /// Whether some work-item's global id (offset + index) would not fit 64 bits.
