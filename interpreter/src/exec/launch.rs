@@ -362,10 +362,18 @@ impl Device {
         } else if self.threads > 0 {
             self.threads
         } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
+            cores()
         }
         .max(1)
     }
+}
+
+/// The cores this process may use, asked once: `available_parallelism` reads the cgroup's
+/// CPU quota and the affinity mask (files and system calls); asked per launch, it made
+/// 5,000 small launches on the default threads take 265 ms instead of 115 ms.
+fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The launch's NDRange, or `None` when it has no work-items. Local sizes left to the
