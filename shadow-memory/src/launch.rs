@@ -601,7 +601,22 @@ impl Observer for LaunchChecker<'_> {
         let (lo, hi, overlapping) = {
             let mut st = self.session.state.lock();
             let order = self.order;
-            st.window.retain(|w| !order.settled(w.order));
+            let end = |v: u64| v.min(u32::MAX as u64) as u32;
+            // One pass: launches the host has waited for leave; of the others, which are
+            // ordered before this one and which may overlap it.
+            let mut overlapping = Vec::new();
+            let mut before = Vec::new();
+            st.window.retain(|w| {
+                if order.settled(w.order) {
+                    return false;
+                }
+                if order.follows(w.order) {
+                    before.push(w.id);
+                } else {
+                    overlapping.push((end(w.lo), end(w.hi)));
+                }
+                true
+            });
             // Item ids and interned sites run short only after many launches: until then
             // the records of settled launches are not swept (that cost a pass over every
             // touched record per launch) but read as reset (`current`, `is_stale`).
@@ -615,26 +630,24 @@ impl Observer for LaunchChecker<'_> {
                 // may then look alike).
                 tracing::warn!("shadowcl: race record item ids wrap (no sync for too long)");
             }
-            let end = |v: u64| v.min(u32::MAX as u64) as u32;
-            let mut overlapping = Vec::new();
-            let mut before = Vec::new();
-            for w in &st.window {
-                if order.follows(w.order) {
-                    before.push(w.id);
-                } else {
-                    overlapping.push((end(w.lo), end(w.hi)));
-                }
-            }
             if st.window.len() >= WINDOW_CAP {
                 // Forget the oldest launches ordered before this one (their records now
-                // count as reset for every later launch too).
+                // count as reset for every later launch too): on one in-order queue, the
+                // window's first (taken from the front, without moving the rest).
                 before.truncate(st.window.len() + 1 - WINDOW_CAP);
-                st.window.retain(|w| !before.contains(&w.id));
+                let at_front = (st.window.iter().map(|w| w.id))
+                    .zip(&before)
+                    .take_while(|(w, b)| w == *b)
+                    .count();
+                st.window.drain(..at_front);
+                if at_front < before.len() {
+                    st.window.retain(|w| !before.contains(&w.id));
+                }
             }
             let lo = st.next_item;
             let hi = lo.saturating_add(total);
             st.next_item = hi;
-            st.window.push(WindowLaunch {
+            st.window.push_back(WindowLaunch {
                 id: self.id,
                 host: self.host,
                 args: info

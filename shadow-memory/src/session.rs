@@ -12,7 +12,7 @@ use parking_lot::{Mutex, RwLock};
 use shadowcl_interpreter::{
     AddressSpace, Alignments, AllocId, ArgBinding, ArgValue, InstId, Launch, Program, SourceLoc,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -164,7 +164,8 @@ pub(crate) struct Site {
 pub(crate) struct State {
     /// Next free item id of the window (0 means "no item" in a record).
     pub(crate) next_item: u64,
-    pub(crate) window: Vec<WindowLaunch>,
+    /// Oldest first (a launch start forgets from the front).
+    pub(crate) window: VecDeque<WindowLaunch>,
     /// Index 0 is the "unknown site" placeholder.
     pub(crate) sites: Vec<Option<Site>>,
     pub(crate) launches: Vec<LaunchSummary>,
@@ -221,7 +222,7 @@ impl Session {
             spares: Mutex::new(Vec::new()),
             state: Mutex::new(State {
                 next_item: 1,
-                window: Vec::new(),
+                window: VecDeque::new(),
                 sites: vec![None],
                 launches: Vec::new(),
                 findings: Vec::new(),

@@ -465,6 +465,75 @@ fn records_of_ordered_launches_count_as_reset_and_overlapping_ones_race() {
     assert_eq!(firsts, [(0, Some(8)), (2, Some(0))]);
 }
 
+/// The launches of one in-order queue: each follows every launch before it.
+struct InOrder(u64);
+
+impl LaunchOrder for InOrder {
+    fn key(&self) -> u64 {
+        self.0
+    }
+    fn follows(&self, key: u64) -> bool {
+        key < self.0
+    }
+    fn settled(&self, _: u64) -> bool {
+        false
+    }
+}
+
+/// The window of launches a new one is compared with holds at most 256 (`WINDOW_CAP`), so a
+/// launch start stays cheap when thousands are enqueued without a wait: past it the oldest
+/// launches ordered before the new one are forgotten (their records read as reset), the
+/// newest kept.
+#[test]
+fn a_full_window_forgets_its_oldest_launches_first() {
+    let on = |c: &LaunchChecker<'_>, f: &dyn Fn(&LaunchChecker<'_>, &mut Box<GroupState>)| {
+        start(c, "k");
+        let mut g = group(c, 0);
+        f(c, &mut g);
+        c.group_end(g);
+        c.launch_end();
+    };
+    let s = session(Checks::default());
+    // Launch 0 alone writes element 8; then 300 launches of one queue write element 0.
+    let c = s.launch(&loc, 0, "serial", &InOrder(0));
+    on(&c, &|c, g| write(c, g, Global, BUF, 8, wi(0, 0), 150));
+    drop(c);
+    for k in 1..=300 {
+        let order = InOrder(k);
+        let c = s.launch(&loc, k, "serial", &order);
+        on(&c, &|c, g| write(c, g, Global, BUF, 0, wi(0, 0), 151));
+        drop(c);
+    }
+    assert!(
+        s.report().findings.is_empty(),
+        "{}",
+        s.report().render_text()
+    );
+    // A launch of another queue, ordered after none of them, reads both elements: element
+    // 0 races with the last writer, still in the window; launch 0 was forgotten.
+    let c = s.launch(
+        &loc,
+        301,
+        "serial",
+        &Follows {
+            key: 1000,
+            after: &[],
+        },
+    );
+    on(&c, &|c, g| {
+        read(c, g, Global, BUF, 0, wi(0, 0), 152);
+        read(c, g, Global, BUF, 8, wi(0, 1), 152);
+    });
+    drop(c);
+    let r = s.report();
+    let firsts: Vec<(u64, Option<i64>)> = r
+        .findings
+        .iter()
+        .map(|f| (f.first.as_ref().unwrap().launch, f.offset))
+        .collect();
+    assert_eq!(firsts, [(300, Some(0))], "{}", r.render_text());
+}
+
 #[test]
 fn identical_pairs_are_counted_and_each_launch_is_capped() {
     let s = session(Checks::default());
