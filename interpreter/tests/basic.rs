@@ -534,3 +534,37 @@ fn auto_runs_a_kernel_with_private_memory_per_item_from_the_start() {
     );
     assert_eq!(ops_auto, 2 * 3);
 }
+
+/// Under `Schedule::AUTO`, work-groups of one work-item run per item: lockstep would have no
+/// lanes to run together, only its set-up to pay (CTS basic's image tests launch millions
+/// of such groups). Groups of two run in lockstep.
+#[test]
+fn auto_runs_single_item_groups_per_item() {
+    let p = program(
+        r#"__kernel void k(__global const int *in, __global int *out) {
+               size_t i = get_global_id(0);
+               out[i] = in[i] * 3;
+           }"#,
+        "-O2",
+    );
+    let input = buf_i32(&(0..16).collect::<Vec<_>>());
+    let out = Buffer::new(64).unwrap();
+    let run_with = |quantum: u32, local: u64| {
+        let args = vec![arg(&input), arg(&out)];
+        recorded(
+            &p,
+            &launch("k", 1, [16, 1, 1], [local, 1, 1], args),
+            quantum,
+            &out,
+        )
+    };
+    let (out_items, by_item, _) = run_with(0, 1);
+    let (out_auto, by_auto, ops_auto) = run_with(Schedule::AUTO, 1);
+    assert_eq!(out_auto, out_items);
+    assert_eq!(by_auto, by_item);
+    assert_eq!(ops_auto, 0, "whole lockstep operations of one lane");
+    // Eight groups of two: the load and the store of each in lockstep.
+    let (out_pairs, _, ops_pairs) = run_with(Schedule::AUTO, 2);
+    assert_eq!(out_pairs, out_items);
+    assert_eq!(ops_pairs, 8 * 2);
+}

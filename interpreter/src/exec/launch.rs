@@ -242,8 +242,10 @@ impl Device {
         }
         let param_init = param_init(code, kc, &param_lanes, &byval);
         self.check_local_memory(launch, &local_sizes)?;
+        // Under auto, what lockstep cannot run together runs per item from the start.
+        let single_items = geo.local_size.iter().product::<u64>() == 1;
         let quantum = match schedule.quantum {
-            Schedule::AUTO if allocates_private(code, kc) => 0,
+            Schedule::AUTO if single_items || allocates_private(code, kc) => 0,
             q => q,
         };
         let entry = entry_of(code, kc, &param_init, quantum, &byval);
