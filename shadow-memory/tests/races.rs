@@ -387,15 +387,17 @@ impl LaunchOrder for Follows {
     }
 }
 
+/// Runs launch `c` of kernel `k` as one work-group doing `f`.
+fn one_group(c: &LaunchChecker<'_>, f: &dyn Fn(&LaunchChecker<'_>, &mut Box<GroupState>)) {
+    start(c, "k");
+    let mut g = group(c, 0);
+    f(c, &mut g);
+    c.group_end(g);
+    c.launch_end();
+}
+
 #[test]
 fn records_of_ordered_launches_count_as_reset_and_overlapping_ones_race() {
-    let on = |c: &LaunchChecker<'_>, f: &dyn Fn(&LaunchChecker<'_>, &mut Box<GroupState>)| {
-        start(c, "k");
-        let mut g = group(c, 0);
-        f(c, &mut g);
-        c.group_end(g);
-        c.launch_end();
-    };
     let s = session(Checks::default());
     // Launch 0 writes element 0; launch 1 (ordered after 0, like the next command of the same
     // queue) writes element 1; launch 2 follows launch 1 only, but by transitivity the
@@ -419,18 +421,18 @@ fn records_of_ordered_launches_count_as_reset_and_overlapping_ones_race() {
         },
     ];
     let c = s.launch(&loc, 0, "serial", &orders[0]);
-    on(&c, &|c, g| {
+    one_group(&c, &|c, g| {
         write(c, g, Global, BUF, 0, wi(0, 0), 150);
         write(c, g, Global, BUF, 8, wi(0, 1), 150);
     });
     drop(c);
     let c = s.launch(&loc, 1, "serial", &orders[1]);
-    on(&c, &|c, g| write(c, g, Global, BUF, 4, wi(0, 0), 151));
+    one_group(&c, &|c, g| write(c, g, Global, BUF, 4, wi(0, 0), 151));
     drop(c);
     // Ordered after both writers: reading either element is no race, and the records of
     // launch 0 survived launch 1 (no reset of everything).
     let c = s.launch(&loc, 2, "serial", &orders[2]);
-    on(&c, &|c, g| {
+    one_group(&c, &|c, g| {
         read(c, g, Global, BUF, 0, wi(0, 0), 152);
         read(c, g, Global, BUF, 4, wi(0, 1), 152);
     });
@@ -444,7 +446,7 @@ fn records_of_ordered_launches_count_as_reset_and_overlapping_ones_race() {
     // last access recorded there), its read of element 8 with launch 0's write, which only
     // launch 0 touched: its records outlived the two launches ordered after it.
     let c = s.launch(&loc, 3, "serial", &orders[3]);
-    on(&c, &|c, g| {
+    one_group(&c, &|c, g| {
         write(c, g, Global, BUF, 0, wi(0, 0), 153);
         read(c, g, Global, BUF, 8, wi(0, 1), 154);
     });
@@ -486,22 +488,15 @@ impl LaunchOrder for InOrder {
 /// newest kept.
 #[test]
 fn a_full_window_forgets_its_oldest_launches_first() {
-    let on = |c: &LaunchChecker<'_>, f: &dyn Fn(&LaunchChecker<'_>, &mut Box<GroupState>)| {
-        start(c, "k");
-        let mut g = group(c, 0);
-        f(c, &mut g);
-        c.group_end(g);
-        c.launch_end();
-    };
     let s = session(Checks::default());
     // Launch 0 alone writes element 8; then 300 launches of one queue write element 0.
     let c = s.launch(&loc, 0, "serial", &InOrder(0));
-    on(&c, &|c, g| write(c, g, Global, BUF, 8, wi(0, 0), 150));
+    one_group(&c, &|c, g| write(c, g, Global, BUF, 8, wi(0, 0), 150));
     drop(c);
     for k in 1..=300 {
         let order = InOrder(k);
         let c = s.launch(&loc, k, "serial", &order);
-        on(&c, &|c, g| write(c, g, Global, BUF, 0, wi(0, 0), 151));
+        one_group(&c, &|c, g| write(c, g, Global, BUF, 0, wi(0, 0), 151));
         drop(c);
     }
     assert!(
@@ -520,7 +515,7 @@ fn a_full_window_forgets_its_oldest_launches_first() {
             after: &[],
         },
     );
-    on(&c, &|c, g| {
+    one_group(&c, &|c, g| {
         read(c, g, Global, BUF, 0, wi(0, 0), 152);
         read(c, g, Global, BUF, 8, wi(0, 1), 152);
     });
