@@ -845,12 +845,7 @@ fn entry_of(
     if quantum != 0 || byval.iter().any(|b| b.is_some()) {
         return plain;
     }
-    let Some(wrapper) = code.funcs.get(kc.func as usize) else {
-        return plain;
-    };
-    let e = wrapper.entry as usize;
-    let (Some(&Op::Call { f, args, .. }), Some(&Op::Ret)) = (code.ops.get(e), code.ops.get(e + 1))
-    else {
+    let Some((f, args)) = wrapper_call(code, kc) else {
         return plain;
     };
     let (Some(callee), Some(ca)) = (code.funcs.get(f as usize), code.calls.get(args as usize))
@@ -880,15 +875,20 @@ fn entry_of(
     }
 }
 
-/// The function a kernel's work runs in: the body llvm-spirv's entry wrapper calls (see
-/// [`entry_of`]), else the kernel's own.
-fn body_of<'c>(code: &'c Code, kc: &KernelCode) -> Option<&'c Func> {
-    let own = code.funcs.get(kc.func as usize)?;
-    let e = own.entry as usize;
+/// The call of a kernel that is only llvm-spirv's entry wrapper (`Call; Ret`, see
+/// [`entry_of`]): the body it calls and the call's arguments.
+fn wrapper_call(code: &Code, kc: &KernelCode) -> Option<(u32, u32)> {
+    let e = code.funcs.get(kc.func as usize)?.entry as usize;
     match (code.ops.get(e), code.ops.get(e + 1)) {
-        (Some(&Op::Call { f, .. }), Some(&Op::Ret)) => code.funcs.get(f as usize),
-        _ => Some(own),
+        (Some(&Op::Call { f, args, .. }), Some(&Op::Ret)) => Some((f, args)),
+        _ => None,
     }
+}
+
+/// The function a kernel's work runs in: the body its entry wrapper calls, else its own.
+fn body_of<'c>(code: &'c Code, kc: &KernelCode) -> Option<&'c Func> {
+    let f = wrapper_call(code, kc).map_or(kc.func, |(f, _)| f);
+    code.funcs.get(f as usize)
 }
 
 /// Whether a kernel's body allocates private memory (a private array; at
