@@ -361,6 +361,15 @@ impl Finding {
     /// the sides are keyed as an unordered pair, and the launch that noticed it does not count
     /// once both sides name their kernels.
     pub(crate) fn dedup_key(&self) -> String {
+        // A hang is one per line: the work-items of a spinning loop stop at whichever of
+        // its instructions they were at when the watchdog fired, a matter of timing.
+        let column = |l: &SourceLoc| {
+            if self.kind == FindingKind::Hang {
+                0
+            } else {
+                l.column
+            }
+        };
         let side = |s: &Option<Side>| {
             s.as_ref()
                 .map(|s| {
@@ -368,7 +377,7 @@ impl Finding {
                         "{}@{}:{:?}",
                         s.access,
                         s.kernel,
-                        s.location.as_ref().map(|l| (&*l.file, l.line, l.column))
+                        s.location.as_ref().map(|l| (&*l.file, l.line, column(l)))
                     )
                 })
                 .unwrap_or_default()

@@ -218,3 +218,32 @@ fn uninitialised_reads_in_local_and_global_memory_per_byte() {
     assert!(at.contains(&(Some(Local), Some(2), 112)), "{at:?}");
     assert!(at.contains(&(Some(Global), Some(36), 114)), "{at:?}");
 }
+
+/// The watchdog stops a spin loop's work-items at whichever of its instructions they were
+/// at (timing decides: here one group at the loop's load, column 10, the other at its jump,
+/// column 3): one hang finding for the line, counting every item of both groups.
+#[test]
+fn a_hang_is_one_finding_per_line() {
+    let spin_line = |inst: InstId| {
+        Some(SourceLoc {
+            file: Arc::from("kernel.cl"),
+            line: 4,
+            column: if inst.0 == 7 { 10 } else { 3 },
+        })
+    };
+    let s = session(Checks::default());
+    let c = s.launch(&spin_line, 0, "serial", &Sequential);
+    start(&c, "k");
+    for (grp, inst) in [(0, 7), (1, 8)] {
+        let mut g = group(&c, grp);
+        let running: Vec<(WorkItem, InstId)> = (0..4).map(|l| (wi(grp, l), InstId(inst))).collect();
+        c.stalled(&mut g, "time limit of 1.0 s exceeded", &running);
+        c.group_end(g);
+    }
+    c.launch_end();
+    drop(c);
+    let r = s.report();
+    assert_eq!(r.findings.len(), 1, "{}", r.render_text());
+    assert_eq!(r.findings[0].kind, FindingKind::Hang);
+    assert_eq!(r.findings[0].count, 8, "{}", r.render_text());
+}

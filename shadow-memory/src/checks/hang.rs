@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 impl LaunchChecker<'_> {
     /// One finding per instruction the group's unfinished items were at (counting them);
-    /// findings of several groups at one instruction merge.
+    /// the report merges those of one line, from every group (`Finding::dedup_key`).
     pub(crate) fn report_stall(
         &self,
         g: &mut GroupState,
