@@ -568,3 +568,79 @@ fn auto_runs_single_item_groups_per_item() {
     assert_eq!(out_pairs, out_items);
     assert_eq!(ops_pairs, 8 * 2);
 }
+
+/// Lockstep runs vector moves, `any`, dot products, dynamic vector indexing and struct copies
+/// (a memcpy) lane by lane, the per-item executor's code on each lane's operands, instead of
+/// handing the group over at them: under auto every buffer of this kernel is accessed in whole
+/// operations, with the accesses and results of run-to-barrier (issue #14: CTS image kernels
+/// handed every group over at their first vector move).
+#[test]
+fn lockstep_runs_vector_and_aggregate_ops_lane_by_lane() {
+    let src = r#"
+        typedef struct { float a; int b; float c; } S;
+        __kernel void k(__global const float4 *in, __global const S *s, __global S *so,
+                        __global float *out) {
+            size_t i = get_global_id(0);
+            float4 v = in[i];
+            float4 w = shuffle(v, (uint4)(i & 3, 2, 1, 0));
+            int4 m = isless(v, w);
+            S t = s[i];
+            t.b += (int)i;
+            so[i] = t;
+            so[i + 16] = s[i ^ 1];
+            float2 c = (float2)(v.x, w.y);
+            out[i] = dot(v, w) + (any(m) ? 1.0f : 0.0f) + w[i & 3] + so[i].c + c[(i >> 1) & 1];
+        }"#;
+    let input = buf_f32(&(0..64).map(|x| (x * 7 % 11) as f32).collect::<Vec<_>>());
+    let structs = Buffer::new(16 * 12).unwrap();
+    structs
+        .write(
+            0,
+            &(0..48)
+                .flat_map(|x: u32| x.to_le_bytes())
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+    let copies = Buffer::new(32 * 12).unwrap();
+    let out = Buffer::new(64).unwrap();
+    // At -O0 every local is private memory, which runs per item under auto anyway.
+    for opt in ["-O2", "-O1"] {
+        let p = program(src, opt);
+        let run_with = |quantum: u32| {
+            let args = vec![arg(&input), arg(&structs), arg(&copies), arg(&out)];
+            let l = launch("k", 1, [16, 1, 1], [8, 1, 1], args);
+            let rec = Recorder::default();
+            let s = Schedule {
+                quantum,
+                ..Schedule::default()
+            };
+            let r = Device::new(1).run(&p, &l, &s, &rec);
+            assert!(r.is_ok(), "{r:?}");
+            let mut events: Vec<String> = rec
+                .take()
+                .iter()
+                .filter(|e| matches!(e, Ev::Access { .. } | Ev::Fault(_)))
+                .map(|e| format!("{e:?}"))
+                .collect();
+            events.sort();
+            let whole = rec.lane_allocs.lock().unwrap().clone();
+            (read_f32(&out), events, whole)
+        };
+        let (out_items, by_item, _) = run_with(0);
+        let (out_auto, by_auto, whole) = run_with(Schedule::AUTO);
+        let (out_lockstep, by_lockstep, _) = run_with(1);
+        assert_eq!(out_auto, out_items, "{opt}");
+        assert_eq!(out_lockstep, out_items, "{opt}");
+        assert_eq!(by_auto, by_item, "{opt}");
+        assert_eq!(by_lockstep.len(), by_item.len(), "{opt}");
+        // Every buffer, the last ones accessed after the kernel's vector ops, reached the
+        // observer in whole operations: no group was handed over.
+        let want = [&input, &structs, &copies, &out].map(|b| b.id().0);
+        assert_eq!(whole, want.into_iter().collect(), "{opt}");
+        let mut want: Vec<i32> = (0..48)
+            .map(|j| j + if j % 3 == 1 { j / 3 } else { 0 })
+            .collect();
+        want.extend((0..48).map(|j| ((j / 3) ^ 1) * 3 + j % 3));
+        assert_eq!(read_i32(&copies), want, "{opt}");
+    }
+}

@@ -171,6 +171,8 @@ pub struct Recorder {
     /// Lockstep operations handed over whole ([`Observer::access_lanes`]); their accesses
     /// are recorded one by one, as `access` would.
     pub lane_ops: std::sync::atomic::AtomicUsize,
+    /// The allocations those operations accessed.
+    pub lane_allocs: Mutex<std::collections::BTreeSet<u64>>,
 }
 
 impl Recorder {
@@ -212,6 +214,7 @@ impl Observer for Recorder {
     fn access_lanes(&self, g: &mut Vec<Ev>, lanes: &LaneAccesses<'_>) {
         self.lane_ops
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.lane_allocs.lock().unwrap().insert(lanes.alloc.0);
         let mut bytes = [[0u8; 8]; 2];
         for &l in lanes.order {
             self.access(g, &lanes.lane(l, &mut bytes));

@@ -1,8 +1,10 @@
-//! Work-item builtins and OpenCL.std instructions, run for each lane.
+//! Work-item builtins, OpenCL.std instructions and the ops lockstep has no whole-group form
+//! of, run for each lane.
 
+use super::super::cold::run_cold;
 use super::super::ext::ext_inst;
 use super::{Cx, Flow, Sel};
-use crate::ir::{Builtin, ExtKind};
+use crate::ir::{Builtin, Code, ExtKind, Op};
 use crate::observer::Observer;
 
 /// `LoadBuiltin`: every component asked for (`comp == u8::MAX`: all of them), each lane's own.
@@ -51,6 +53,98 @@ pub(super) fn ext<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<'_>
             break;
         }
         for i in spec.d..spec.d + spec.n {
+            cx.set(i, l, scratch[i as usize]);
+        }
+    }
+    *cx.scratch = scratch;
+    match failed {
+        Some(m) => Flow::Abort(m),
+        None => Flow::Next,
+    }
+}
+
+/// Register ranges `(slot, lanes)` an op reads, and the one it writes (`n` 0: none).
+struct Operands {
+    reads: [(u32, u32); 3],
+    write: (u32, u32),
+}
+
+/// The operands of the ops lockstep runs lane by lane through the per-item executor's code
+/// ([`per_lane`]); `None` for every other op. Their slots are those `Code::verify` checks.
+fn operands(op: &Op, code: &Code) -> Option<Operands> {
+    let none = (0, 0);
+    let (reads, write) = match *op {
+        Op::MovN { d, s, n } => ([(s, n), none, none], (d, n)),
+        Op::BinS { n, d, a, b, .. } => ([(a, n as u32), (b, 1), none], (d, n as u32)),
+        Op::Reduce { n, d, a, .. } => ([(a, n as u32), none, none], (d, 1)),
+        Op::Dot { n, d, a, b, .. } => ([(a, n as u32), (b, n as u32), none], (d, 1)),
+        Op::PtrDiff { d, a, b, .. } => ([(a, 1), (b, 1), none], (d, 1)),
+        Op::Bitcast { fnl, tn, d, s, .. } => ([(s, fnl as u32), none, none], (d, tn as u32)),
+        Op::ExtractDyn {
+            n,
+            stride,
+            d,
+            v,
+            idx,
+            ..
+        } => ([(v, n * stride), (idx, 1), none], (d, 1)),
+        Op::InsertDyn {
+            n,
+            stride,
+            d,
+            v,
+            x,
+            idx,
+        } => {
+            let k = n * stride;
+            ([(v, k), (x, 1), (idx, 1)], (d, k))
+        }
+        Op::LoadAgg { l, d, p } => (
+            [(p, 1), none, none],
+            (d, code.layouts[l as usize].len() as u32),
+        ),
+        Op::StoreAgg { l, p, v } => (
+            [(p, 1), (v, code.layouts[l as usize].len() as u32), none],
+            none,
+        ),
+        Op::CopyMem { d, s, .. } => ([(d, 1), (s, 1), none], none),
+        Op::CopyMemDyn { d, s, size, .. } => ([(d, 1), (s, 1), (size, 1)], none),
+        _ => return None,
+    };
+    Some(Operands { reads, write })
+}
+
+/// Vector moves and shuffles, aggregates and memory copies: lockstep has no whole-group form
+/// of them, so each lane runs the per-item executor's code on a scratch frame holding its
+/// operands, in the schedule's order (the memory ones are effects), instead of handing the
+/// group over (`Flow::Scatter`) for the rest of the phase. Lockstep has no private memory,
+/// so none of them can reach it.
+pub(super) fn per_lane<O: Observer>(
+    cx: &mut Cx<'_, '_, O>,
+    here: usize,
+    sel: Sel<'_>,
+    op: &Op,
+) -> Flow {
+    let code = cx.lx.code;
+    let Some(ops) = operands(op, code) else {
+        return Flow::Scatter;
+    };
+    let frame = code.funcs[cx.func as usize].frame as usize;
+    let mut scratch = std::mem::take(cx.scratch);
+    scratch.resize(frame, 0);
+    let mut failed = None;
+    for &l in sel.ordered(cx.order) {
+        for &(s, k) in &ops.reads {
+            for i in s..s + k {
+                scratch[i as usize] = cx.get(i, l);
+            }
+        }
+        if let Err(m) = run_cold(op, &mut scratch, 0, &mut cx.mx(l), &mut [], here) {
+            failed = Some(m);
+            break;
+        }
+        let (d, k) = ops.write;
+        for i in d..d + k {
             cx.set(i, l, scratch[i as usize]);
         }
     }

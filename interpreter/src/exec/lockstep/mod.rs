@@ -6,8 +6,8 @@
 //! whole group and pure ops are plain loops over contiguous lanes. Ops with effects (memory,
 //! atomics, barriers, printf) visit the lanes in the schedule's work-item order, which is what
 //! round-robin with quantum 1 does. When the lanes disagree at a branch, or reach an op this
-//! path does not run (calls, private allocations, async copies, traps), the group's registers
-//! are scattered into the per-work-item register files and the ordinary per-item executor
+//! path does not run (calls while apart, private allocations, async copies, traps), the
+//! group's registers are scattered into the per-work-item register files and the per-item executor
 //! takes over from that op; the group comes back to lockstep when a barrier releases every
 //! work-item at one program counter.
 //!
@@ -187,6 +187,14 @@ fn effectful(op: Option<&Op>) -> bool {
                 | Op::And { .. }
                 | Op::Or { .. }
                 | Op::BinV { .. }
+                | Op::MovN { .. }
+                | Op::BinS { .. }
+                | Op::Reduce { .. }
+                | Op::Bitcast { .. }
+                | Op::ExtractDyn { .. }
+                | Op::InsertDyn { .. }
+                | Op::PtrDiff { .. }
+                | Op::Dot { .. }
                 | Op::Un { .. }
                 | Op::Select { .. }
                 | Op::IConv { .. }
@@ -346,13 +354,13 @@ fn exec<O: Observer>(
         | Op::LoadAgg { .. }
         | Op::StoreAgg { .. }
         | Op::PtrDiff { .. }
-        | Op::Alloca { .. }
         | Op::CopyMem { .. }
         | Op::CopyMemDyn { .. }
-        | Op::Dot { .. }
-        | Op::AsyncCopy { .. }
-        | Op::AsyncWait { .. }
-        | Op::Trap => return Flow::Scatter,
+        | Op::Dot { .. } => return builtins::per_lane(&mut Cx::of(ls), here, sel, &op),
+        // Private memory and the group's async copies are the per-item executor's.
+        Op::Alloca { .. } | Op::AsyncCopy { .. } | Op::AsyncWait { .. } | Op::Trap => {
+            return Flow::Scatter
+        }
     }
     Flow::Next
 }
