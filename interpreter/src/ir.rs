@@ -130,6 +130,29 @@ impl Builtin {
         }
     }
 
+    /// Whether every work-item of a work-group reads the same value (lockstep fills the
+    /// group's row once).
+    pub(crate) fn same_in_group(self) -> bool {
+        match self {
+            Builtin::GlobalId
+            | Builtin::LocalId
+            | Builtin::GlobalLinearId
+            | Builtin::LocalIndex
+            | Builtin::SubgroupLocalId => false,
+            Builtin::GroupId
+            | Builtin::GlobalSize
+            | Builtin::LocalSize
+            | Builtin::EnqueuedLocalSize
+            | Builtin::NumGroups
+            | Builtin::GlobalOffset
+            | Builtin::WorkDim
+            | Builtin::SubgroupSize
+            | Builtin::SubgroupMaxSize
+            | Builtin::NumSubgroups
+            | Builtin::SubgroupId => true,
+        }
+    }
+
     /// What OpenCL C's work-item function answers for a dimension past the NDRange's (OpenCL
     /// C 6.15.1: sizes and counts 1, ids and offsets 0). The SPIR-V translator turns
     /// `get_global_size(d)` into an extract from this vector, with `d` as it is, so the

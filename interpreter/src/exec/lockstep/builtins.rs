@@ -19,9 +19,15 @@ pub(super) fn load_builtin<O: Observer>(
         comp as u32..comp as u32 + 1
     };
     for (k, c) in comps.enumerate() {
-        for l in sel.lanes(cx.n) {
-            let v = cx.lx.builtin(cx.gx, &cx.wis[l], b, c as usize);
-            cx.set(d + k as u32, l, v);
+        let d = d + k as u32;
+        if b.same_in_group() {
+            let v = cx.lx.builtin(cx.gx, &cx.wis[0], b, c as usize);
+            sel.lanes(cx.n).for_each(|l| cx.set(d, l, v));
+        } else {
+            for l in sel.lanes(cx.n) {
+                let v = cx.lx.builtin(cx.gx, &cx.wis[l], b, c as usize);
+                cx.set(d, l, v);
+            }
         }
     }
 }
