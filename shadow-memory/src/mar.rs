@@ -412,7 +412,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
 /// barrier (a tile of a tiled matrix product): `step_full` would rebuild the record it was
 /// given, field by field (a property test holds the two to the same answer).
 #[inline(always)]
-fn settled_read(old: u64, me: &Me, site: u16, epoch: u8) -> bool {
+pub(crate) fn settled_read(old: u64, me: &Me, site: u16, epoch: u8) -> bool {
     let r = Rec(old);
     let item = r.item();
     old & INIT_BIT != 0

@@ -905,32 +905,44 @@ fn host_command_ranges_are_cut_to_the_shadowed_bytes() {
     assert_one_host_race(&r, RaceKind::ReadWrite);
 }
 
-/// The accesses of lockstep operations, handed over lane by lane (`access`) and as one
-/// operation (`access_lanes`): the same findings, in the same words.
-#[test]
-fn a_lockstep_operation_is_checked_as_its_accesses_one_by_one() {
-    // (space, alloc, kind, inst, lane offsets): an intra-group write-write race (lanes 1 and
-    // 3 store to word 4 of `out`), a read of local memory nobody wrote, and reads of words
-    // that other lanes of the group wrote (read-write races).
-    let ops: [(AddressSpace, AllocId, AccessKind, u32, [u64; LOCAL]); 3] = [
-        (Global, OUT, AccessKind::Write, 30, [0, 4, 8, 4]),
-        (
-            Local,
-            AllocId::local(0),
-            AccessKind::Read,
-            31,
-            [0, 4, 8, 12],
-        ),
-        (Global, OUT, AccessKind::Read, 32, [4, 8, 0, 12]),
-    ];
-    let order = [2, 0, 3, 1];
+/// One lockstep operation: (space, alloc, kind, inst, lane offsets); `None`: a barrier of
+/// the group (local and global fences).
+type LaneOp = Option<(AddressSpace, AllocId, AccessKind, u32, [u64; LOCAL])>;
+
+/// Group 1 runs `ops`, its lanes in `order`, each access handed over lane by lane (`access`)
+/// or each operation whole (`access_lanes`).
+fn lockstep_ops(ops: &[LaneOp], order: [usize; LOCAL], whole: bool) -> Report {
     let items: Vec<WorkItem> = (0..LOCAL as u32).map(|l| wi(1, l)).collect();
     let (values, previous) = ([0x0403_0201u64; LOCAL], [0u64; LOCAL]);
-    let one_by_one = session(Checks::default());
-    let lanes = session(Checks::default());
-    let r1 = launch(&one_by_one, 0, false, |c| {
+    launch(&session(Checks::default()), 0, false, |c| {
         let mut g = group(c, 1);
-        for (space, alloc, kind, inst, offsets) in ops {
+        for op in ops {
+            let Some((space, alloc, kind, inst, offsets)) = *op else {
+                let both = Fences {
+                    local: true,
+                    global: true,
+                };
+                barrier(c, &mut g, 1, 99, both);
+                continue;
+            };
+            if whole {
+                c.access_lanes(
+                    &mut g,
+                    &LaneAccesses {
+                        space,
+                        alloc,
+                        size: 4,
+                        kind,
+                        inst: InstId(inst),
+                        items: &items,
+                        order: &order,
+                        offsets: &offsets,
+                        values: &values,
+                        previous: &previous,
+                    },
+                );
+                continue;
+            }
             for l in order {
                 let (v, p): (&[u8], &[u8]) = match kind {
                     AccessKind::Write => (&[1, 2, 3, 4], &[0, 0, 0, 0]),
@@ -942,28 +954,30 @@ fn a_lockstep_operation_is_checked_as_its_accesses_one_by_one() {
             }
         }
         c.group_end(g);
-    });
-    let r2 = launch(&lanes, 0, false, |c| {
-        let mut g = group(c, 1);
-        for (space, alloc, kind, inst, offsets) in ops {
-            c.access_lanes(
-                &mut g,
-                &LaneAccesses {
-                    space,
-                    alloc,
-                    size: 4,
-                    kind,
-                    inst: InstId(inst),
-                    items: &items,
-                    order: &order,
-                    offsets: &offsets,
-                    values: &values,
-                    previous: &previous,
-                },
-            );
-        }
-        c.group_end(g);
-    });
+    })
+}
+
+/// The accesses of lockstep operations, handed over lane by lane (`access`) and as one
+/// operation (`access_lanes`): the same findings, in the same words.
+#[test]
+fn a_lockstep_operation_is_checked_as_its_accesses_one_by_one() {
+    // An intra-group write-write race (lanes 1 and 3 store to word 4 of `out`), a read of
+    // local memory nobody wrote, and reads of words that other lanes of the group wrote
+    // (read-write races).
+    let ops: [LaneOp; 3] = [
+        Some((Global, OUT, AccessKind::Write, 30, [0, 4, 8, 4])),
+        Some((
+            Local,
+            AllocId::local(0),
+            AccessKind::Read,
+            31,
+            [0, 4, 8, 12],
+        )),
+        Some((Global, OUT, AccessKind::Read, 32, [4, 8, 0, 12])),
+    ];
+    let order = [2, 0, 3, 1];
+    let r1 = lockstep_ops(&ops, order, false);
+    let r2 = lockstep_ops(&ops, order, true);
     // Word 12 of `out` is read and never written: a second uninitialised read.
     assert_eq!(
         kinds(&r2),
@@ -983,4 +997,43 @@ fn a_lockstep_operation_is_checked_as_its_accesses_one_by_one() {
         ]
     );
     assert_eq!(r1.findings, r2.findings);
+}
+
+/// Lockstep reads of a word many lanes share (a tile's element after the barrier that
+/// published it, a coefficient every item reads) skip the general check once the word is a
+/// settled shared read (`check_lanes`); a later write by one lane still races with them, and
+/// reads after that write race with it, as when each access is checked alone.
+#[test]
+fn settled_shared_reads_in_lockstep_still_race_with_a_later_write() {
+    for (space, alloc) in [(Local, AllocId::local(0)), (Global, OUT)] {
+        let lanes_write = |inst, offsets| Some((space, alloc, AccessKind::Write, inst, offsets));
+        let lanes_read = |inst, offsets| Some((space, alloc, AccessKind::Read, inst, offsets));
+        let ops: [LaneOp; 6] = [
+            lanes_write(40, [0, 4, 8, 12]),
+            None,
+            // Every lane reads word 0, then word 4: settled from the third reader on.
+            lanes_read(41, [0; LOCAL]),
+            lanes_read(42, [4; LOCAL]),
+            // Lane 2 writes word 0 again (the others write word 12), then all read word 0.
+            lanes_write(43, [12, 12, 0, 12]),
+            lanes_read(44, [0; LOCAL]),
+        ];
+        for order in [[0, 1, 2, 3], [3, 1, 0, 2]] {
+            let r1 = lockstep_ops(&ops, order, false);
+            let r2 = lockstep_ops(&ops, order, true);
+            assert_eq!(r1.findings, r2.findings, "{space:?} {order:?}");
+            let at_word_0: Vec<_> = r2
+                .findings
+                .iter()
+                .filter(|f| f.memory == Some(space) && f.offset == Some(0))
+                .map(|f| (f.race, f.first.as_ref().map(|a| a.access.clone())))
+                .collect();
+            for first in ["read", "write"] {
+                assert!(
+                    at_word_0.contains(&(Some(RaceKind::ReadWrite), Some(first.into()))),
+                    "{space:?} {order:?}: {at_word_0:?}"
+                );
+            }
+        }
+    }
 }
