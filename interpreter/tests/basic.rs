@@ -377,9 +377,9 @@ fn group_counts_reach_the_total_also_when_a_launch_aborts() {
     assert_eq!((c.started, c.done), (1 << 30, 1 << 30));
 }
 
-/// Runs `l` on one worker under quantum `quantum`, recording: `out`'s floats, the accesses
-/// and faults (sorted), and how many lockstep operations reached the observer whole.
-fn recorded(p: &Program, l: &Launch, quantum: u32, out: &Buffer) -> (Vec<f32>, Vec<String>, usize) {
+/// Runs `l` on one worker under quantum `quantum`, recording: the accesses and faults
+/// (sorted), and the recorder, which holds what reached the observer whole.
+fn record_run(p: &Program, l: &Launch, quantum: u32) -> (Vec<String>, Recorder) {
     let rec = Recorder::default();
     let s = Schedule {
         quantum,
@@ -394,6 +394,13 @@ fn recorded(p: &Program, l: &Launch, quantum: u32, out: &Buffer) -> (Vec<f32>, V
         .map(|e| format!("{e:?}"))
         .collect();
     events.sort();
+    (events, rec)
+}
+
+/// [`record_run`]: `out`'s floats, the accesses and faults, and how many lockstep operations
+/// reached the observer whole.
+fn recorded(p: &Program, l: &Launch, quantum: u32, out: &Buffer) -> (Vec<f32>, Vec<String>, usize) {
+    let (events, rec) = record_run(p, l, quantum);
     let ops = rec.lane_ops.load(std::sync::atomic::Ordering::Relaxed);
     (read_f32(out), events, ops)
 }
@@ -609,21 +616,8 @@ fn lockstep_runs_vector_and_aggregate_ops_lane_by_lane() {
         let run_with = |quantum: u32| {
             let args = vec![arg(&input), arg(&structs), arg(&copies), arg(&out)];
             let l = launch("k", 1, [16, 1, 1], [8, 1, 1], args);
-            let rec = Recorder::default();
-            let s = Schedule {
-                quantum,
-                ..Schedule::default()
-            };
-            let r = Device::new(1).run(&p, &l, &s, &rec);
-            assert!(r.is_ok(), "{r:?}");
-            let mut events: Vec<String> = rec
-                .take()
-                .iter()
-                .filter(|e| matches!(e, Ev::Access { .. } | Ev::Fault(_)))
-                .map(|e| format!("{e:?}"))
-                .collect();
-            events.sort();
-            let whole = rec.lane_allocs.lock().unwrap().clone();
+            let (events, rec) = record_run(&p, &l, quantum);
+            let whole = rec.lane_allocs.into_inner().unwrap();
             (read_f32(&out), events, whole)
         };
         let (out_items, by_item, _) = run_with(0);
