@@ -18,15 +18,26 @@ pub(super) fn load_builtin<O: Observer>(
     } else {
         comp as u32..comp as u32 + 1
     };
+    let wis = cx.wis;
     for (k, c) in comps.enumerate() {
-        let d = d + k as u32;
-        if b.same_in_group() {
-            let v = cx.lx.builtin(cx.gx, &cx.wis[0], b, c as usize);
-            sel.lanes(cx.n).for_each(|l| cx.set(d, l, v));
-        } else {
-            for l in sel.lanes(cx.n) {
-                let v = cx.lx.builtin(cx.gx, &cx.wis[l], b, c as usize);
-                cx.set(d, l, v);
+        let (d, c) = (d + k as u32, c as usize);
+        // The ids of every kernel's first ops read straight from each lane's work-item.
+        match b {
+            Builtin::GlobalId if c < 3 => {
+                sel.lanes(cx.n).for_each(|l| cx.set(d, l, wis[l].global[c]))
+            }
+            Builtin::LocalId if c < 3 => sel
+                .lanes(cx.n)
+                .for_each(|l| cx.set(d, l, wis[l].local[c] as u64)),
+            _ if b.same_in_group() => {
+                let v = cx.lx.builtin(cx.gx, &wis[0], b, c);
+                sel.lanes(cx.n).for_each(|l| cx.set(d, l, v));
+            }
+            _ => {
+                for l in sel.lanes(cx.n) {
+                    let v = cx.lx.builtin(cx.gx, &wis[l], b, c);
+                    cx.set(d, l, v);
+                }
             }
         }
     }
