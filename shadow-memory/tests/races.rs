@@ -999,10 +999,11 @@ fn a_lockstep_operation_is_checked_as_its_accesses_one_by_one() {
     assert_eq!(r1.findings, r2.findings);
 }
 
-/// Lockstep reads of a word many lanes share (a tile's element after the barrier that
-/// published it, a coefficient every item reads) skip the general check once the word is a
-/// settled shared read (`check_lanes`); a later write by one lane still races with them, and
-/// reads after that write race with it, as when each access is checked alone.
+/// Lockstep reads of a local word many lanes share (a tile's element after the barrier that
+/// published it) skip the general check once the word is a settled shared read
+/// (`check_lanes`); a later write by one lane still races with them, and reads after that
+/// write race with it, as when each access is checked alone. Global memory, which goes the
+/// general way, must give the same findings.
 #[test]
 fn settled_shared_reads_in_lockstep_still_race_with_a_later_write() {
     for (space, alloc) in [(Local, AllocId::local(0)), (Global, OUT)] {

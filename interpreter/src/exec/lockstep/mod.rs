@@ -7,9 +7,10 @@
 //! atomics, barriers, printf) visit the lanes in the schedule's work-item order, which is what
 //! round-robin with quantum 1 does. When the lanes disagree at a branch, or reach an op this
 //! path does not run (calls while apart, private allocations, async copies, traps), the
-//! group's registers are scattered into the per-work-item register files and the per-item executor
-//! takes over from that op; the group comes back to lockstep when a barrier releases every
-//! work-item at one program counter.
+//! group's registers are scattered into the per-work-item register files and the per-item
+//! executor takes over from that op; the group comes back to lockstep when a barrier releases
+//! every work-item at one program counter. Rare ops it has no whole-group form of
+//! (vector moves, aggregates, memory copies) run lane by lane instead (`builtins::per_lane`).
 //!
 //! One file per concern: `driver` runs the group (converged, diverged, back together);
 //! `handover` moves it to and from the per-item executor; [`exec`] dispatches one op to its
