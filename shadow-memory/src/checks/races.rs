@@ -182,14 +182,12 @@ impl LaunchChecker<'_> {
                     g.shadows[at.shadow].1.prefetch_word(lanes.offsets[ahead]);
                 }
             }
-            if local_reads {
-                at.me.item = clamp_item(g.lo + lanes.items[l].local_linear as u64);
-                if settled_local_read(g, lanes, l, &at) {
-                    continue;
-                }
+            // `g.item_of` of the lane's access (a lane's access is never the group's).
+            at.me.item = clamp_item(g.lo + lanes.items[l].local_linear as u64);
+            if local_reads && settled_local_read(g, lanes, l, &at) {
+                continue;
             }
             let a = lanes.lane(l, &mut bytes);
-            at.me.item = g.item_of(&a);
             self.check_at::<FIRST>(g, &a, &at, want);
         }
     }

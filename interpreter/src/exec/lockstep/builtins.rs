@@ -1,6 +1,7 @@
 //! Work-item builtins, OpenCL.std instructions and the ops lockstep has no whole-group form
 //! of, run for each lane.
 
+use super::super::access::Mx;
 use super::super::cold::run_cold;
 use super::super::ext::ext_inst;
 use super::{Cx, Flow, Sel};
@@ -45,31 +46,45 @@ pub(super) fn load_builtin<O: Observer>(
 
 /// `ExtInst`: each lane runs the per-item code on a scratch frame holding its operands.
 pub(super) fn ext<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<'_>, e: u32) -> Flow {
-    let code = cx.lx.code;
-    let spec = &code.exts[e as usize];
-    let frame = code.funcs[cx.func as usize].frame as usize;
-    let mut scratch = std::mem::take(cx.scratch);
-    scratch.resize(frame, 0);
-    let mut slots: Vec<(u32, u32)> = spec.args.iter().map(|a| (a.slot, a.n)).collect();
+    let spec = &cx.lx.code.exts[e as usize];
+    let mut reads: Vec<(u32, u32)> = spec.args.iter().map(|a| (a.slot, a.n)).collect();
     if let ExtKind::Pure {
         ptr: Some((ps, _, _)),
         ..
     } = spec.kind
     {
-        slots.push((ps, 1));
+        reads.push((ps, 1));
     }
+    on_scratch(cx, sel, &reads, (spec.d, spec.n), |mx, frame| {
+        ext_inst(mx, frame, 0, e, here)
+    })
+}
+
+/// Runs `run` for each lane of `sel`, in the schedule's order, on a scratch frame holding the
+/// lane's registers `reads` (ranges `(slot, lanes)`), then copies the frame's `write` range
+/// back into the lane's registers: the per-item executor's code, lane by lane.
+fn on_scratch<'a, O: Observer>(
+    cx: &mut Cx<'_, 'a, O>,
+    sel: Sel<'_>,
+    reads: &[(u32, u32)],
+    (d, n): (u32, u32),
+    mut run: impl FnMut(&mut Mx<'_, '_, '_, 'a, O>, &mut [u64]) -> Result<(), String>,
+) -> Flow {
+    let frame = cx.lx.code.funcs[cx.func as usize].frame as usize;
+    let mut scratch = std::mem::take(cx.scratch);
+    scratch.resize(frame, 0);
     let mut failed = None;
     for &l in sel.ordered(cx.order) {
-        for &(s, k) in &slots {
+        for &(s, k) in reads {
             for i in s..s + k {
                 scratch[i as usize] = cx.get(i, l);
             }
         }
-        if let Err(m) = ext_inst(&mut cx.mx(l), &mut scratch, 0, e, here) {
+        if let Err(m) = run(&mut cx.mx(l), &mut scratch) {
             failed = Some(m);
             break;
         }
-        for i in spec.d..spec.d + spec.n {
+        for i in d..d + n {
             cx.set(i, l, scratch[i as usize]);
         }
     }
@@ -142,32 +157,10 @@ pub(super) fn per_lane<O: Observer>(
     sel: Sel<'_>,
     op: &Op,
 ) -> Flow {
-    let code = cx.lx.code;
-    let Some(ops) = operands(op, code) else {
+    let Some(ops) = operands(op, cx.lx.code) else {
         return Flow::Scatter;
     };
-    let frame = code.funcs[cx.func as usize].frame as usize;
-    let mut scratch = std::mem::take(cx.scratch);
-    scratch.resize(frame, 0);
-    let mut failed = None;
-    for &l in sel.ordered(cx.order) {
-        for &(s, k) in &ops.reads {
-            for i in s..s + k {
-                scratch[i as usize] = cx.get(i, l);
-            }
-        }
-        if let Err(m) = run_cold(op, &mut scratch, 0, &mut cx.mx(l), &mut [], here) {
-            failed = Some(m);
-            break;
-        }
-        let (d, k) = ops.write;
-        for i in d..d + k {
-            cx.set(i, l, scratch[i as usize]);
-        }
-    }
-    *cx.scratch = scratch;
-    match failed {
-        Some(m) => Flow::Abort(m),
-        None => Flow::Next,
-    }
+    on_scratch(cx, sel, &ops.reads, ops.write, |mx, frame| {
+        run_cold(op, frame, 0, mx, &mut [], here)
+    })
 }
