@@ -62,6 +62,15 @@ impl Seen {
         keep_lowest(&mut self.racy, 2 * WATCH_LIMIT);
         self.defined.extend(other.defined);
     }
+
+    /// Global bytes `lo..hi` of `alloc` were written for the first time (joined to the
+    /// last range when they follow it).
+    pub(crate) fn add_defined(&mut self, alloc: AllocId, lo: u64, hi: u64) {
+        match self.defined.last_mut() {
+            Some(r) if r.0 == alloc && r.2 == lo => r.2 = hi,
+            _ => self.defined.push((alloc, lo, hi)),
+        }
+    }
 }
 
 /// Once `v` holds more than `past` bytes, keeps only the lowest [`WATCH_LIMIT`]: the lowest of
@@ -108,10 +117,7 @@ impl LaunchChecker<'_> {
             let start = rest.trailing_zeros();
             let len = (rest >> start).trailing_ones();
             let (lo, hi) = (a.offset + start as u64, a.offset + (start + len) as u64);
-            match seen.defined.last_mut() {
-                Some(r) if r.0 == a.alloc && r.2 == lo => r.2 = hi,
-                _ => seen.defined.push((a.alloc, lo, hi)),
-            }
+            seen.add_defined(a.alloc, lo, hi);
             rest &= u128::MAX.checked_shl(start + len).unwrap_or(0);
         }
     }

@@ -44,9 +44,154 @@ impl ShadowBudget {
 const PAGE: u64 = 4096;
 /// Bytes of device memory one word record stands for.
 const WORD: u64 = 4;
-/// A word record meaning "this word's bytes have records of their own". No record holds it:
-/// a record naming no work-item is 0 or `INIT_BIT` (`mar::step` always names one).
+/// Words one block record stands for.
+const BLOCK_WORDS: u64 = 16;
+/// Bytes of device memory one block record stands for (a page holds whole blocks).
+pub const BLOCK: u64 = BLOCK_WORDS * WORD;
+/// A block or word record meaning "this block's words (this word's bytes) have records of
+/// their own". No record holds it: a record naming no work-item is 0 or `INIT_BIT`
+/// (`mar::step` always names one).
 const SPLIT: u64 = !mar::MAX_ITEM;
+
+/// Word `k`'s record in a block whose record is `rec`: a block record that names a work-item
+/// stands for words accessed by consecutive work-items (word `k` by the item `k` after the
+/// named one, every other field equal: what a lockstep operation of consecutive lanes over
+/// consecutive words leaves); one that names none, for words with equal records.
+#[inline(always)]
+fn block_word(rec: u64, k: u64) -> u64 {
+    if mar::item_of(rec) == 0 {
+        rec
+    } else {
+        rec + k
+    }
+}
+
+/// The block record whose word `k` would hold `f(k, word k of block record old)`; `None`
+/// when `f` says `None` for a word, or the new words are not one block's (see [`block_word`]).
+#[inline(always)]
+fn block_map(old: u64, mut f: impl FnMut(u64, u64) -> Option<u64>) -> Option<u64> {
+    let first = f(0, block_word(old, 0))?;
+    let item = mar::item_of(first) as u64;
+    if first == SPLIT || (item != 0 && item + BLOCK_WORDS - 1 > mar::MAX_ITEM) {
+        return None;
+    }
+    for k in 1..BLOCK_WORDS {
+        if f(k, block_word(old, k))? != block_word(first, k) {
+            return None;
+        }
+    }
+    Some(first)
+}
+
+/// How a page's records start, chosen by the access that first touches it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Grain {
+    Blocks,
+    Words,
+    Bytes,
+}
+
+/// How [`Page::map_records`] writes a record `f` changes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Map {
+    /// Until it lands: a record that changed meanwhile gets `f` of its newer value.
+    Always,
+    /// Once: a record that changed meanwhile belongs to a newer access and stays.
+    UnlessChanged,
+}
+
+/// Word records of a page (or of a block page's split blocks), each splitting into byte
+/// records when an access covers part of its word.
+struct WordRecords {
+    words: Box<[AtomicU64]>,
+    /// Byte records of the split words (the others' entries are unused).
+    bytes: OnceLock<Box<[AtomicU64]>>,
+    /// Held while a word is split, so that two splits of one word cannot interleave.
+    splitting: Mutex<()>,
+}
+
+impl WordRecords {
+    fn new(words: u64, fresh: u64) -> WordRecords {
+        WordRecords {
+            words: (0..words).map(|_| AtomicU64::new(fresh)).collect(),
+            bytes: OnceLock::new(),
+            splitting: Mutex::new(()),
+        }
+    }
+
+    fn shadow_bytes(&self) -> u64 {
+        8 * (self.words.len() + self.bytes.get().map_or(0, |b| b.len())) as u64
+    }
+
+    /// Every record of words `range` (a split word's byte records instead of its record).
+    fn for_each_record(&self, range: std::ops::Range<usize>, mut f: impl FnMut(&AtomicU64)) {
+        for w in range {
+            let c = &self.words[w];
+            if c.load(Ordering::Acquire) != SPLIT {
+                f(c);
+            } else if let Some(b) = self.bytes.get() {
+                b[w * WORD as usize..]
+                    .iter()
+                    .take(WORD as usize)
+                    .for_each(&mut f);
+            }
+        }
+    }
+
+    /// The byte records of word `w`, splitting it first if it is not yet (`None` past the
+    /// shadow budget).
+    fn split(&self, shadow: &Shadow, w: usize) -> Option<&[AtomicU64]> {
+        let at = w * WORD as usize;
+        if self.words[w].load(Ordering::Acquire) == SPLIT {
+            return self.bytes.get().and_then(|b| b.get(at..at + WORD as usize));
+        }
+        let n = self.words.len() as u64 * WORD;
+        let bytes = shadow.lazily(&self.bytes, n * 8, || {
+            (0..n).map(|_| AtomicU64::new(0)).collect()
+        })?;
+        let mine = &bytes[at..at + WORD as usize];
+        let _one_split = self.splitting.lock();
+        // Unsplit updates may still land on the word: copy its latest record, and publish
+        // `SPLIT` only over the record copied (byte records are read only after `SPLIT`).
+        let mut old = self.words[w].load(Ordering::Acquire);
+        while old != SPLIT {
+            mine.iter().for_each(|c| c.store(old, Ordering::Relaxed));
+            match self.words[w].compare_exchange(old, SPLIT, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(now) => old = now,
+            }
+        }
+        Some(mine)
+    }
+
+    /// The record of byte `at` of the words.
+    fn record(&self, at: usize) -> Option<u64> {
+        let w = self.words[at / WORD as usize].load(Ordering::Acquire);
+        if w != SPLIT {
+            return Some(w);
+        }
+        self.bytes.get().map(|b| b[at].load(Ordering::Relaxed))
+    }
+}
+
+/// Applies `f` to one record as `how` says; a `SPLIT` record is left alone.
+fn map_record(c: &AtomicU64, f: &impl Fn(u64) -> u64, how: Map) {
+    match how {
+        Map::Always => {
+            let _ = c.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
+                let new = f(v);
+                (v != SPLIT && new != v).then_some(new)
+            });
+        }
+        Map::UnlessChanged => {
+            let old = c.load(Ordering::Acquire);
+            let new = f(old);
+            if old != SPLIT && new != old {
+                let _ = c.compare_exchange(old, new, Ordering::AcqRel, Ordering::Relaxed);
+            }
+        }
+    }
+}
 
 /// The records of one page of device memory.
 ///
@@ -55,58 +200,167 @@ const SPLIT: u64 = !mar::MAX_ITEM;
 /// records as long as every access covers all of them. The first access that covers part of
 /// a word splits it: its record is copied to the word's four byte records and the word
 /// holds `SPLIT` from then on. A page first touched by a narrower access starts with byte
-/// records (8 shadow bytes per data byte, as a char buffer needs).
+/// records (8 shadow bytes per data byte, as a char buffer needs). A page first touched by a
+/// lockstep operation of consecutive lanes over whole blocks of consecutive words starts
+/// with block records (1/8 shadow byte per data byte): as long as such operations are all
+/// that touch a block, its words' records differ only by their items (see [`block_word`]);
+/// the first access of another shape splits the block into word records the same way.
 enum Page {
-    Words {
-        words: Box<[AtomicU64]>,
-        /// Byte records of the split words (the others' entries are unused).
-        bytes: OnceLock<Box<[AtomicU64]>>,
-        /// Held while a word is split, so that two splits of one word cannot interleave.
+    Blocks {
+        blocks: Box<[AtomicU64]>,
+        /// Word records of the split blocks (the others' entries are unused).
+        words: OnceLock<WordRecords>,
+        /// Held while a block is split.
         splitting: Mutex<()>,
     },
+    Words(WordRecords),
     Bytes(Box<[AtomicU64]>),
 }
 
 impl Page {
-    fn new_words(bytes: u64, fresh: u64) -> Page {
-        Page::Words {
-            words: (0..bytes.div_ceil(WORD))
-                .map(|_| AtomicU64::new(fresh))
-                .collect(),
-            bytes: OnceLock::new(),
-            splitting: Mutex::new(()),
+    fn new(grain: Grain, bytes: u64, fresh: u64) -> Page {
+        let cells = |n: u64| (0..n).map(|_| AtomicU64::new(fresh)).collect();
+        match grain {
+            Grain::Blocks => Page::Blocks {
+                blocks: cells(bytes.div_ceil(BLOCK)),
+                words: OnceLock::new(),
+                splitting: Mutex::new(()),
+            },
+            Grain::Words => Page::Words(WordRecords::new(bytes.div_ceil(WORD), fresh)),
+            Grain::Bytes => Page::Bytes(cells(bytes)),
         }
     }
 
-    fn new_bytes(bytes: u64, fresh: u64) -> Page {
-        Page::Bytes((0..bytes).map(|_| AtomicU64::new(fresh)).collect())
+    /// Shadow bytes a new page of `bytes` device bytes takes.
+    fn cost(grain: Grain, bytes: u64) -> u64 {
+        8 * match grain {
+            Grain::Blocks => bytes.div_ceil(BLOCK),
+            Grain::Words => bytes.div_ceil(WORD),
+            Grain::Bytes => bytes,
+        }
     }
 
     fn shadow_bytes(&self) -> u64 {
         match self {
-            Page::Words { words, bytes, .. } => {
-                8 * (words.len() + bytes.get().map_or(0, |b| b.len())) as u64
+            Page::Blocks { blocks, words, .. } => {
+                8 * blocks.len() as u64 + words.get().map_or(0, WordRecords::shadow_bytes)
             }
+            Page::Words(w) => w.shadow_bytes(),
             Page::Bytes(b) => 8 * b.len() as u64,
         }
     }
 
-    /// Every record of the page (a split word's byte records instead of its word record).
-    fn for_each_record(&self, mut f: impl FnMut(&AtomicU64)) {
+    /// Applies `f` to every record of the page as `how` says. A block whose words `f` makes
+    /// differ by more than their items is split first (`None` when the budget denies it: the
+    /// buffer is degraded, the block left as it was).
+    fn map_records(&self, shadow: &Shadow, f: impl Fn(u64) -> u64, how: Map) {
         match self {
-            Page::Words { words, bytes, .. } => {
-                for (w, c) in words.iter().enumerate() {
-                    if c.load(Ordering::Acquire) != SPLIT {
-                        f(c);
-                    } else if let Some(b) = bytes.get() {
-                        b[w * WORD as usize..]
-                            .iter()
-                            .take(WORD as usize)
-                            .for_each(&mut f);
-                    }
+            Page::Blocks { blocks, .. } => {
+                for b in 0..blocks.len() {
+                    self.map_block(shadow, b, &f, how);
                 }
             }
-            Page::Bytes(b) => b.iter().for_each(f),
+            Page::Words(w) => w.for_each_record(0..w.words.len(), |c| map_record(c, &f, how)),
+            Page::Bytes(b) => b.iter().for_each(|c| map_record(c, &f, how)),
+        }
+    }
+
+    /// [`Page::map_records`] of block `b` of a block page.
+    fn map_block(&self, shadow: &Shadow, b: usize, f: &impl Fn(u64) -> u64, how: Map) {
+        let Page::Blocks { blocks, words, .. } = self else {
+            return;
+        };
+        let cell = &blocks[b];
+        let mut old = cell.load(Ordering::Acquire);
+        loop {
+            if old == SPLIT {
+                if let Some(w) = words.get() {
+                    let first = b * BLOCK_WORDS as usize;
+                    let end = (first + BLOCK_WORDS as usize).min(w.words.len());
+                    w.for_each_record(first..end, |c| map_record(c, f, how));
+                }
+                return;
+            }
+            let Some(new) = block_map(old, |_, r| Some(f(r))) else {
+                if self.split_block(shadow, b).is_none() {
+                    return;
+                }
+                old = SPLIT;
+                continue;
+            };
+            if new == old {
+                return;
+            }
+            match cell.compare_exchange(old, new, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return,
+                Err(_) if how == Map::UnlessChanged => return,
+                Err(now) => old = now,
+            }
+        }
+    }
+
+    /// The word records of the page, splitting the block of byte `at` first on a block
+    /// page; `None` for a page of byte records, or past the budget.
+    #[inline(always)]
+    fn words_at(&self, shadow: &Shadow, at: usize) -> Option<&WordRecords> {
+        match self {
+            Page::Words(w) => Some(w),
+            Page::Blocks { blocks, words, .. } => {
+                let b = at / BLOCK as usize;
+                match words.get() {
+                    Some(w) if blocks[b].load(Ordering::Acquire) == SPLIT => Some(w),
+                    _ => self.split_block(shadow, b),
+                }
+            }
+            Page::Bytes(_) => None,
+        }
+    }
+
+    /// Splits block `b` of a block page into word records (see [`WordRecords::split`]).
+    #[cold]
+    #[inline(never)]
+    fn split_block(&self, shadow: &Shadow, b: usize) -> Option<&WordRecords> {
+        let Page::Blocks {
+            blocks,
+            words,
+            splitting,
+        } = self
+        else {
+            return None;
+        };
+        // The last page's last block may be short: its word records are a few unused.
+        let n = blocks.len() as u64 * BLOCK_WORDS;
+        let w = shadow.lazily(words, n * 8, || WordRecords::new(n, 0))?;
+        let first = b * BLOCK_WORDS as usize;
+        let mine = w
+            .words
+            .get(first..(first + BLOCK_WORDS as usize).min(w.words.len()))?;
+        let _one_split = splitting.lock();
+        let mut old = blocks[b].load(Ordering::Acquire);
+        while old != SPLIT {
+            for (k, c) in mine.iter().enumerate() {
+                c.store(block_word(old, k as u64), Ordering::Relaxed);
+            }
+            match blocks[b].compare_exchange(old, SPLIT, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(now) => old = now,
+            }
+        }
+        Some(w)
+    }
+
+    /// The record of byte `at`.
+    fn record(&self, at: usize) -> Option<u64> {
+        match self {
+            Page::Blocks { blocks, words, .. } => {
+                let rec = blocks[at / BLOCK as usize].load(Ordering::Acquire);
+                if rec != SPLIT {
+                    return Some(block_word(rec, (at as u64 % BLOCK) / WORD));
+                }
+                words.get()?.record(at)
+            }
+            Page::Words(w) => w.record(at),
+            Page::Bytes(b) => Some(b[at].load(Ordering::Relaxed)),
         }
     }
 }
@@ -211,11 +465,37 @@ impl Shadow {
         ok
     }
 
-    /// Page `index`, allocated on first touch (word records when `words`) and marked dirty.
+    /// `cell`'s contents, made by `make` the first time (`None` when `bytes` of shadow are
+    /// past the budget).
+    fn lazily<'c, T>(
+        &self,
+        cell: &'c OnceLock<T>,
+        bytes: u64,
+        make: impl FnOnce() -> T,
+    ) -> Option<&'c T> {
+        if let Some(v) = cell.get() {
+            return Some(v);
+        }
+        if !self.reserve(bytes) {
+            return None;
+        }
+        let mut mine = false;
+        let v = cell.get_or_init(|| {
+            mine = true;
+            make()
+        });
+        if !mine {
+            // Another thread made it meanwhile: its reservation counts.
+            self.budget.release(bytes);
+        }
+        Some(v)
+    }
+
+    /// Page `index`, allocated on first touch (records of `grain`) and marked dirty.
     /// Inline: every word access asks for its page (a lockstep operation's lanes ask for
     /// one page again and again); the allocation is out of line.
     #[inline(always)]
-    fn page(&self, index: u64, words: bool) -> Option<&Page> {
+    fn page(&self, index: u64, grain: Grain) -> Option<&Page> {
         let slot = self.pages.get(index as usize)?;
         let dirty = self.dirty.get(index as usize)?;
         if !dirty.load(Ordering::Relaxed) {
@@ -223,109 +503,95 @@ impl Shadow {
         }
         match slot.get() {
             Some(p) => Some(p),
-            None => self.first_touch(index, words),
+            None => self.first_touch(index, grain),
         }
     }
 
     /// Allocates page `index` (see [`Shadow::page`]).
     #[cold]
     #[inline(never)]
-    fn first_touch(&self, index: u64, words: bool) -> Option<&Page> {
+    fn first_touch(&self, index: u64, grain: Grain) -> Option<&Page> {
         let slot = self.pages.get(index as usize)?;
         let n = self.page_len(index);
-        let cost = if words { n.div_ceil(WORD) * 8 } else { n * 8 };
-        if !self.reserve(cost) {
-            return None;
-        }
         let born = &self.born_initialised[index as usize];
         let mut mine = false;
-        let p = slot.get_or_init(|| {
+        let p = self.lazily(slot, Page::cost(grain, n), || {
             mine = true;
-            let fresh = self.fresh_record(index as usize);
-            if words {
-                Page::new_words(n, fresh)
-            } else {
-                Page::new_bytes(n, fresh)
-            }
-        });
-        if !mine {
-            // Another thread allocated the page meanwhile: its reservation counts.
-            self.budget.release(cost);
-        } else {
+            Page::new(grain, n, self.fresh_record(index as usize))
+        })?;
+        if mine {
             // The host may have marked the page initialised after the records were made
             // (see `initialise`): one of the two sides sees the other's store.
             fence(Ordering::SeqCst);
             if born.load(Ordering::SeqCst) {
-                p.for_each_record(|c| {
-                    c.fetch_or(mar::INIT_BIT, Ordering::Relaxed);
-                });
+                p.map_records(self, |r| r | mar::INIT_BIT, Map::Always);
             }
         }
         Some(p)
     }
 
-    /// The byte records of word `w` of `page`, splitting it first if it is not yet.
-    fn split<'p>(&self, page: &'p Page, w: usize) -> Option<&'p [AtomicU64]> {
-        let (words, bytes, splitting) = match page {
-            Page::Words {
-                words,
-                bytes,
-                splitting,
-            } => (words, bytes, splitting),
-            Page::Bytes(b) => return b.get(w * WORD as usize..),
-        };
-        let at = w * WORD as usize;
-        if words[w].load(Ordering::Acquire) == SPLIT {
-            return bytes.get().and_then(|b| b.get(at..at + WORD as usize));
+    /// The record of the aligned block at `offset` while it stands for all its words (the
+    /// page allocated with block records if untouched); `None` when the block is split, its
+    /// page holds word or byte records, it is not whole inside the buffer, or it has no
+    /// shadow.
+    #[inline]
+    fn block(&self, offset: u64) -> Option<&AtomicU64> {
+        if !offset.is_multiple_of(BLOCK) || offset.checked_add(BLOCK)? > self.len {
+            return None;
         }
-        let bytes = match bytes.get() {
-            Some(b) => b,
-            None => {
-                let n = words.len() as u64 * WORD;
-                if !self.reserve(n * 8) {
-                    return None;
-                }
-                let mut mine = false;
-                let b = bytes.get_or_init(|| {
-                    mine = true;
-                    (0..n).map(|_| AtomicU64::new(0)).collect()
-                });
-                if !mine {
-                    self.budget.release(n * 8);
-                }
-                b
+        match self.page(offset / PAGE, Grain::Blocks)? {
+            Page::Blocks { blocks, .. } => {
+                let b = &blocks[(offset % PAGE / BLOCK) as usize];
+                (b.load(Ordering::Relaxed) != SPLIT).then_some(b)
             }
-        };
-        let mine = &bytes[at..at + WORD as usize];
-        let _one_split = splitting.lock();
-        // Unsplit updates may still land on the word: copy its latest record, and publish
-        // `SPLIT` only over the record copied (byte records are read only after `SPLIT`).
-        let mut old = words[w].load(Ordering::Acquire);
-        while old != SPLIT {
-            mine.iter().for_each(|c| c.store(old, Ordering::Relaxed));
-            match words[w].compare_exchange(old, SPLIT, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => break,
+            _ => None,
+        }
+    }
+
+    /// Checks and updates the records of the [`BLOCK`] bytes at `offset` (aligned) as one:
+    /// `step(k, old)` gives the new record of word `k`, or `None` when the caller wants to
+    /// see that word's step itself. `Some` when every word took its step and the block stays
+    /// one record; `None` when nothing changed and the caller must check the words one by
+    /// one ([`Shadow::word`] splits the block): a step said `None`, the new records differ
+    /// by more than their items, the block is split, or its page holds other records.
+    /// `step` is pure: it runs again when another work-group's update lands first. Gives the
+    /// block's old and new record when it took the steps (word `k`'s: [`block_word`]).
+    #[inline]
+    pub fn update_block(
+        &self,
+        offset: u64,
+        mut step: impl FnMut(u64, u64) -> Option<u64>,
+    ) -> Option<(u64, u64)> {
+        let cell = self.block(offset)?;
+        let mut old = cell.load(Ordering::Acquire);
+        loop {
+            if old == SPLIT {
+                return None;
+            }
+            let new = block_map(old, &mut step)?;
+            if new == old {
+                return Some((old, new));
+            }
+            match cell.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Some((old, new)),
                 Err(now) => old = now,
             }
         }
-        Some(mine)
     }
 
     /// The record of the aligned word at `offset` while it stands for all four of its bytes
-    /// (the page allocated with word records if untouched); `None` when the word is split, its
-    /// page holds byte records, or it has no shadow.
+    /// (the page allocated with word records if untouched, its block split if a block
+    /// page's); `None` when the word is split, its page holds byte records, or it has no
+    /// shadow.
     #[inline]
     pub fn word(&self, offset: u64) -> Option<&AtomicU64> {
         if !offset.is_multiple_of(WORD) || offset.checked_add(WORD)? > self.len {
             return None;
         }
-        match self.page(offset / PAGE, true)? {
-            Page::Words { words, .. } => {
-                let w = &words[(offset % PAGE / WORD) as usize];
-                (w.load(Ordering::Relaxed) != SPLIT).then_some(w)
-            }
-            Page::Bytes(_) => None,
-        }
+        let at = (offset % PAGE) as usize;
+        let words = self.page(offset / PAGE, Grain::Words)?.words_at(self, at)?;
+        let w = &words.words[at / WORD as usize];
+        (w.load(Ordering::Relaxed) != SPLIT).then_some(w)
     }
 
     /// Asks for the cache line of `offset`'s word record ahead of a [`Shadow::word`] (when
@@ -336,8 +602,8 @@ impl Shadow {
             .pages
             .get((offset / PAGE) as usize)
             .and_then(|p| p.get());
-        if let Some(Page::Words { words, .. }) = page {
-            prefetch(words.get((offset % PAGE / WORD) as usize));
+        if let Some(Page::Words(w)) = page {
+            prefetch(w.words.get((offset % PAGE / WORD) as usize));
         }
     }
 
@@ -354,7 +620,7 @@ impl Shadow {
     /// kept)` then follows for each unit of `n` bytes from byte `i` that shares one record
     /// (a word or a byte, in address order). `bytewise`: the step differs between the bytes
     /// of a word (the word is split). Stops at the first byte without shadow (past the end,
-    /// or past the budget).
+    /// or past the budget). Blocks it touches are split into words.
     pub fn update<S>(
         &self,
         offset: u64,
@@ -367,38 +633,49 @@ impl Shadow {
         let mut o = offset;
         while o < end {
             let index = o / PAGE;
-            let words = !bytewise && o.is_multiple_of(WORD) && end - o >= WORD;
-            let Some(page) = self.page(index, words) else {
+            let grain = if !bytewise && o.is_multiple_of(WORD) && end - o >= WORD {
+                Grain::Words
+            } else {
+                Grain::Bytes
+            };
+            let Some(page) = self.page(index, grain) else {
                 return;
             };
             let page_end = ((index + 1) * PAGE).min(end);
             while o < page_end {
                 let at = (o % PAGE) as usize;
-                if let Page::Words { words, .. } = page {
-                    let whole = !bytewise && o.is_multiple_of(WORD) && page_end - o >= WORD;
-                    let w = at / WORD as usize;
-                    if w.is_multiple_of(8) && page_end - o > PREFETCH_AHEAD {
-                        prefetch(words.get(w + PREFETCH_AHEAD as usize / WORD as usize));
-                    }
-                    let word = &words[w];
-                    if whole {
-                        if let Some((old, s)) = step_record(word, |old| step(o - offset, old)) {
-                            done(o - offset, WORD, old, s);
-                            o += WORD;
-                            continue;
+                let records = match page {
+                    Page::Bytes(b) => &b[at..at + (page_end - o) as usize],
+                    _ => {
+                        let Some(words) = page.words_at(self, at) else {
+                            return;
+                        };
+                        let whole = !bytewise && o.is_multiple_of(WORD) && page_end - o >= WORD;
+                        let w = at / WORD as usize;
+                        if w.is_multiple_of(8) && page_end - o > PREFETCH_AHEAD {
+                            prefetch(words.words.get(w + PREFETCH_AHEAD as usize / WORD as usize));
                         }
+                        if whole {
+                            let word = &words.words[w];
+                            if let Some((old, s)) = step_record(word, |old| step(o - offset, old)) {
+                                done(o - offset, WORD, old, s);
+                                o += WORD;
+                                continue;
+                            }
+                        }
+                        let Some(bytes) = words.split(self, w) else {
+                            return;
+                        };
+                        let unit_end = (o - o % WORD + WORD).min(page_end);
+                        &bytes[at % WORD as usize..(unit_end - o) as usize + at % WORD as usize]
                     }
-                }
-                let Some(records) = self.split(page, at / WORD as usize) else {
-                    return;
                 };
-                let unit_end = (o - o % WORD + WORD).min(page_end);
-                for (c, x) in records.iter().skip(at % WORD as usize).zip(o..unit_end) {
+                for (c, x) in records.iter().zip(o..) {
                     if let Some((old, s)) = step_record(c, |old| step(x - offset, old)) {
                         done(x - offset, 1, old, s);
                     }
                 }
-                o = unit_end;
+                o += records.len() as u64;
             }
         }
     }
@@ -420,19 +697,9 @@ impl Shadow {
             return None;
         }
         let index = (offset / PAGE) as usize;
-        let at = (offset % PAGE) as usize;
-        let Some(page) = self.pages[index].get() else {
-            return Some(self.fresh_record(index));
-        };
-        match page {
-            Page::Words { words, bytes, .. } => {
-                let w = words[at / WORD as usize].load(Ordering::Acquire);
-                if w != SPLIT {
-                    return Some(w);
-                }
-                bytes.get().map(|b| b[at].load(Ordering::Relaxed))
-            }
-            Page::Bytes(b) => Some(b[at].load(Ordering::Relaxed)),
+        match self.pages[index].get() {
+            None => Some(self.fresh_record(index)),
+            Some(page) => page.record((offset % PAGE) as usize),
         }
     }
 
@@ -442,15 +709,9 @@ impl Shadow {
         let touched = self.pages.iter().zip(self.dirty.iter());
         for (page, _) in touched.filter(|(_, d)| d.swap(false, Ordering::Relaxed)) {
             let Some(page) = page.get() else { continue };
-            page.for_each_record(|c| {
-                // A loop, not load-then-store: the host may mark bytes initialised from
-                // another thread meanwhile, and that mark must survive.
-                // Records already as `f` makes them (most, after a reset) are not written.
-                let _ = c.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
-                    let new = f(v);
-                    (v != SPLIT && new != v).then_some(new)
-                });
-            });
+            // A loop, not load-then-store: the host may mark bytes initialised from another
+            // thread meanwhile, and that mark must survive.
+            page.map_records(self, &f, Map::Always);
         }
     }
 
@@ -458,13 +719,7 @@ impl Shadow {
     /// buffer: a record that changed meanwhile belongs to a newer access and is left alone.
     pub fn update_allocated(&self, f: impl Fn(u64) -> u64) {
         for page in self.pages.iter().filter_map(|p| p.get()) {
-            page.for_each_record(|c| {
-                let old = c.load(Ordering::Acquire);
-                let new = f(old);
-                if old != SPLIT && new != old {
-                    let _ = c.compare_exchange(old, new, Ordering::AcqRel, Ordering::Relaxed);
-                }
-            });
+            page.map_records(self, &f, Map::UnlessChanged);
         }
     }
 
@@ -496,11 +751,31 @@ impl Shadow {
                 }
             }
             let upto = page_end.min(end);
+            let init = |r: u64| r | mar::INIT_BIT;
+            if let Some(page @ Page::Blocks { .. }) = self.pages[index as usize].get() {
+                // Whole blocks stay blocks (the mark is the same for all their words).
+                while o < upto {
+                    let block_end = (o - o % BLOCK + BLOCK).min(upto);
+                    if block_end - o == BLOCK {
+                        page.map_block(self, (o % PAGE / BLOCK) as usize, &init, Map::Always);
+                    } else {
+                        self.update(
+                            o,
+                            block_end - o,
+                            false,
+                            |_, r| (init(r), ()),
+                            |_, _, _, _| {},
+                        );
+                    }
+                    o = block_end;
+                }
+                continue;
+            }
             self.update(
                 o,
                 upto - o,
                 false,
-                |_, old| (old | mar::INIT_BIT, ()),
+                |_, old| (init(old), ()),
                 |_, _, _, _| {},
             );
             o = upto;
@@ -595,6 +870,64 @@ mod tests {
     }
 
     #[test]
+    fn lockstep_blocks_keep_one_record_until_an_access_of_another_shape() {
+        let s = Shadow::new(2 * PAGE, false, ShadowBudget::new(u64::MAX));
+        // Word `k` of block `b` written by item 1 + 16b + k (a group's lanes, in order).
+        let write = |b: u64| {
+            move |k: u64, old: u64| {
+                Some((old & mar::INIT_BIT) | 1 << 50 | (1 + b * BLOCK_WORDS + k))
+            }
+        };
+        for b in 0..2 * PAGE / BLOCK {
+            assert!(s.update_block(b * BLOCK, write(b)).is_some(), "block {b}");
+        }
+        assert_eq!(
+            s.allocated_bytes() as u64,
+            2 * PAGE / BLOCK * 8,
+            "1/8 byte per byte"
+        );
+        let want = |o: u64| 1 << 50 | (1 + o / WORD);
+        assert_eq!(s.record(4 * BLOCK + 9), Some(want(4 * BLOCK + 9)));
+        // Host writes and resets keep blocks whole.
+        s.initialise(0, PAGE);
+        assert_eq!(s.allocated_bytes() as u64, 2 * PAGE / BLOCK * 8);
+        assert_eq!(s.record(PAGE - 1), Some(mar::INIT_BIT | want(PAGE - 1)));
+        // A lockstep operation whose words differ by more than their items is not a block's.
+        assert!(s
+            .update_block(PAGE, |k, old| Some(old + (k % 2) * (1 << 40)))
+            .is_none());
+        assert!(s
+            .update_block(PAGE, |k, old| (k != 3).then_some(old))
+            .is_none());
+        assert_eq!(s.record(PAGE + 12), Some(want(PAGE + 12)), "left as it was");
+        // A word access splits its block only: word records for the page, once.
+        let cell = s.word(PAGE + 2 * BLOCK + 8).expect("word record");
+        assert_eq!(cell.load(Ordering::Relaxed), want(PAGE + 2 * BLOCK + 8));
+        assert_eq!(
+            s.allocated_bytes() as u64,
+            2 * PAGE / BLOCK * 8 + PAGE / WORD * 8
+        );
+        assert!(
+            s.update_block(PAGE + 2 * BLOCK, write(PAGE / BLOCK + 2))
+                .is_none(),
+            "split"
+        );
+        assert!(s
+            .update_block(PAGE + 3 * BLOCK, write(PAGE / BLOCK + 3))
+            .is_some());
+        for o in PAGE..2 * PAGE {
+            assert_eq!(s.record(o), Some(want(o)), "byte {o}");
+        }
+        s.reset();
+        assert_eq!(s.record(PAGE + 2 * BLOCK + 8), Some(0));
+        assert_eq!(s.record(8), Some(mar::INIT_BIT));
+        // A word access to an untouched page gives it word records, never blocks.
+        let t = Shadow::new(PAGE, false, ShadowBudget::new(u64::MAX));
+        assert!(t.word(0).is_some());
+        assert!(t.update_block(0, write(0)).is_none());
+    }
+
+    #[test]
     fn host_writes_of_whole_untouched_pages_allocate_nothing() {
         let s = Shadow::new(3 * PAGE + 10, false, ShadowBudget::new(u64::MAX));
         s.initialise(0, 2 * PAGE);
@@ -661,6 +994,58 @@ mod tests {
         }
     }
 
+    #[test]
+    fn concurrent_block_updates_and_splits_lose_nothing() {
+        // Even threads add their bit to every block as one (word by word once it is split);
+        // odd threads add theirs to every other word alone, splitting blocks meanwhile.
+        let s = Shadow::new(PAGE, false, ShadowBudget::new(u64::MAX));
+        for b in 0..PAGE / BLOCK {
+            assert!(s
+                .update_block(b * BLOCK, |k, _| Some(1 + b * BLOCK_WORDS + k))
+                .is_some());
+        }
+        let bit = |t: u64, round: u64| 1u64 << (30 + t * 4 + round);
+        std::thread::scope(|scope| {
+            for t in 0..8u64 {
+                let s = &s;
+                scope.spawn(move || {
+                    for round in 0..4 {
+                        let m = bit(t, round);
+                        for b in 0..PAGE / BLOCK {
+                            let at = b * BLOCK;
+                            if t % 2 == 1 {
+                                for w in (0..BLOCK_WORDS).step_by(2) {
+                                    s.update(
+                                        at + w * WORD,
+                                        WORD,
+                                        false,
+                                        |_, r| (r | m, ()),
+                                        |_, _, _, _| {},
+                                    );
+                                }
+                            } else if s.update_block(at, |_, r| Some(r | m)).is_none() {
+                                s.update(at, BLOCK, false, |_, r| (r | m, ()), |_, _, _, _| {});
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        let even = (0..8).filter(|t| t % 2 == 0);
+        let all_even = even
+            .flat_map(|t| (0..4).map(move |r| bit(t, r)))
+            .fold(0, |a, b| a | b);
+        let all_odd = (0..8).filter(|t| t % 2 == 1);
+        let all_odd = all_odd
+            .flat_map(|t| (0..4).map(move |r| bit(t, r)))
+            .fold(0, |a, b| a | b);
+        for o in 0..PAGE {
+            let w = o / WORD;
+            let odd = if w.is_multiple_of(2) { all_odd } else { 0 };
+            assert_eq!(s.record(o), Some((1 + w) | all_even | odd), "byte {o}");
+        }
+    }
+
     /// One operation of [`word_records_behave_like_one_record_per_byte`].
     #[derive(Clone, Debug)]
     enum Step {
@@ -675,6 +1060,19 @@ mod tests {
             len: u64,
         },
         Reset,
+        /// A lockstep operation over block `index`: word `k` by item `base + k`; `shape` 1
+        /// makes word 3's record differ by more than its item, 2 makes the caller want to
+        /// see word 5's step (both go word by word).
+        Block {
+            index: u64,
+            base: u64,
+            salt: u64,
+            shape: u8,
+        },
+        /// `update_allocated` of a function that depends on the record's item.
+        MapAllocated {
+            modulus: u64,
+        },
     }
 
     fn step() -> impl proptest::strategy::Strategy<Value = Step> {
@@ -687,17 +1085,38 @@ mod tests {
             ),
             1 => (offset, 1..2 * PAGE).prop_map(|(offset, len)| Step::Initialise { offset, len }),
             1 => Just(Step::Reset),
+            6 => (
+                0..(3 * PAGE + 8) / BLOCK,
+                prop_oneof![Just(0u64), 1..1000u64, mar::MAX_ITEM - 20..mar::MAX_ITEM],
+                1..1000u64,
+                prop_oneof![6 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8)],
+            )
+                .prop_map(|(index, base, salt, shape)| Step::Block { index, base, salt, shape }),
+            1 => (2..5u64).prop_map(|modulus| Step::MapAllocated { modulus }),
         ]
+    }
+
+    /// The new record of word `k` of a [`Step::Block`] (`None`: the caller wants to see it).
+    fn block_step(old: u64, k: u64, base: u64, salt: u64, shape: u8, whole: bool) -> Option<u64> {
+        if shape == 2 && k == 5 && !whole {
+            return None;
+        }
+        // Never `SPLIT`: bit 62 stays clear.
+        let mut fields = ((old & !mar::MAX_ITEM) ^ (salt << 30)) & !(1 << 62);
+        if shape == 1 && k == 3 {
+            fields ^= 1 << 40;
+        }
+        Some(fields | ((base + k) & mar::MAX_ITEM))
     }
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
 
-        /// Whatever mix of whole-word, partial and bytewise updates, host writes and resets,
-        /// every byte reads as the record a byte-per-record shadow would hold, and every
-        /// unit `update` reports covers bytes whose records were equal.
+        /// Whatever mix of block, whole-word, partial and bytewise updates, host writes,
+        /// resets and maps, every byte reads as the record a byte-per-record shadow would
+        /// hold, and every unit `update` reports covers bytes whose records were equal.
         #[test]
-        fn word_records_behave_like_one_record_per_byte(
+        fn block_and_word_records_behave_like_one_record_per_byte(
             steps in proptest::collection::vec(step(), 1..40),
             initialised in proptest::prelude::any::<bool>(),
         ) {
@@ -738,6 +1157,43 @@ mod tests {
                     Step::Reset => {
                         s.reset();
                         model.iter_mut().for_each(|r| *r = mar::reset(*r));
+                    }
+                    Step::Block { index, base, salt, shape } => {
+                        let at = index * BLOCK;
+                        let one = s.update_block(at, |k, old| {
+                            block_step(old, k, base, salt, shape, false)
+                        }).is_some();
+                        if !one {
+                            // As the caller does: word by word.
+                            s.update(at, BLOCK, false, |i, old| {
+                                (block_step(old, i / WORD, base, salt, shape, true).unwrap_or(old), ())
+                            }, |_, _, _, _| {});
+                        }
+                        for b in at..(at + BLOCK).min(len) {
+                            let old = model[b as usize];
+                            let k = (b - at) / WORD;
+                            model[b as usize] = block_step(old, k, base, salt, shape, true).unwrap_or(old);
+                        }
+                        let wanted_one = shape == 0
+                            && at + BLOCK <= len
+                            && (base == 0 || base + BLOCK_WORDS - 1 <= mar::MAX_ITEM);
+                        if one {
+                            proptest::prop_assert!(wanted_one, "a block update of shape {}", shape);
+                        }
+                    }
+                    Step::MapAllocated { modulus } => {
+                        // Like ageing: records that name no item stay as they are.
+                        let f = |r: u64| {
+                            let item = mar::item_of(r) as u64;
+                            if item != 0 && item.is_multiple_of(modulus) { r ^ 1 << 41 } else { r }
+                        };
+                        s.update_allocated(f);
+                        let allocated = |b: u64| s.pages[(b / PAGE) as usize].get().is_some();
+                        for b in 0..len {
+                            if allocated(b) {
+                                model[b as usize] = f(model[b as usize]);
+                            }
+                        }
                     }
                 }
                 for (b, want) in model.iter().enumerate() {

@@ -6,7 +6,7 @@ use crate::launch::LaunchChecker;
 use crate::mar::{self, Op, Party};
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
-use crate::shadow::Shadow;
+use crate::shadow::{Shadow, BLOCK};
 use shadowcl_interpreter::{Access, LaneAccesses};
 use shadowcl_interpreter::{AccessKind, AddressSpace};
 use std::cell::Cell;
@@ -94,6 +94,25 @@ fn settled_local_read(g: &GroupState, lanes: &LaneAccesses<'_>, l: usize, at: &A
     }
 }
 
+/// Lanes of a lockstep operation (up to [`LaneSet::LANES`]).
+#[derive(Default)]
+struct LaneSet([u64; 16]);
+
+impl LaneSet {
+    const LANES: usize = 16 * 64;
+
+    fn insert(&mut self, lanes: std::ops::Range<usize>) {
+        for l in lanes {
+            self.0[l / 64] |= 1 << (l % 64);
+        }
+    }
+
+    #[inline(always)]
+    fn contains(&self, l: usize) -> bool {
+        self.0.get(l / 64).is_some_and(|w| w >> (l % 64) & 1 != 0)
+    }
+}
+
 /// What the accesses of one instruction to one allocation share, looked up once for all the
 /// lanes of a lockstep operation ([`LaunchChecker::check_lanes`]).
 struct AccessSite {
@@ -176,7 +195,14 @@ impl LaunchChecker<'_> {
         // value several work-items of the group read since the barrier: a tile's element,
         // read by a row of the tile) needs none of the general check.
         let local_reads = at.op == Op::Read && lanes.space == AddressSpace::Local;
+        let mut by_block = LaneSet::default();
+        if global {
+            self.check_lane_blocks::<FIRST>(g, lanes, &at, &mut by_block);
+        }
         for (k, &l) in lanes.order.iter().enumerate() {
+            if by_block.contains(l) {
+                continue;
+            }
             if global && k % 8 == 0 {
                 if let Some(&ahead) = lanes.order.get(k + AHEAD) {
                     g.shadows[at.shadow].1.prefetch_word(lanes.offsets[ahead]);
@@ -189,6 +215,57 @@ impl LaunchChecker<'_> {
             }
             let a = lanes.lane(l, &mut bytes);
             self.check_at::<FIRST>(g, &a, &at, want);
+        }
+    }
+
+    /// A lockstep operation of consecutive lanes over consecutive words (`a[i]` with `i` the
+    /// global id) covers whole blocks of the shadow: each block is checked as one record
+    /// ([`Shadow::update_block`]) as long as that finds nothing and leaves the words one
+    /// block's; the lanes checked so are added to `done`. The lanes touch distinct words, so
+    /// the order in which they are checked changes nothing.
+    fn check_lane_blocks<const FIRST: bool>(
+        &self,
+        g: &mut GroupState,
+        lanes: &LaneAccesses<'_>,
+        at: &AccessSite,
+        done: &mut LaneSet,
+    ) {
+        let n = lanes.items.len();
+        let words = BLOCK / 4;
+        if lanes.size != 4 || lanes.order.len() != n || (n as u64) < words || n > LaneSet::LANES {
+            return;
+        }
+        let (o0, i0) = (lanes.offsets[0], lanes.items[0].local_linear);
+        let consecutive = (1..n).all(|l| {
+            lanes.offsets[l] == o0 + 4 * l as u64 && lanes.items[l].local_linear == i0 + l as u32
+        });
+        if !consecutive {
+            return;
+        }
+        let (epoch, op, write, lo) = (g.epoch_global, at.op, at.op == Op::Write, g.lo);
+        let end = o0 + 4 * n as u64;
+        let start = o0.next_multiple_of(BLOCK);
+        for b in (start..end.saturating_sub(BLOCK - 1)).step_by(BLOCK as usize) {
+            let first = ((b - o0) / 4) as usize;
+            let one = g.shadows[at.shadow].1.update_block(b, |k, old| {
+                let l = first + k as usize;
+                let mut me = at.me;
+                me.item = clamp_item(lo + lanes.items[l].local_linear as u64);
+                // As `check_at` decides it for a lane's 4 bytes.
+                let value = |v: &[u64]| v.get(l).copied().unwrap_or(0) as u32;
+                let same_value = write && value(lanes.values) == value(lanes.previous);
+                let s = mar::step(self.current(old, &me), &me, at.site, epoch, op, same_value);
+                (!s.uninit && !s.conflicts.any()).then_some(s.new)
+            });
+            let Some((old, new)) = one else {
+                continue;
+            };
+            done.insert(first..first + words as usize);
+            // A first run notes the bytes written first, as `check_at` does (the words of
+            // a block share their "initialised" bit).
+            if FIRST && write && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
+                g.seen.add_defined(lanes.alloc, b, b + BLOCK);
+            }
         }
     }
 
