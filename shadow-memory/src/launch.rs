@@ -179,6 +179,30 @@ impl LaunchChecker<'_> {
         }
     }
 
+    /// Whether [`LaunchChecker::current`] answers alike for the `n` words of a shadow block
+    /// record `rec` (word `k` names item `item + k`): the items are all of this launch, or
+    /// all of launches ordered before it, or all of launches that may overlap it.
+    pub(crate) fn current_is_uniform(&self, rec: u64, me: &Me, n: u32) -> bool {
+        let lo = mar::item_of(rec);
+        if lo == 0 {
+            return true;
+        }
+        let hi = lo.saturating_add(n.saturating_sub(1));
+        // All inside `a..b`, or all outside it.
+        let uniform = |a: u64, b: u64| {
+            let (lo, hi) = (lo as u64, hi as u64);
+            (a <= lo && hi < b) || hi < a || lo >= b
+        };
+        uniform(me.launch_lo as u64, me.launch_hi as u64)
+            && self.state().is_none_or(|ls| {
+                uniform(0, ls.lo)
+                    && ls
+                        .overlapping
+                        .iter()
+                        .all(|&(a, b)| uniform(a as u64, b as u64))
+            })
+    }
+
     /// The interned site of access `a` (of kind `op`); notes the first time this group's
     /// instruction touches an allocation in [`LaunchChecker::touched`].
     pub(crate) fn site(&self, g: &mut GroupState, a: &Access<'_>, op: Op) -> u16 {

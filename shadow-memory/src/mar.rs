@@ -428,6 +428,33 @@ pub(crate) fn settled_read(old: u64, me: &Me, site: u16, epoch: u8) -> bool {
         && (!r.one_site() || r.site() == site)
 }
 
+/// Whether `n` steps, of word `k`'s record by item `me.item + k` for `k` in `0..n` (word
+/// `k`'s record is `old + k` when `old` names an item, else `old`: a shadow block's words),
+/// are the one step of `old` by `me` shifted: each finds what it finds, and its new record
+/// is its own plus `k`. True when every item relation `step` asks about is the same for every
+/// `k`: the recorded items are all in `me`'s group or all outside it, likewise its launch,
+/// and none is the group's async-copy actor (whether a recorded item is the accessor does
+/// not depend on `k`); both item ranges must fit the item field. The new record names the
+/// accessor or keeps the recorded item, both shifted by `k` (a property test holds `step`
+/// to this).
+pub(crate) fn step_shifts(old: u64, me: &Me, n: u32) -> bool {
+    let last = n.saturating_sub(1);
+    if me.item as u64 + last as u64 > MAX_ITEM {
+        return false;
+    }
+    let lo = Rec(old).item();
+    if lo == 0 {
+        return true;
+    }
+    let Some(hi) = lo.checked_add(last).filter(|&h| h as u64 <= MAX_ITEM) else {
+        return false;
+    };
+    let uniform = |a: u32, b: u32| (a <= lo && hi < b) || hi < a || lo >= b;
+    uniform(me.group_lo, me.group_hi)
+        && uniform(me.launch_lo, me.launch_hi)
+        && !(lo..=hi).contains(&me.actor)
+}
+
 /// [`step`] without the shortcut for settled reads.
 fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -> Step {
     let epoch = epoch & EPOCH_MASK as u8;

@@ -66,13 +66,19 @@ fn block_word(rec: u64, k: u64) -> u64 {
     }
 }
 
+/// Whether `rec` can be a block record: not `SPLIT`, and its words' items fit their field.
+#[inline(always)]
+fn is_block_record(rec: u64) -> bool {
+    let item = mar::item_of(rec) as u64;
+    rec != SPLIT && (item == 0 || item + BLOCK_WORDS - 1 <= mar::MAX_ITEM)
+}
+
 /// The block record whose word `k` would hold `f(k, word k of block record old)`; `None`
 /// when `f` says `None` for a word, or the new words are not one block's (see [`block_word`]).
 #[inline(always)]
-fn block_map(old: u64, mut f: impl FnMut(u64, u64) -> Option<u64>) -> Option<u64> {
+pub fn block_map(old: u64, mut f: impl FnMut(u64, u64) -> Option<u64>) -> Option<u64> {
     let first = f(0, block_word(old, 0))?;
-    let item = mar::item_of(first) as u64;
-    if first == SPLIT || (item != 0 && item + BLOCK_WORDS - 1 > mar::MAX_ITEM) {
+    if !is_block_record(first) {
         return None;
     }
     for k in 1..BLOCK_WORDS {
@@ -549,18 +555,18 @@ impl Shadow {
     }
 
     /// Checks and updates the records of the [`BLOCK`] bytes at `offset` (aligned) as one:
-    /// `step(k, old)` gives the new record of word `k`, or `None` when the caller wants to
-    /// see that word's step itself. `Some` when every word took its step and the block stays
-    /// one record; `None` when nothing changed and the caller must check the words one by
-    /// one ([`Shadow::word`] splits the block): a step said `None`, the new records differ
-    /// by more than their items, the block is split, or its page holds other records.
-    /// `step` is pure: it runs again when another work-group's update lands first. Gives the
-    /// block's old and new record when it took the steps (word `k`'s: [`block_word`]).
+    /// `step(old)` gives the block's new record (word `k`'s: [`block_word`]; [`block_map`]
+    /// makes it from the words' steps), or `None` when the caller wants to see the words'
+    /// steps itself. `Some` (the block's old and new record) when the block took the step
+    /// and stays one record; `None` when nothing changed and the caller must check the
+    /// words one by one ([`Shadow::word`] splits the block): `step` said `None`, the block
+    /// is split, or its page holds other records. `step` is pure: it runs again when another
+    /// work-group's update lands first.
     #[inline]
     pub fn update_block(
         &self,
         offset: u64,
-        mut step: impl FnMut(u64, u64) -> Option<u64>,
+        mut step: impl FnMut(u64) -> Option<u64>,
     ) -> Option<(u64, u64)> {
         let cell = self.block(offset)?;
         let mut old = cell.load(Ordering::Acquire);
@@ -568,7 +574,7 @@ impl Shadow {
             if old == SPLIT {
                 return None;
             }
-            let new = block_map(old, &mut step)?;
+            let new = step(old).filter(|&n| is_block_record(n))?;
             if new == old {
                 return Some((old, new));
             }
@@ -815,6 +821,15 @@ mod tests {
         units
     }
 
+    /// [`Shadow::update_block`] with the words' steps.
+    fn by_words(
+        s: &Shadow,
+        offset: u64,
+        mut step: impl FnMut(u64, u64) -> Option<u64>,
+    ) -> Option<(u64, u64)> {
+        s.update_block(offset, |old| block_map(old, &mut step))
+    }
+
     fn records(s: &Shadow, range: std::ops::Range<u64>) -> Vec<u64> {
         range.map(|o| s.record(o).unwrap()).collect()
     }
@@ -879,7 +894,7 @@ mod tests {
             }
         };
         for b in 0..2 * PAGE / BLOCK {
-            assert!(s.update_block(b * BLOCK, write(b)).is_some(), "block {b}");
+            assert!(by_words(&s, b * BLOCK, write(b)).is_some(), "block {b}");
         }
         assert_eq!(
             s.allocated_bytes() as u64,
@@ -893,12 +908,8 @@ mod tests {
         assert_eq!(s.allocated_bytes() as u64, 2 * PAGE / BLOCK * 8);
         assert_eq!(s.record(PAGE - 1), Some(mar::INIT_BIT | want(PAGE - 1)));
         // A lockstep operation whose words differ by more than their items is not a block's.
-        assert!(s
-            .update_block(PAGE, |k, old| Some(old + (k % 2) * (1 << 40)))
-            .is_none());
-        assert!(s
-            .update_block(PAGE, |k, old| (k != 3).then_some(old))
-            .is_none());
+        assert!(by_words(&s, PAGE, |k, old| Some(old + (k % 2) * (1 << 40))).is_none());
+        assert!(by_words(&s, PAGE, |k, old| (k != 3).then_some(old)).is_none());
         assert_eq!(s.record(PAGE + 12), Some(want(PAGE + 12)), "left as it was");
         // A word access splits its block only: word records for the page, once.
         let cell = s.word(PAGE + 2 * BLOCK + 8).expect("word record");
@@ -908,13 +919,10 @@ mod tests {
             2 * PAGE / BLOCK * 8 + PAGE / WORD * 8
         );
         assert!(
-            s.update_block(PAGE + 2 * BLOCK, write(PAGE / BLOCK + 2))
-                .is_none(),
+            by_words(&s, PAGE + 2 * BLOCK, write(PAGE / BLOCK + 2)).is_none(),
             "split"
         );
-        assert!(s
-            .update_block(PAGE + 3 * BLOCK, write(PAGE / BLOCK + 3))
-            .is_some());
+        assert!(by_words(&s, PAGE + 3 * BLOCK, write(PAGE / BLOCK + 3)).is_some());
         for o in PAGE..2 * PAGE {
             assert_eq!(s.record(o), Some(want(o)), "byte {o}");
         }
@@ -924,7 +932,7 @@ mod tests {
         // A word access to an untouched page gives it word records, never blocks.
         let t = Shadow::new(PAGE, false, ShadowBudget::new(u64::MAX));
         assert!(t.word(0).is_some());
-        assert!(t.update_block(0, write(0)).is_none());
+        assert!(by_words(&t, 0, write(0)).is_none());
     }
 
     #[test]
@@ -1000,9 +1008,7 @@ mod tests {
         // odd threads add theirs to every other word alone, splitting blocks meanwhile.
         let s = Shadow::new(PAGE, false, ShadowBudget::new(u64::MAX));
         for b in 0..PAGE / BLOCK {
-            assert!(s
-                .update_block(b * BLOCK, |k, _| Some(1 + b * BLOCK_WORDS + k))
-                .is_some());
+            assert!(by_words(&s, b * BLOCK, |k, _| Some(1 + b * BLOCK_WORDS + k)).is_some());
         }
         let bit = |t: u64, round: u64| 1u64 << (30 + t * 4 + round);
         std::thread::scope(|scope| {
@@ -1023,7 +1029,7 @@ mod tests {
                                         |_, _, _, _| {},
                                     );
                                 }
-                            } else if s.update_block(at, |_, r| Some(r | m)).is_none() {
+                            } else if by_words(s, at, |_, r| Some(r | m)).is_none() {
                                 s.update(at, BLOCK, false, |_, r| (r | m, ()), |_, _, _, _| {});
                             }
                         }
@@ -1160,7 +1166,7 @@ mod tests {
                     }
                     Step::Block { index, base, salt, shape } => {
                         let at = index * BLOCK;
-                        let one = s.update_block(at, |k, old| {
+                        let one = by_words(&s, at, |k, old| {
                             block_step(old, k, base, salt, shape, false)
                         }).is_some();
                         if !one {

@@ -6,7 +6,7 @@ use crate::launch::LaunchChecker;
 use crate::mar::{self, Op, Party};
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
-use crate::shadow::{Shadow, BLOCK};
+use crate::shadow::{self, Shadow, BLOCK};
 use shadowcl_interpreter::{Access, LaneAccesses};
 use shadowcl_interpreter::{AccessKind, AddressSpace};
 use std::cell::Cell;
@@ -91,6 +91,109 @@ fn settled_local_read(g: &GroupState, lanes: &LaneAccesses<'_>, l: usize, at: &A
             mar::settled_read(*first, &at.me, at.site, g.epoch_local)
         }
         _ => false,
+    }
+}
+
+/// The blocks a lockstep operation's lanes may check as one record each: (block offset,
+/// first lane), where the lane and the next [`BLOCK_LANES`]` - 1` made 4-byte accesses of the
+/// block's words in order and have consecutive local ids (their items count up with the
+/// words). Empty unless the blocks differ and no other lane touches them: then every
+/// block's words are accessed by its lanes alone, so checking them apart from the others,
+/// in any order, gives what checking every lane in the schedule's order gives.
+fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
+    let mut runs = BlockRuns::default();
+    let n = lanes.items.len();
+    let words = BLOCK_LANES;
+    if lanes.size != 4 || n < words || n > LaneSet::LANES {
+        return runs;
+    }
+    let all = lanes.order.len() == n;
+    // The usual case first: every lane, one run of consecutive words (`a[i]`, a 1-D group).
+    let (o0, i0) = (lanes.offsets[0], lanes.items[0].local_linear);
+    let consecutive = |l: usize| {
+        lanes.offsets[l] == o0 + 4 * l as u64 && lanes.items[l].local_linear == i0 + l as u32
+    };
+    if all && o0.is_multiple_of(4) && (1..n).all(consecutive) {
+        let end = o0 + 4 * n as u64;
+        for b in (o0.next_multiple_of(BLOCK)..end.saturating_sub(BLOCK - 1)).step_by(BLOCK as usize)
+        {
+            runs.push((b, ((b - o0) / 4) as usize));
+        }
+        return runs;
+    }
+    let mut active = LaneSet::default();
+    if !all {
+        lanes.order.iter().for_each(|&l| active.insert(l..l + 1));
+    }
+    let active = |l: usize| all || active.contains(l);
+    let mut in_run = LaneSet::default();
+    let mut l = 0;
+    while l + words <= n {
+        let (o, i0) = (lanes.offsets[l], lanes.items[l].local_linear);
+        let run = active(l)
+            && o.is_multiple_of(BLOCK)
+            && (1..words).all(|k| {
+                active(l + k)
+                    && lanes.offsets[l + k] == o + 4 * k as u64
+                    && lanes.items[l + k].local_linear == i0 + k as u32
+            });
+        if !run {
+            l += 1;
+            continue;
+        }
+        runs.push((o, l));
+        in_run.insert(l..l + words);
+        l += words;
+    }
+    if runs.len == 0 {
+        return runs;
+    }
+    let mut sorted = [0u64; LaneSet::LANES / BLOCK_LANES];
+    let blocks = &mut sorted[..runs.len];
+    blocks
+        .iter_mut()
+        .zip(runs.iter())
+        .for_each(|(b, r)| *b = r.0);
+    blocks.sort_unstable();
+    let shared = blocks.windows(2).any(|w| w[0] == w[1]);
+    let touched = |o: u64| blocks.binary_search(&(o - o % BLOCK)).is_ok();
+    let others_touch = (0..n)
+        .filter(|&l| active(l) && !in_run.contains(l))
+        .any(|l| touched(lanes.offsets[l]) || touched(lanes.offsets[l] + 3));
+    if shared || others_touch {
+        runs.len = 0;
+    }
+    runs
+}
+
+/// Lanes (4-byte accesses) one shadow block covers.
+const BLOCK_LANES: usize = (BLOCK / 4) as usize;
+
+/// [`block_runs`]' answer: at most one run per [`BLOCK_LANES`] lanes.
+struct BlockRuns {
+    runs: [(u64, usize); LaneSet::LANES / BLOCK_LANES],
+    len: usize,
+}
+
+impl Default for BlockRuns {
+    fn default() -> Self {
+        BlockRuns {
+            runs: [(0, 0); LaneSet::LANES / BLOCK_LANES],
+            len: 0,
+        }
+    }
+}
+
+impl BlockRuns {
+    fn push(&mut self, run: (u64, usize)) {
+        if let Some(slot) = self.runs.get_mut(self.len) {
+            *slot = run;
+            self.len += 1;
+        }
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, (u64, usize)> {
+        self.runs[..self.len].iter()
     }
 }
 
@@ -218,11 +321,10 @@ impl LaunchChecker<'_> {
         }
     }
 
-    /// A lockstep operation of consecutive lanes over consecutive words (`a[i]` with `i` the
-    /// global id) covers whole blocks of the shadow: each block is checked as one record
-    /// ([`Shadow::update_block`]) as long as that finds nothing and leaves the words one
-    /// block's; the lanes checked so are added to `done`. The lanes touch distinct words, so
-    /// the order in which they are checked changes nothing.
+    /// Runs of consecutive lanes over consecutive words (`a[i]` with `i` the global id; a row
+    /// of a 2-D group) that cover whole blocks of the shadow ([`block_runs`]): each block is
+    /// checked as one record ([`Shadow::update_block`]) as long as that finds nothing and
+    /// leaves the words one block's; the lanes checked so are added to `done`.
     fn check_lane_blocks<const FIRST: bool>(
         &self,
         g: &mut GroupState,
@@ -230,37 +332,42 @@ impl LaunchChecker<'_> {
         at: &AccessSite,
         done: &mut LaneSet,
     ) {
-        let n = lanes.items.len();
-        let words = BLOCK / 4;
-        if lanes.size != 4 || lanes.order.len() != n || (n as u64) < words || n > LaneSet::LANES {
-            return;
-        }
-        let (o0, i0) = (lanes.offsets[0], lanes.items[0].local_linear);
-        let consecutive = (1..n).all(|l| {
-            lanes.offsets[l] == o0 + 4 * l as u64 && lanes.items[l].local_linear == i0 + l as u32
-        });
-        if !consecutive {
-            return;
-        }
         let (epoch, op, write, lo) = (g.epoch_global, at.op, at.op == Op::Write, g.lo);
-        let end = o0 + 4 * n as u64;
-        let start = o0.next_multiple_of(BLOCK);
-        for b in (start..end.saturating_sub(BLOCK - 1)).step_by(BLOCK as usize) {
-            let first = ((b - o0) / 4) as usize;
-            let one = g.shadows[at.shadow].1.update_block(b, |k, old| {
-                let l = first + k as usize;
+        let n = BLOCK_LANES as u32;
+        for &(b, first) in block_runs(lanes).iter() {
+            // As `check_at` decides it for a lane's 4 bytes.
+            let same_value = |l: usize| {
+                let value = |v: &[u64]| v.get(l).copied().unwrap_or(0) as u32;
+                write && value(lanes.values) == value(lanes.previous)
+            };
+            let me_of = |l: usize| {
                 let mut me = at.me;
                 me.item = clamp_item(lo + lanes.items[l].local_linear as u64);
-                // As `check_at` decides it for a lane's 4 bytes.
-                let value = |v: &[u64]| v.get(l).copied().unwrap_or(0) as u32;
-                let same_value = write && value(lanes.values) == value(lanes.previous);
-                let s = mar::step(self.current(old, &me), &me, at.site, epoch, op, same_value);
-                (!s.uninit && !s.conflicts.any()).then_some(s.new)
+                me
+            };
+            let (me, same) = (me_of(first), same_value(first));
+            let alike = (first..first + BLOCK_LANES).all(|l| same_value(l) == same);
+            let one = g.shadows[at.shadow].1.update_block(b, |old| {
+                // One step for the block's words where they are its first word's shifted
+                // (`mar::step_shifts`, which a property test holds `step` to).
+                if alike && self.current_is_uniform(old, &me, n) {
+                    let cur = self.current(old, &me);
+                    if mar::step_shifts(cur, &me, n) {
+                        let s = mar::step(cur, &me, at.site, epoch, op, same);
+                        return (!s.uninit && !s.conflicts.any()).then_some(s.new);
+                    }
+                }
+                shadow::block_map(old, |k, old| {
+                    let (l, me) = (first + k as usize, me_of(first + k as usize));
+                    let cur = self.current(old, &me);
+                    let s = mar::step(cur, &me, at.site, epoch, op, same_value(l));
+                    (!s.uninit && !s.conflicts.any()).then_some(s.new)
+                })
             });
             let Some((old, new)) = one else {
                 continue;
             };
-            done.insert(first..first + words as usize);
+            done.insert(first..first + BLOCK_LANES);
             // A first run notes the bytes written first, as `check_at` does (the words of
             // a block share their "initialised" bit).
             if FIRST && write && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
@@ -561,5 +668,69 @@ impl LaunchChecker<'_> {
                 message: "read of memory never written since it was created".into(),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shadowcl_interpreter::{AllocId, InstId, WorkItem};
+
+    /// `block_runs` of reads at `offsets` by lanes of local ids `local`, `order` the lanes
+    /// that made one (all when empty).
+    fn runs(offsets: &[u64], local: &[u32], order: &[usize]) -> Vec<(u64, usize)> {
+        let items: Vec<WorkItem> = local
+            .iter()
+            .map(|&l| WorkItem {
+                global: [l as u64, 0, 0],
+                local: [l, 0, 0],
+                group: [0; 3],
+                local_linear: l,
+            })
+            .collect();
+        let all: Vec<usize> = (0..offsets.len()).collect();
+        let lanes = LaneAccesses {
+            space: AddressSpace::Global,
+            alloc: AllocId(7),
+            size: 4,
+            kind: AccessKind::Read,
+            inst: InstId(0),
+            items: &items,
+            order: if order.is_empty() { &all } else { order },
+            offsets,
+            values: &[],
+            previous: &[],
+        };
+        block_runs(&lanes).iter().copied().collect()
+    }
+
+    fn ids(n: u32) -> Vec<u32> {
+        (0..n).collect()
+    }
+
+    #[test]
+    fn block_runs_cover_whole_blocks_of_consecutive_lanes_only() {
+        let words = |from: u64, n: u64| (0..n).map(|l| from + 4 * l).collect::<Vec<_>>();
+        assert_eq!(runs(&words(0, 32), &ids(32), &[]), [(0, 0), (64, 16)]);
+        // Shifted by a word: one whole block, from lane 15; the others go one by one.
+        assert_eq!(runs(&words(4, 32), &ids(32), &[]), [(64, 15)]);
+        // Rows of a 2-D group, each over its own row of the buffer.
+        let rows: Vec<u64> = words(0, 16).into_iter().chain(words(256, 16)).collect();
+        assert_eq!(runs(&rows, &ids(32), &[]), [(0, 0), (256, 16)]);
+        // Two rows over the same words: none (the schedule's order matters there).
+        let same: Vec<u64> = words(0, 16).into_iter().chain(words(0, 16)).collect();
+        assert_eq!(runs(&same, &ids(32), &[]), []);
+        // Another lane touching a run's block: none.
+        let mut near = words(0, 17);
+        near[16] = 8;
+        assert_eq!(runs(&near, &ids(17), &[]), []);
+        // A lane that made no access breaks its run only.
+        let order: Vec<usize> = (0..32).filter(|&l| l != 20).collect();
+        assert_eq!(runs(&words(0, 32), &ids(32), &order), [(0, 0)]);
+        // Words at an offset of 2: never a block's.
+        assert_eq!(runs(&words(2, 64), &ids(64), &[]), []);
+        // Items that do not count up with the words: none.
+        let reversed: Vec<u32> = (0..32).rev().collect();
+        assert_eq!(runs(&words(0, 32), &reversed, &[]), []);
     }
 }

@@ -495,6 +495,49 @@ mod properties {
             }
         }
 
+        /// Where `step_shifts` says so, the steps of a block's words by consecutive items
+        /// are the first word's step shifted (`LaunchChecker::check_lane_blocks` takes one
+        /// step for a block's sixteen).
+        #[test]
+        fn shifted_steps_are_the_first_step_shifted(
+            fields in any::<u64>(),
+            old_item in prop_oneof![Just(0u32), 1u32..40, MAX_ITEM as u32 - 20..=MAX_ITEM as u32],
+            item in prop_oneof![1u32..40, MAX_ITEM as u32 - 20..=MAX_ITEM as u32],
+            (group_lo, group_len) in (1u32..40, 1u32..24),
+            (launch_lo, launch_len) in (1u32..8, 8u32..64),
+            actor in 0u32..48,
+            actor_since in proptest::option::of(0u8..128),
+            site in 0u16..8,
+            epoch in 0u8..128,
+            op in 0usize..4,
+            same_value in any::<bool>(),
+        ) {
+            let old = (fields & !MAX_ITEM) | old_item as u64;
+            let op = Op::ALL[op];
+            let me = Me {
+                item,
+                group_lo,
+                group_hi: group_lo + group_len,
+                launch_lo,
+                launch_hi: launch_lo + launch_len,
+                actor,
+                actor_since,
+            };
+            let n = 16;
+            if step_shifts(old, &me, n) {
+                let first = step(old, &me, site, epoch, op, same_value);
+                for k in 1..n {
+                    let word = if old_item == 0 { old } else { old + k as u64 };
+                    let by = Me { item: item + k, ..me };
+                    let s = step(word, &by, site, epoch, op, same_value);
+                    let shifted = if Rec(first.new).item() == 0 { first.new } else { first.new + k as u64 };
+                    prop_assert_eq!(s.new, shifted, "word {}", k);
+                    prop_assert_eq!(s.conflicts.any(), first.conflicts.any());
+                    prop_assert_eq!(s.uninit, first.uninit);
+                }
+            }
+        }
+
         /// The generator above makes settled reads often enough to test them.
         #[test]
         fn shared_read_records_are_settled_for_other_readers_of_their_epoch(
