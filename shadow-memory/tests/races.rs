@@ -1038,3 +1038,193 @@ fn settled_shared_reads_in_lockstep_still_race_with_a_later_write() {
         }
     }
 }
+
+/// Lanes per group in the block tests: two shadow blocks' worth of 4-byte accesses.
+const WIDE: usize = 32;
+/// The block tests' buffer: 128 words, not initialised by the host.
+const WIDE_BUF: AllocId = AllocId(3000);
+
+/// One lockstep operation of a [`WIDE`]-lane group over `WIDE_BUF`: (group, kind, inst,
+/// first word, lane `l`'s word is first word + `l` + `shift(l)` (wrapping), whether lane
+/// `l`'s value equals what it replaces); `None`: the launch ends and the next begins.
+type WideOp = Option<(
+    u32,
+    AccessKind,
+    u32,
+    u64,
+    fn(usize) -> u64,
+    fn(usize) -> bool,
+)>;
+
+fn wide_item(g: u32, l: u32) -> WorkItem {
+    WorkItem {
+        global: [(g * WIDE as u32 + l) as u64, 0, 0],
+        local: [l, 0, 0],
+        group: [g, 0, 0],
+        local_linear: l,
+    }
+}
+
+/// Runs `ops` in launches of two [`WIDE`]-lane groups, lanes in reverse order, each
+/// operation whole (`access_lanes`) or lane by lane (`access`); returns the report and the
+/// shadow bytes allocated.
+fn wide_ops(ops: &[WideOp], whole: bool) -> (Report, usize) {
+    let s = Session::new(Config {
+        checks: Checks::default(),
+        ..Config::default()
+    });
+    s.buffer_created(WIDE_BUF, 512, false);
+    let args = [ArgBinding {
+        index: 0,
+        name: "wide".into(),
+        space: Global,
+        alloc: Some(WIDE_BUF),
+        view_offset: 0,
+        view_size: 512,
+        elem_size: 4,
+    }];
+    let order: Vec<usize> = (0..WIDE).rev().collect();
+    for (id, launch_ops) in ops.split(Option::is_none).enumerate() {
+        let c = s.launch(&loc, id as u64, "wg=in-order,wi=reverse", &Sequential);
+        c.launch_start(&LaunchInfo {
+            kernel: "wide",
+            work_dim: 1,
+            global_offset: [0; 3],
+            global_size: [2 * WIDE as u64, 1, 1],
+            local_size: [WIDE as u64, 1, 1],
+            num_groups: [2, 1, 1],
+            args: &args,
+            local_allocs: &[],
+        });
+        let mut groups: Vec<Box<GroupState>> = (0..2)
+            .map(|g| {
+                c.group_start(&GroupInfo {
+                    group: [g, 0, 0],
+                    group_linear: g as u64,
+                    items: WIDE as u32,
+                })
+            })
+            .collect();
+        for &(g, kind, inst, first, shift, same) in launch_ops.iter().flatten() {
+            let items: Vec<WorkItem> = (0..WIDE as u32).map(|l| wide_item(g, l)).collect();
+            let offsets: Vec<u64> = (0..WIDE)
+                .map(|l| 4 * (first + l as u64).wrapping_add(shift(l)))
+                .collect();
+            let values: Vec<u64> = (0..WIDE as u64).map(|l| 100 + l).collect();
+            let previous: Vec<u64> = (0..WIDE)
+                .map(|l| if same(l) { values[l] } else { 0 })
+                .collect();
+            let gs = &mut groups[g as usize];
+            if whole {
+                c.access_lanes(
+                    gs,
+                    &LaneAccesses {
+                        space: Global,
+                        alloc: WIDE_BUF,
+                        size: 4,
+                        kind,
+                        inst: InstId(inst),
+                        items: &items,
+                        order: &order,
+                        offsets: &offsets,
+                        values: &values,
+                        previous: &previous,
+                    },
+                );
+                continue;
+            }
+            for &l in &order {
+                let (v, p) = (values[l].to_le_bytes(), previous[l].to_le_bytes());
+                let (v, p): (&[u8], &[u8]) = match kind {
+                    AccessKind::Write => (&v[..4], &p[..4]),
+                    _ => (&[], &[]),
+                };
+                acc(
+                    &c, gs, Global, WIDE_BUF, offsets[l], kind, items[l], inst, v, p,
+                );
+            }
+        }
+        for g in groups {
+            c.group_end(g);
+        }
+        c.launch_end();
+    }
+    (s.report(), s.shadow_bytes())
+}
+
+/// Lockstep operations over whole shadow blocks (consecutive lanes, consecutive words) are
+/// checked a block at a time while that finds nothing: the findings are those of checking
+/// every lane's access alone, in the schedule's order, and such blocks cost 1/8 shadow byte
+/// per byte.
+#[test]
+fn block_checked_operations_find_what_lane_by_lane_checks_find() {
+    use AccessKind::{Read, Write};
+    let none: fn(usize) -> u64 = |_| 0;
+    let new: fn(usize) -> bool = |_| false;
+    let ops: [WideOp; 11] = [
+        // Group 0 writes words 0..32 and reads them back; group 1 writes 32..64.
+        Some((0, Write, 1, 0, none, new)),
+        Some((0, Read, 2, 0, none, new)),
+        Some((1, Write, 3, 32, none, new)),
+        // Group 1 reads 16..48: words 16..32 are group 0's (inter-group read-write).
+        Some((1, Read, 4, 16, none, new)),
+        // Group 0 writes 64..96, then reads 65..97: its own lanes' words (intra-group), and
+        // word 96, never written (uninitialised).
+        Some((0, Write, 5, 64, none, new)),
+        Some((0, Read, 6, 65, none, new)),
+        None,
+        // A later launch: the records of the first are ordered before it (no race).
+        Some((0, Read, 7, 0, none, new)),
+        // Group 1 stores over words 32..64, the even lanes the values already there, while
+        // group 0 reads 48..80: a race, benign only at the even words.
+        Some((1, Write, 8, 32, none, |l| l % 2 == 0)),
+        Some((0, Read, 9, 48, none, new)),
+        // Two lanes on one word: lane 31's word is lane 30's (the run does not cover it).
+        Some((1, Write, 10, 96, |l| (l == 31) as u64 * u64::MAX, new)),
+    ];
+    let (by_lane, _) = wide_ops(&ops, false);
+    let (by_block, _) = wide_ops(&ops, true);
+    assert_eq!(by_lane.findings, by_block.findings);
+    let got: Vec<_> = by_block
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.race, f.scope))
+        .collect();
+    for want in [
+        (
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::InterGroup),
+        ),
+        (
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::IntraGroup),
+        ),
+        (FindingKind::UninitializedRead, None, None),
+        (
+            FindingKind::DataRace,
+            Some(RaceKind::WriteWrite),
+            Some(Scope::IntraGroup),
+        ),
+    ] {
+        assert!(got.contains(&want), "{want:?} not in {got:?}");
+    }
+    // The later launch's race is at the odd words 49..64 only (8 of them; the lanes run in
+    // reverse, so word 63 is named): a block's words whose stores differ in "same value"
+    // are not checked as one.
+    let later: Vec<_> = by_block
+        .findings
+        .iter()
+        .filter(|f| f.launch == 1 && f.race == Some(RaceKind::ReadWrite))
+        .map(|f| (f.kind, f.index, f.count))
+        .collect();
+    assert_eq!(later, [(FindingKind::DataRace, Some(63), 8)]);
+    // Operations that only ever cover whole blocks: one record per block, where word
+    // records take 2 bytes per byte.
+    let blocks_only = &ops[..3];
+    let (r, bytes) = wide_ops(blocks_only, true);
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+    assert_eq!(bytes, 512 / 64 * 8);
+    assert_eq!(wide_ops(blocks_only, false).1, 512 * 2);
+}
