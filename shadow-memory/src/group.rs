@@ -1,10 +1,11 @@
 //! Per-work-group checker state: its ids, barrier epochs, local-memory records, barrier
 //! arrivals, async copies in flight and raw findings (lives on the worker running the group).
 
+use crate::checks::divergence::Arrivals;
 use crate::mar::{self, Me};
 use crate::raw::RawSet;
 use crate::shadow::Shadow;
-use shadowcl_interpreter::{Access, AddressSpace, AllocId, Fences, InstId, WorkItem};
+use shadowcl_interpreter::{Access, AddressSpace, AllocId, InstId, WorkItem};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -21,7 +22,7 @@ pub struct GroupState {
     pub(crate) barriers_global: u32,
     pub(crate) barriers_local: u32,
     pub(crate) local: Vec<Vec<u64>>,
-    pub(crate) arrivals: Vec<(WorkItem, InstId, Fences)>,
+    pub(crate) arrivals: Arrivals,
     pub(crate) last_finished: Option<WorkItem>,
     pub(crate) sites: SiteMap,
     /// The last sites looked up, by a hash of the instruction, with the allocation accessed
@@ -145,7 +146,7 @@ impl GroupState {
         self.barriers_global = 0;
         self.barriers_local = 0;
         self.local.iter_mut().for_each(|l| l.fill(0));
-        self.arrivals.clear();
+        self.arrivals = Arrivals::default();
         self.last_finished = None;
         // A recent-site hit means "this group already noted the pair": entries of earlier
         // groups no longer hit.

@@ -768,7 +768,7 @@ impl Observer for LaunchChecker<'_> {
             barriers_global: 0,
             barriers_local: 0,
             local,
-            arrivals: Vec::new(),
+            arrivals: Default::default(),
             last_finished: None,
             sites: SiteMap::default(),
             recent_sites: [(NO_INST, AllocId(u64::MAX), 0, 0); RECENT_SITES],

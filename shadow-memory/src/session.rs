@@ -587,7 +587,8 @@ impl Session {
         self.state.lock().findings.len()
     }
 
-    /// Bytes of global-memory shadow allocated (2 or 8 per byte of each touched 4 KiB page).
+    /// Bytes of global-memory shadow allocated (1/8, 2 or 8 per byte of each touched 4 KiB
+    /// page: block, word or byte records).
     pub fn shadow_bytes(&self) -> usize {
         self.shadows
             .read()

@@ -38,15 +38,28 @@ fn barrier_divergence_both_kinds() {
         c.barrier_release(&mut g, Release::SomeFinished);
         // A uniform barrier is fine.
         barrier(c, &mut g, 0, 93, LOCAL_FENCE);
+        // Item 2 passes other fence flags to barrier 94 than the others.
+        for l in 0..LOCAL as u32 {
+            c.barrier(
+                &mut g,
+                &BarrierArrival {
+                    item: &wi(0, l),
+                    inst: InstId(94),
+                    fences: if l == 2 { GLOBAL_FENCE } else { LOCAL_FENCE },
+                },
+            );
+        }
+        c.barrier_release(&mut g, Release::AllArrived);
         c.group_end(g);
     });
-    assert_eq!(
-        kinds(&r),
-        [
-            (FindingKind::BarrierDivergence, None, None),
-            (FindingKind::BarrierDivergence, None, None)
-        ]
-    );
+    assert_eq!(kinds(&r), [(FindingKind::BarrierDivergence, None, None); 3]);
+    let flags: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.message.contains("different fence flags"))
+        .map(|f| f.second.as_ref().and_then(|s| s.local_id))
+        .collect();
+    assert_eq!(flags, [Some([2, 0, 0])]);
     let lines: Vec<(u32, Option<u32>, String)> = r
         .findings
         .iter()

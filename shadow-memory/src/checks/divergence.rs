@@ -7,12 +7,43 @@ use crate::launch::LaunchChecker;
 use crate::mar::{self};
 use crate::raw::{side_key, Raw, RawKey};
 use crate::report::FindingKind;
-use shadowcl_interpreter::{BarrierArrival, Release};
+use shadowcl_interpreter::{BarrierArrival, Fences, InstId, Release, WorkItem};
+
+/// What a release needs of the work-items that arrived at a group's barrier since the last
+/// one: the first arrival, the first at another barrier and the first with other fence
+/// flags than it, and the fences every arrival named. Kept as they come (a lockstep barrier
+/// brings every lane of the group), not as a list to search at the release.
+#[derive(Default)]
+pub(crate) struct Arrivals {
+    first: Option<(WorkItem, InstId, Fences)>,
+    other_barrier: Option<(WorkItem, InstId)>,
+    other_fences: Option<(WorkItem, InstId)>,
+    /// The fences every arrival named.
+    all: Fences,
+}
+
+impl Arrivals {
+    #[inline(always)]
+    fn add(&mut self, item: &WorkItem, inst: InstId, fences: Fences) {
+        let Some((_, first_inst, first_fences)) = self.first else {
+            self.first = Some((*item, inst, fences));
+            self.all = fences;
+            return;
+        };
+        if inst != first_inst && self.other_barrier.is_none() {
+            self.other_barrier = Some((*item, inst));
+        }
+        if fences != first_fences && self.other_fences.is_none() {
+            self.other_fences = Some((*item, inst));
+        }
+        self.all.local &= fences.local;
+        self.all.global &= fences.global;
+    }
+}
 
 impl LaunchChecker<'_> {
     pub(crate) fn record_arrival(&self, g: &mut GroupState, arrival: &BarrierArrival<'_>) {
-        g.arrivals
-            .push((*arrival.item, arrival.inst, arrival.fences));
+        g.arrivals.add(arrival.item, arrival.inst, arrival.fences);
     }
 
     pub(crate) fn release_barrier(&self, g: &mut GroupState, why: Release) {
@@ -22,13 +53,7 @@ impl LaunchChecker<'_> {
         let arrivals = std::mem::take(&mut g.arrivals);
         // A barrier orders only the memory its fences name, and only memory every arriving
         // work-item fenced (flags may differ between items when they are not constants).
-        let (local, global) = if arrivals.is_empty() {
-            (false, false)
-        } else {
-            arrivals.iter().fold((true, true), |(l, gl), (_, _, f)| {
-                (l && f.local, gl && f.global)
-            })
-        };
+        let Fences { local, global } = arrivals.all;
         g.epoch_local = g.epoch_local.wrapping_add(local as u8);
         g.epoch_global = g.epoch_global.wrapping_add(global as u8);
         g.barriers_local = g.barriers_local.wrapping_add(local as u32);
@@ -54,23 +79,21 @@ impl LaunchChecker<'_> {
         if !self.checks.divergence {
             return;
         }
-        let Some(&(first_item, first_inst, first_fences)) = arrivals.first() else {
+        let Some((first_item, first_inst, _)) = arrivals.first else {
             return;
         };
         let (second, message) = match why {
-            Release::AllArrived => match arrivals.iter().find(|(_, i, _)| *i != first_inst) {
-                Some((item, inst, _)) => (
-                    Some(Self::here(item, Some(*inst), "barrier")),
+            Release::AllArrived => match (arrivals.other_barrier, arrivals.other_fences) {
+                (Some((item, inst)), _) => (
+                    Some(Self::here(&item, Some(inst), "barrier")),
                     "work-items of one work-group wait at different barriers",
                 ),
-                None => match arrivals.iter().find(|(_, _, f)| *f != first_fences) {
-                    // Run-time flags (OpenCL 2.0: every work-item passes the same ones).
-                    Some((item, inst, _)) => (
-                        Some(Self::here(item, Some(*inst), "barrier")),
-                        "work-items of one work-group pass different fence flags to one barrier",
-                    ),
-                    None => return,
-                },
+                // Run-time flags (OpenCL 2.0: every work-item passes the same ones).
+                (None, Some((item, inst))) => (
+                    Some(Self::here(&item, Some(inst), "barrier")),
+                    "work-items of one work-group pass different fence flags to one barrier",
+                ),
+                (None, None) => return,
             },
             Release::SomeFinished => (
                 g.last_finished

@@ -4,6 +4,6 @@
 pub(crate) mod access_rules;
 mod async_copy;
 mod bounds;
-mod divergence;
+pub(crate) mod divergence;
 mod hang;
 pub(crate) mod races;
