@@ -905,6 +905,24 @@ fn host_command_ranges_are_cut_to_the_shadowed_bytes() {
     assert_one_host_race(&r, RaceKind::ReadWrite);
 }
 
+/// Hands `lanes` to the checker as one lockstep operation (`whole`: `access_lanes`) or lane
+/// by lane, each access as `access` gets it, in `lanes.order`.
+fn send_lanes(
+    c: &LaunchChecker<'_>,
+    g: &mut Box<GroupState>,
+    lanes: &LaneAccesses<'_>,
+    whole: bool,
+) {
+    if whole {
+        c.access_lanes(g, lanes);
+        return;
+    }
+    let mut bytes = [[0u8; 8]; 2];
+    for &l in lanes.order {
+        c.access(g, &lanes.lane(l, &mut bytes));
+    }
+}
+
 /// One lockstep operation: (space, alloc, kind, inst, lane offsets); `None`: a barrier of
 /// the group (local and global fences).
 type LaneOp = Option<(AddressSpace, AllocId, AccessKind, u32, [u64; LOCAL])>;
@@ -925,33 +943,19 @@ fn lockstep_ops(ops: &[LaneOp], order: [usize; LOCAL], whole: bool) -> Report {
                 barrier(c, &mut g, 1, 99, both);
                 continue;
             };
-            if whole {
-                c.access_lanes(
-                    &mut g,
-                    &LaneAccesses {
-                        space,
-                        alloc,
-                        size: 4,
-                        kind,
-                        inst: InstId(inst),
-                        items: &items,
-                        order: &order,
-                        offsets: &offsets,
-                        values: &values,
-                        previous: &previous,
-                    },
-                );
-                continue;
-            }
-            for l in order {
-                let (v, p): (&[u8], &[u8]) = match kind {
-                    AccessKind::Write => (&[1, 2, 3, 4], &[0, 0, 0, 0]),
-                    _ => (&[], &[]),
-                };
-                acc(
-                    c, &mut g, space, alloc, offsets[l], kind, items[l], inst, v, p,
-                );
-            }
+            let lanes = LaneAccesses {
+                space,
+                alloc,
+                size: 4,
+                kind,
+                inst: InstId(inst),
+                items: &items,
+                order: &order,
+                offsets: &offsets,
+                values: &values,
+                previous: &previous,
+            };
+            send_lanes(c, &mut g, &lanes, whole);
         }
         c.group_end(g);
     })
@@ -1114,35 +1118,19 @@ fn wide_ops(ops: &[WideOp], whole: bool) -> (Report, usize) {
             let previous: Vec<u64> = (0..WIDE)
                 .map(|l| if same(l) { values[l] } else { 0 })
                 .collect();
-            let gs = &mut groups[g as usize];
-            if whole {
-                c.access_lanes(
-                    gs,
-                    &LaneAccesses {
-                        space: Global,
-                        alloc: WIDE_BUF,
-                        size: 4,
-                        kind,
-                        inst: InstId(inst),
-                        items: &items,
-                        order: &order,
-                        offsets: &offsets,
-                        values: &values,
-                        previous: &previous,
-                    },
-                );
-                continue;
-            }
-            for &l in &order {
-                let (v, p) = (values[l].to_le_bytes(), previous[l].to_le_bytes());
-                let (v, p): (&[u8], &[u8]) = match kind {
-                    AccessKind::Write => (&v[..4], &p[..4]),
-                    _ => (&[], &[]),
-                };
-                acc(
-                    &c, gs, Global, WIDE_BUF, offsets[l], kind, items[l], inst, v, p,
-                );
-            }
+            let lanes = LaneAccesses {
+                space: Global,
+                alloc: WIDE_BUF,
+                size: 4,
+                kind,
+                inst: InstId(inst),
+                items: &items,
+                order: &order,
+                offsets: &offsets,
+                values: &values,
+                previous: &previous,
+            };
+            send_lanes(&c, &mut groups[g as usize], &lanes, whole);
         }
         for g in groups {
             c.group_end(g);

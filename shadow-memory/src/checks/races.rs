@@ -94,10 +94,9 @@ fn settled_local_read(g: &GroupState, lanes: &LaneAccesses<'_>, l: usize, at: &A
     }
 }
 
-/// The blocks a lockstep operation's lanes may check as one record each: (block offset,
-/// first lane), where the lane and the next [`BLOCK_LANES`]` - 1` made 4-byte accesses of the
-/// block's words in order and have consecutive local ids (their items count up with the
-/// words). Empty unless the blocks differ and no other lane touches them: then every
+/// The blocks a lockstep operation's lanes may check as one record each, by their first
+/// lane: that lane and the next [`BLOCK_LANES`]` - 1` made 4-byte accesses of the block's
+/// words in order and have consecutive local ids (their items count up with the words). Empty unless the blocks differ and no other lane touches them: then every
 /// block's words are accessed by its lanes alone, so checking them apart from the others,
 /// in any order, gives what checking every lane in the schedule's order gives.
 fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
@@ -117,7 +116,7 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
         let end = o0 + 4 * n as u64;
         for b in (o0.next_multiple_of(BLOCK)..end.saturating_sub(BLOCK - 1)).step_by(BLOCK as usize)
         {
-            runs.push((b, ((b - o0) / 4) as usize));
+            runs.push(((b - o0) / 4) as usize);
         }
         return runs;
     }
@@ -141,7 +140,7 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
             l += 1;
             continue;
         }
-        runs.push((o, l));
+        runs.push(l);
         in_run.insert(l..l + words);
         l += words;
     }
@@ -153,7 +152,7 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
     blocks
         .iter_mut()
         .zip(runs.iter())
-        .for_each(|(b, r)| *b = r.0);
+        .for_each(|(b, first)| *b = lanes.offsets[first]);
     blocks.sort_unstable();
     let shared = blocks.windows(2).any(|w| w[0] == w[1]);
     let touched = |o: u64| blocks.binary_search(&(o - o % BLOCK)).is_ok();
@@ -169,31 +168,32 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
 /// Lanes (4-byte accesses) one shadow block covers.
 const BLOCK_LANES: usize = (BLOCK / 4) as usize;
 
-/// [`block_runs`]' answer: at most one run per [`BLOCK_LANES`] lanes.
+/// [`block_runs`]' answer: the first lane of each run (at most one per [`BLOCK_LANES`]
+/// lanes); the block is that lane's offset.
 struct BlockRuns {
-    runs: [(u64, usize); LaneSet::LANES / BLOCK_LANES],
+    firsts: [u16; LaneSet::LANES / BLOCK_LANES],
     len: usize,
 }
 
 impl Default for BlockRuns {
     fn default() -> Self {
         BlockRuns {
-            runs: [(0, 0); LaneSet::LANES / BLOCK_LANES],
+            firsts: [0; LaneSet::LANES / BLOCK_LANES],
             len: 0,
         }
     }
 }
 
 impl BlockRuns {
-    fn push(&mut self, run: (u64, usize)) {
-        if let Some(slot) = self.runs.get_mut(self.len) {
-            *slot = run;
+    fn push(&mut self, first: usize) {
+        if let Some(slot) = self.firsts.get_mut(self.len) {
+            *slot = first as u16;
             self.len += 1;
         }
     }
 
-    fn iter(&self) -> std::slice::Iter<'_, (u64, usize)> {
-        self.runs[..self.len].iter()
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.firsts[..self.len].iter().map(|&l| l as usize)
     }
 }
 
@@ -334,7 +334,8 @@ impl LaunchChecker<'_> {
     ) {
         let (epoch, op, write, lo) = (g.epoch_global, at.op, at.op == Op::Write, g.lo);
         let n = BLOCK_LANES as u32;
-        for &(b, first) in block_runs(lanes).iter() {
+        for first in block_runs(lanes).iter() {
+            let b = lanes.offsets[first];
             // As `check_at` decides it for a lane's 4 bytes.
             let same_value = |l: usize| {
                 let value = |v: &[u64]| v.get(l).copied().unwrap_or(0) as u32;
@@ -701,7 +702,10 @@ mod tests {
             values: &[],
             previous: &[],
         };
-        block_runs(&lanes).iter().copied().collect()
+        block_runs(&lanes)
+            .iter()
+            .map(|first| (offsets[first], first))
+            .collect()
     }
 
     fn ids(n: u32) -> Vec<u32> {
