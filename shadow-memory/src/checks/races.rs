@@ -96,9 +96,10 @@ fn settled_local_read(g: &GroupState, lanes: &LaneAccesses<'_>, l: usize, at: &A
 
 /// The blocks a lockstep operation's lanes may check as one record each, by their first
 /// lane: that lane and the next [`BLOCK_LANES`]` - 1` made 4-byte accesses of the block's
-/// words in order and have consecutive local ids (their items count up with the words). Empty unless the blocks differ and no other lane touches them: then every
-/// block's words are accessed by its lanes alone, so checking them apart from the others,
-/// in any order, gives what checking every lane in the schedule's order gives.
+/// words in order and have consecutive local ids (their items count up with the words).
+/// Empty unless the blocks differ and no other lane touches them: then every block's words
+/// are accessed by its lanes alone, so checking them apart from the others, in any order,
+/// gives what checking every lane in the schedule's order gives.
 fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
     let mut runs = BlockRuns::default();
     let n = lanes.items.len();
@@ -347,7 +348,8 @@ impl LaunchChecker<'_> {
                 me
             };
             let (me, same) = (me_of(first), same_value(first));
-            let alike = (first..first + BLOCK_LANES).all(|l| same_value(l) == same);
+            // Only stores differ in "same value" (a read's is always false).
+            let alike = !write || (first..first + BLOCK_LANES).all(|l| same_value(l) == same);
             let one = g.shadows[at.shadow].1.update_block(b, |old| {
                 // One step for the block's words where they are its first word's shifted
                 // (`mar::step_shifts`, which a property test holds `step` to).
