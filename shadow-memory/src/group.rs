@@ -2,6 +2,7 @@
 //! arrivals, async copies in flight and raw findings (lives on the worker running the group).
 
 use crate::checks::divergence::Arrivals;
+use crate::local::LocalRecords;
 use crate::mar::{self, Me};
 use crate::raw::RawSet;
 use crate::shadow::Shadow;
@@ -21,7 +22,7 @@ pub struct GroupState {
     /// Barriers of each kind released so far (epochs wrap; the pair pass compares these).
     pub(crate) barriers_global: u32,
     pub(crate) barriers_local: u32,
-    pub(crate) local: Vec<Vec<u64>>,
+    pub(crate) local: Vec<LocalRecords>,
     pub(crate) arrivals: Arrivals,
     pub(crate) last_finished: Option<WorkItem>,
     pub(crate) sites: SiteMap,
@@ -145,7 +146,7 @@ impl GroupState {
         self.epoch_local = 0;
         self.barriers_global = 0;
         self.barriers_local = 0;
-        self.local.iter_mut().for_each(|l| l.fill(0));
+        self.local.iter_mut().for_each(LocalRecords::reset);
         self.arrivals = Arrivals::default();
         self.last_finished = None;
         // A recent-site hit means "this group already noted the pair": entries of earlier

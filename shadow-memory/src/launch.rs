@@ -4,6 +4,7 @@
 
 use crate::checks::access_rules::AccessRules;
 use crate::group::{GroupState, SiteMap, TouchedSet, NO_INST, RECENT_SITES};
+use crate::local::LocalRecords;
 use crate::mar::{self, Me, Op, Scope};
 use crate::pairs::Pass;
 use crate::raw::{Raw, RawKey, RawSet, RawSide};
@@ -749,7 +750,7 @@ impl Observer for LaunchChecker<'_> {
                 if self.checks.races || self.checks.benign || self.checks.uninit {
                     ls.local_allocs
                         .iter()
-                        .map(|l| vec![0; l.size as usize])
+                        .map(|l| LocalRecords::new(l.size as usize))
                         .collect()
                 } else {
                     Vec::new()

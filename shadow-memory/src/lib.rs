@@ -59,6 +59,7 @@ mod group;
 mod host;
 mod html;
 mod launch;
+mod local;
 mod mar;
 mod pairs;
 mod progress;

@@ -405,6 +405,11 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
     step_full(old, me, site, epoch, op, same_value)
 }
 
+/// The work-item record `rec` names (0: none).
+pub(crate) fn recorded_item(rec: u64) -> u32 {
+    Rec(rec).item()
+}
+
 /// A plain read that would leave record `old` as it is and find nothing: several items of
 /// this group (not only this one) read the initialised byte in the current epoch, nothing
 /// else happened to it in the epoch, at this access's site if the record keeps one, and no

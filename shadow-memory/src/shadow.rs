@@ -45,7 +45,7 @@ const PAGE: u64 = 4096;
 /// Bytes of device memory one word record stands for.
 const WORD: u64 = 4;
 /// Words one block record stands for.
-const BLOCK_WORDS: u64 = 16;
+pub(crate) const BLOCK_WORDS: u64 = 16;
 /// Bytes of device memory one block record stands for (a page holds whole blocks).
 pub const BLOCK: u64 = BLOCK_WORDS * WORD;
 /// A block or word record meaning "this block's words (this word's bytes) have records of
@@ -58,7 +58,7 @@ const SPLIT: u64 = !mar::MAX_ITEM;
 /// named one, every other field equal: what a lockstep operation of consecutive lanes over
 /// consecutive words leaves); one that names none, for words with equal records.
 #[inline(always)]
-fn block_word(rec: u64, k: u64) -> u64 {
+pub(crate) fn block_word(rec: u64, k: u64) -> u64 {
     if mar::item_of(rec) == 0 {
         rec
     } else {
@@ -68,7 +68,7 @@ fn block_word(rec: u64, k: u64) -> u64 {
 
 /// Whether `rec` can be a block record: not `SPLIT`, and its words' items fit their field.
 #[inline(always)]
-fn is_block_record(rec: u64) -> bool {
+pub(crate) fn is_block_record(rec: u64) -> bool {
     let item = mar::item_of(rec) as u64;
     rec != SPLIT && (item == 0 || item + BLOCK_WORDS - 1 <= mar::MAX_ITEM)
 }

@@ -1216,3 +1216,145 @@ fn block_checked_operations_find_what_lane_by_lane_checks_find() {
     assert_eq!(bytes, 512 / 64 * 8);
     assert_eq!(wide_ops(blocks_only, false).1, 512 * 2);
 }
+
+/// One lockstep operation of a [`WIDE`]-lane group over its local allocation: (kind, inst,
+/// first word, lanes that access (from lane 0), lane `l`'s word is first word + `l` +
+/// `shift(l)`, wrapping); `None`: a barrier (local fence).
+type LocalOp = Option<(AccessKind, u32, u64, usize, fn(usize) -> u64)>;
+
+/// Runs `ops` in one [`WIDE`]-lane group of one launch, lanes in `order` (those past an
+/// operation's lane count skip it), each operation whole (`access_lanes`) or lane by lane.
+fn wide_local_ops(ops: &[LocalOp], order: &[usize], whole: bool) -> Report {
+    let s = Session::new(Config {
+        checks: Checks::default(),
+        ..Config::default()
+    });
+    let c = s.launch(&loc, 0, "wg=in-order,wi=custom", &Sequential);
+    c.launch_start(&LaunchInfo {
+        kernel: "wide_local",
+        work_dim: 1,
+        global_offset: [0; 3],
+        global_size: [WIDE as u64, 1, 1],
+        local_size: [WIDE as u64, 1, 1],
+        num_groups: [1, 1, 1],
+        args: &[],
+        local_allocs: &[LocalAlloc {
+            name: "s".into(),
+            size: 512,
+            arg_index: None,
+            elem_size: 4,
+        }],
+    });
+    let mut g = c.group_start(&GroupInfo {
+        group: [0; 3],
+        group_linear: 0,
+        items: WIDE as u32,
+    });
+    let items: Vec<WorkItem> = (0..WIDE as u32).map(|l| wide_item(0, l)).collect();
+    let values: Vec<u64> = (0..WIDE as u64).map(|l| 100 + l).collect();
+    let previous = vec![0u64; WIDE];
+    for op in ops {
+        let Some((kind, inst, first, active, shift)) = *op else {
+            for item in &items {
+                c.barrier(
+                    &mut g,
+                    &BarrierArrival {
+                        item,
+                        inst: InstId(900),
+                        fences: LOCAL_FENCE,
+                    },
+                );
+            }
+            c.barrier_release(&mut g, Release::AllArrived);
+            continue;
+        };
+        let offsets: Vec<u64> = (0..WIDE)
+            .map(|l| 4 * (first + l as u64).wrapping_add(shift(l)) % 512)
+            .collect();
+        let lanes_order: Vec<usize> = order.iter().copied().filter(|&l| l < active).collect();
+        let lanes = LaneAccesses {
+            space: Local,
+            alloc: AllocId::local(0),
+            size: 4,
+            kind,
+            inst: InstId(inst),
+            items: &items,
+            order: &lanes_order,
+            offsets: &offsets,
+            values: &values,
+            previous: &previous,
+        };
+        send_lanes(&c, &mut g, &lanes, whole);
+    }
+    c.group_end(g);
+    c.launch_end();
+    s.report()
+}
+
+/// Local memory's lockstep operations over whole blocks of words (a reduction's `s[l]` and
+/// `s[l + k]`) are checked a block at a time, and reads of one word by consecutive lanes
+/// share one settled check: the findings are those of checking every lane's access alone,
+/// in the schedule's order.
+#[test]
+fn block_checked_local_operations_find_what_lane_by_lane_checks_find() {
+    use AccessKind::{Read, Write};
+    let none: fn(usize) -> u64 = |_| 0;
+    let ops: [LocalOp; 17] = [
+        // A reduction's first steps: every lane stores s[l]; lanes < 16 add s[l + 16] to
+        // s[l]; lanes < 8 add s[l + 8] (no blocks: per lane). No race.
+        Some((Write, 1, 0, WIDE, none)),
+        None,
+        Some((Read, 2, 0, 16, none)),
+        Some((Read, 3, 16, 16, none)),
+        Some((Write, 4, 0, 16, none)),
+        None,
+        Some((Read, 5, 0, 8, none)),
+        Some((Read, 6, 8, 8, none)),
+        Some((Write, 7, 0, 8, none)),
+        None,
+        // Every lane reads word 5 (a tile's element): settled from the third lane on.
+        Some((Read, 8, 5, WIDE, |l| (l as u64).wrapping_neg())),
+        // Lanes < 16 store words 16..32, then every lane reads its word without a barrier:
+        // lanes 16.. race with those stores (a block whose step finds the race).
+        Some((Write, 9, 16, 16, none)),
+        Some((Read, 10, 0, WIDE, none)),
+        // Lanes < 4 store words 2..6: lane 3's word 5 every lane read.
+        Some((Write, 11, 2, 4, none)),
+        // Words 64..96 were never written: an uninitialised block read.
+        Some((Read, 12, 64, WIDE, none)),
+        None,
+        Some((Read, 13, 5, WIDE, |l| (l as u64).wrapping_neg())),
+    ];
+    let reverse: Vec<usize> = (0..WIDE).rev().collect();
+    let forward: Vec<usize> = (0..WIDE).collect();
+    for order in [forward, reverse] {
+        let by_lane = wide_local_ops(&ops, &order, false);
+        let by_block = wide_local_ops(&ops, &order, true);
+        assert_eq!(by_lane.findings, by_block.findings, "order {order:?}");
+        let line = |f: &shadowcl_shadow::Finding| {
+            let second = f.second.as_ref().and_then(|s| s.location.as_ref());
+            (f.kind, f.race, second.map(|l| l.line))
+        };
+        let got: Vec<_> = by_block.findings.iter().map(line).collect();
+        for want in [
+            (FindingKind::DataRace, Some(RaceKind::ReadWrite), Some(10)),
+            (FindingKind::DataRace, Some(RaceKind::ReadWrite), Some(11)),
+            (FindingKind::UninitializedRead, None, Some(12)),
+        ] {
+            assert!(got.contains(&want), "{want:?} not in {got:?}");
+        }
+        // Nothing else: the reduction's steps and the last read are ordered by barriers.
+        assert!(
+            got.iter().all(|g| (10..=12).contains(&g.2.unwrap_or(0))),
+            "{got:?}"
+        );
+        // Lanes 16..'s reads race, lanes < 16's do not.
+        let at_line_10: Vec<_> = by_block
+            .findings
+            .iter()
+            .filter(|f| line(f).2 == Some(10))
+            .map(|f| f.count)
+            .collect();
+        assert_eq!(at_line_10, [16], "{}", by_block.render_text());
+    }
+}

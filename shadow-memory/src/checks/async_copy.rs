@@ -82,10 +82,9 @@ impl LaunchChecker<'_> {
                         let now = g.epoch_local;
                         let slot = alloc.local_slot().map(|s| s as usize);
                         if let Some(mem) = slot.and_then(|s| g.local.get_mut(s)) {
-                            let (s, e) = (start as usize, (end as usize).min(mem.len()));
-                            for rec in mem.get_mut(s..e).into_iter().flatten() {
-                                *rec = mar::retire(*rec, actor, now);
-                            }
+                            mem.map_range(start as usize, end as usize, |rec| {
+                                mar::retire(rec, actor, now)
+                            });
                         }
                     }
                     _ => {

@@ -64,8 +64,8 @@ impl LaunchChecker<'_> {
         // barrier loops).
         if local && g.epoch_local.is_multiple_of(mar::AGE_EVERY) {
             let now = g.epoch_local;
-            for rec in g.local.iter_mut().flatten() {
-                *rec = mar::age(*rec, now);
+            for mem in &mut g.local {
+                mem.map_all(|rec| mar::age(rec, now));
             }
         }
         if global && g.epoch_global.is_multiple_of(mar::AGE_EVERY) {

@@ -33,11 +33,6 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a == b
 }
 
-/// A mask of the first `n` bytes of an access (bytes past 128 are not followed).
-fn low_bits(n: u64) -> u128 {
-    1u128.checked_shl(n as u32).map_or(u128::MAX, |b| b - 1)
-}
-
 /// What one access found, byte by byte.
 #[derive(Default)]
 struct Found {
@@ -71,27 +66,21 @@ impl Found {
 }
 
 /// Whether lane `l`'s plain read of local memory finds nothing and leaves its record as it
-/// is, as `mar::settled_read` decides on the one record the word's bytes share
-/// (`mar::step` asks it first): the general check's answer for such a read, for a fraction
-/// of its work. Global reads go the general way: finding their word record again here cost
-/// a checked vadd 10% (every read looked it up twice) and gained nothing measurable on
-/// stencil, whose reads neighbours share.
+/// is, as `mar::settled_read` decides on the one record of the words it reads
+/// (`mar::step` asks it first): then the item the record names, else `None`. The general
+/// check's answer for such a read, for a fraction of its work. Global reads go the general
+/// way: finding their word record again here cost a checked vadd 10% (every read looked it
+/// up twice) and gained nothing measurable on stencil, whose reads neighbours share.
 #[inline(always)]
-fn settled_local_read(g: &GroupState, lanes: &LaneAccesses<'_>, l: usize, at: &AccessSite) -> bool {
-    let Some(mem) = lanes
-        .alloc
-        .local_slot()
-        .and_then(|s| g.local.get(s as usize))
-    else {
-        return false;
-    };
-    let start = lanes.offsets[l] as usize;
-    match mem.get(start..start + lanes.size as usize) {
-        Some([first, rest @ ..]) if rest.iter().all(|r| r == first) => {
-            mar::settled_read(*first, &at.me, at.site, g.epoch_local)
-        }
-        _ => false,
-    }
+fn settled_local_read(
+    g: &GroupState,
+    lanes: &LaneAccesses<'_>,
+    l: usize,
+    at: &AccessSite,
+) -> Option<u32> {
+    let mem = g.local.get(lanes.alloc.local_slot()? as usize)?;
+    let rec = mem.uniform(lanes.offsets[l] as usize, lanes.size as usize)?;
+    mar::settled_read(rec, &at.me, at.site, g.epoch_local).then(|| mar::recorded_item(rec))
 }
 
 /// The blocks a lockstep operation's lanes may check as one record each, by their first
@@ -286,7 +275,9 @@ impl LaunchChecker<'_> {
         let Some(&first) = lanes.order.first() else {
             return;
         };
-        if !(want.0 || want.1) || lanes.space == AddressSpace::Private {
+        // Constant memory is read-only (no races); private memory is the executor's.
+        if !(want.0 || want.1) || !matches!(lanes.space, AddressSpace::Global | AddressSpace::Local)
+        {
             return;
         }
         let mut bytes = [[0u8; 8]; 2];
@@ -295,13 +286,10 @@ impl LaunchChecker<'_> {
         // ask for them a few cache lines ahead.
         const AHEAD: usize = 32;
         let global = lanes.space == AddressSpace::Global;
-        // A read of local memory that leaves its record as it is and finds nothing (of a
-        // value several work-items of the group read since the barrier: a tile's element,
-        // read by a row of the tile) needs none of the general check.
-        let local_reads = at.op == Op::Read && lanes.space == AddressSpace::Local;
         let mut by_block = LaneSet::default();
-        if global {
-            self.check_lane_blocks::<FIRST>(g, lanes, &at, &mut by_block);
+        self.check_lane_blocks::<FIRST>(g, lanes, &at, &mut by_block);
+        if at.op == Op::Read && lanes.space == AddressSpace::Local {
+            return self.check_local_reads::<FIRST>(g, lanes, &mut at, want, &by_block);
         }
         for (k, &l) in lanes.order.iter().enumerate() {
             if by_block.contains(l) {
@@ -314,18 +302,51 @@ impl LaunchChecker<'_> {
             }
             // `g.item_of` of the lane's access (a lane's access is never the group's).
             at.me.item = clamp_item(g.lo + lanes.items[l].local_linear as u64);
-            if local_reads && settled_local_read(g, lanes, l, &at) {
-                continue;
-            }
             let a = lanes.lane(l, &mut bytes);
             self.check_at::<FIRST>(g, &a, &at, want);
         }
     }
 
+    /// [`LaunchChecker::check_lanes`] of a read of local memory, for the lanes not checked by
+    /// block (`by_block`). A read that leaves its record as it is and finds nothing (of a
+    /// value several work-items of the group read since the barrier: a tile's element, read
+    /// by a row of the tile) needs none of the general check; nor does the next lane's read
+    /// of the same bytes, unless the record names that lane's item (every other condition
+    /// of `mar::settled_read` is the same).
+    fn check_local_reads<const FIRST: bool>(
+        &self,
+        g: &mut GroupState,
+        lanes: &LaneAccesses<'_>,
+        at: &mut AccessSite,
+        want: (bool, bool),
+        by_block: &LaneSet,
+    ) {
+        let mut bytes = [[0u8; 8]; 2];
+        // The last lane's offset and its record's item, when that read was settled (lanes
+        // checked by block read other words: they change no record this cache names).
+        let mut settled: Option<(u64, u32)> = None;
+        for &l in lanes.order {
+            if by_block.contains(l) {
+                continue;
+            }
+            at.me.item = clamp_item(g.lo + lanes.items[l].local_linear as u64);
+            let offset = lanes.offsets[l];
+            if settled.is_some_and(|(o, item)| o == offset && item != at.me.item) {
+                continue;
+            }
+            settled = settled_local_read(g, lanes, l, at).map(|item| (offset, item));
+            if settled.is_none() {
+                let a = lanes.lane(l, &mut bytes);
+                self.check_at::<FIRST>(g, &a, at, want);
+            }
+        }
+    }
+
     /// Runs of consecutive lanes over consecutive words (`a[i]` with `i` the global id; a row
-    /// of a 2-D group) that cover whole blocks of the shadow ([`block_runs`]): each block is
-    /// checked as one record ([`Shadow::update_block`]) as long as that finds nothing and
-    /// leaves the words one block's; the lanes checked so are added to `done`.
+    /// of a 2-D group; `s[l]` of local memory) that cover whole blocks ([`block_runs`]): each
+    /// block is checked as one record (global memory's [`Shadow::update_block`], or 16 local
+    /// word records that are one block's) as long as that finds nothing and leaves the words
+    /// one block's; the lanes checked so are added to `done`.
     fn check_lane_blocks<const FIRST: bool>(
         &self,
         g: &mut GroupState,
@@ -333,7 +354,13 @@ impl LaunchChecker<'_> {
         at: &AccessSite,
         done: &mut LaneSet,
     ) {
-        let (epoch, op, write, lo) = (g.epoch_global, at.op, at.op == Op::Write, g.lo);
+        let global = lanes.space == AddressSpace::Global;
+        let (write, lo) = (at.op == Op::Write, g.lo);
+        let epoch = if global {
+            g.epoch_global
+        } else {
+            g.epoch_local
+        };
         let n = BLOCK_LANES as u32;
         for first in block_runs(lanes).iter() {
             let b = lanes.offsets[first];
@@ -350,30 +377,46 @@ impl LaunchChecker<'_> {
             let (me, same) = (me_of(first), same_value(first));
             // Only stores differ in "same value" (a read's is always false).
             let alike = !write || (first..first + BLOCK_LANES).all(|l| same_value(l) == same);
-            let one = g.shadows[at.shadow].1.update_block(b, |old| {
+            // A global record may belong to a launch whose records now read as reset;
+            // local records are the group's own.
+            let current = |old: u64, me: &mar::Me| {
+                if global {
+                    self.current(old, me)
+                } else {
+                    old
+                }
+            };
+            let step_block = |old: u64| {
                 // One step for the block's words where they are its first word's shifted
                 // (`mar::step_shifts`, which a property test holds `step` to).
-                if alike && self.current_is_uniform(old, &me, n) {
-                    let cur = self.current(old, &me);
+                if alike && (!global || self.current_is_uniform(old, &me, n)) {
+                    let cur = current(old, &me);
                     if mar::step_shifts(cur, &me, n) {
-                        let s = mar::step(cur, &me, at.site, epoch, op, same);
+                        let s = mar::step(cur, &me, at.site, epoch, at.op, same);
                         return (!s.uninit && !s.conflicts.any()).then_some(s.new);
                     }
                 }
                 shadow::block_map(old, |k, old| {
                     let (l, me) = (first + k as usize, me_of(first + k as usize));
-                    let cur = self.current(old, &me);
-                    let s = mar::step(cur, &me, at.site, epoch, op, same_value(l));
+                    let cur = current(old, &me);
+                    let s = mar::step(cur, &me, at.site, epoch, at.op, same_value(l));
                     (!s.uninit && !s.conflicts.any()).then_some(s.new)
                 })
-            });
+            };
+            let one = if global {
+                g.shadows[at.shadow].1.update_block(b, step_block)
+            } else {
+                let slot = lanes.alloc.local_slot().map(|s| s as usize);
+                let mem = slot.and_then(|s| g.local.get_mut(s));
+                mem.and_then(|m| m.update_block(b as usize, step_block))
+            };
             let Some((old, new)) = one else {
                 continue;
             };
             done.insert(first..first + BLOCK_LANES);
-            // A first run notes the bytes written first, as `check_at` does (the words of
-            // a block share their "initialised" bit).
-            if FIRST && write && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
+            // A first run notes the global bytes written first, as `check_at` does (the
+            // words of a block share their "initialised" bit).
+            if FIRST && global && write && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
                 g.seen.add_defined(lanes.alloc, b, b + BLOCK);
             }
         }
@@ -417,68 +460,55 @@ impl LaunchChecker<'_> {
         };
         // Only writes make bytes defined.
         let writes = FIRST && matches!(op, Op::Write | Op::Atomic);
+        // Bits `i..i + n` of a 128-bit byte mask (bytes past 128 are not followed).
+        let bits = |i: u64, n: u64| ((1u128 << n) - 1).checked_shl(i as u32).unwrap_or(0);
         match a.space {
             AddressSpace::Local => {
                 let epoch = g.epoch_local;
-                let Some(slot) = a.alloc.local_slot() else {
+                let Some(mem) = a
+                    .alloc
+                    .local_slot()
+                    .and_then(|s| g.local.get_mut(s as usize))
+                else {
                     return;
                 };
-                let Some(mem) = g.local.get_mut(slot as usize) else {
-                    return;
+                let (start, n) = (a.offset as usize, a.size as usize);
+                // Whole words (a scalar or a vector of words: the usual case) step their word
+                // records; any other access (and a copy, whose bytes may stay undefined one
+                // by one) its byte records.
+                let (recs, unit) = match mem.whole_words(start, n).filter(|_| !a.copy) {
+                    Some(words) => (words, 4),
+                    None => (mem.bytes(start, n), 1),
                 };
-                // An access whose bytes hold one record (a word written whole: the usual
-                // case) takes one step for all of them and stores only a change.
-                let (start, end) = (a.offset as usize, (a.offset + a.size as u64) as usize);
-                let one_record = match mem.get(start..end) {
-                    Some([first, rest @ ..]) if !a.copy && rest.iter().all(|r| r == first) => {
-                        Some(*first)
-                    }
-                    _ => None,
-                };
-                if let Some(rec) = one_record {
-                    let s = step(rec, site, epoch);
-                    if found.note(a.offset, s) && FIRST {
-                        racy = low_bits(a.size as u64);
-                    }
-                    if s.new != rec {
-                        mem[start..end].fill(s.new);
-                    }
-                } else {
-                    // Otherwise byte by byte: the step of a record equal to the previous
-                    // byte's is that byte's step, whose conflicts are already noted. Kept as
-                    // scalars: copying the whole `Step` per byte was the hot spot
-                    // (store-forwarding stalls).
-                    let mut last: Option<(u64, u64, bool, bool)> = None;
-                    for i in 0..a.size as u64 {
-                        let Some(rec) = mem.get_mut((a.offset + i) as usize) else {
-                            break;
-                        };
-                        let (new, inside, undefined) = match last {
-                            Some((old, new, inside, undefined)) if old == *rec => {
-                                (new, inside, undefined)
-                            }
-                            _ => {
-                                let s = step(*rec, site, epoch);
-                                let inside = found.note(a.offset + i, s);
-                                last = Some((*rec, s.new, inside, s.uninit));
-                                (s.new, inside, s.uninit)
-                            }
-                        };
-                        if copy_read && undefined {
-                            read_undefined |= 1 << (i & 7);
+                // The step of a record equal to the previous unit's is that unit's step,
+                // whose conflicts are already noted. Kept as scalars: copying the whole
+                // `Step` per byte was the hot spot (store-forwarding stalls).
+                let mut last: Option<(u64, u64, bool, bool)> = None;
+                for (k, rec) in recs.iter_mut().enumerate() {
+                    let i = (k * unit) as u64;
+                    let (new, inside, undefined) = match last {
+                        Some((old, new, inside, undefined)) if old == *rec => {
+                            (new, inside, undefined)
                         }
-                        *rec = keep(i, *rec, new);
-                        if FIRST && i < 128 {
-                            racy |= (inside as u128) << i;
+                        _ => {
+                            let s = step(*rec, site, epoch);
+                            let inside = found.note(a.offset + i, s);
+                            last = Some((*rec, s.new, inside, s.uninit));
+                            (s.new, inside, s.uninit)
                         }
+                    };
+                    if copy_read && undefined {
+                        read_undefined |= 1 << (i & 7);
+                    }
+                    *rec = keep(i, *rec, new);
+                    if FIRST && inside {
+                        racy |= bits(i, unit as u64);
                     }
                 }
             }
             AddressSpace::Global => {
                 let epoch = g.epoch_global;
                 let shadow = &g.shadows[at.shadow].1;
-                // Bits `i..i + n` of a 128-bit byte mask (bytes past 128 are not followed).
-                let bits = |i: u64, n: u64| ((1u128 << n) - 1).checked_shl(i as u32).unwrap_or(0);
                 // Whole aligned words (a scalar or a short vector: most accesses) go straight
                 // to their word records, without the general loop's bookkeeping (vadd of 2^22
                 // floats, checks on: 19% faster); the rest of the access (a split word, a

@@ -1,0 +1,181 @@
+//! The records of a work-group's `__local` memory: one per 4-byte word while the word's bytes
+//! share one (a word accessed whole: the usual case), one per byte once an access of another
+//! shape (a byte, a half, an unaligned or copied access) splits the word. One group owns its
+//! local memory, so unlike global memory's shadow these are plain values, not atomics.
+
+use crate::mar;
+use crate::shadow::{self, BLOCK_WORDS};
+
+/// Bytes one word record stands for.
+const WORD: usize = 4;
+/// A word record meaning "this word's bytes have records of their own". No record holds it
+/// (a record naming no work-item is 0 or `INIT_BIT`; `mar::step` always names one).
+const SPLIT: u64 = !mar::MAX_ITEM;
+
+/// The records of one `__local` allocation of a group.
+pub(crate) struct LocalRecords {
+    /// Bytes of the allocation.
+    len: usize,
+    /// One record per word (the last one may be partial), or `SPLIT`.
+    words: Vec<u64>,
+    /// Byte records of the split words (`WORD` per word), allocated at the first split.
+    bytes: Vec<u64>,
+}
+
+impl LocalRecords {
+    pub(crate) fn new(len: usize) -> Self {
+        LocalRecords {
+            len,
+            words: vec![0; len.div_ceil(WORD)],
+            bytes: Vec::new(),
+        }
+    }
+
+    /// Every byte back to "never accessed" (a new group). Byte records of split words are
+    /// not cleared: a later split overwrites them.
+    pub(crate) fn reset(&mut self) {
+        self.words.fill(0);
+    }
+
+    /// The one record of the words holding bytes `start..start + n`, when the range is whole
+    /// words, none split and all with equal records.
+    #[inline(always)]
+    pub(crate) fn uniform(&self, start: usize, n: usize) -> Option<u64> {
+        if !start.is_multiple_of(WORD) || !n.is_multiple_of(WORD) || start + n > self.len {
+            return None;
+        }
+        match self.words.get(start / WORD..(start + n) / WORD)? {
+            [first, rest @ ..] if *first != SPLIT && rest.iter().all(|r| r == first) => {
+                Some(*first)
+            }
+            _ => None,
+        }
+    }
+
+    /// The records of bytes `start..start + n` when the range is whole words, none split:
+    /// one per word.
+    #[inline(always)]
+    pub(crate) fn whole_words(&mut self, start: usize, n: usize) -> Option<&mut [u64]> {
+        if !start.is_multiple_of(WORD) || !n.is_multiple_of(WORD) || start + n > self.len {
+            return None;
+        }
+        let words = self.words.get_mut(start / WORD..(start + n) / WORD)?;
+        (!words.contains(&SPLIT)).then_some(words)
+    }
+
+    /// Applies `f` to the block of [`BLOCK_WORDS`] words from byte `start` (word-aligned)
+    /// when their records are one block record's (see [`shadow::block_word`]), and stores
+    /// the block record `f` returns: (old, new) block records; `None`, nothing changed,
+    /// when the words are not one block's, some is split, or `f` says `None`.
+    pub(crate) fn update_block(
+        &mut self,
+        start: usize,
+        f: impl FnOnce(u64) -> Option<u64>,
+    ) -> Option<(u64, u64)> {
+        let words = self.whole_words(start, BLOCK_WORDS as usize * WORD)?;
+        let old = words[0];
+        let block = shadow::is_block_record(old)
+            && (0..BLOCK_WORDS).all(|k| words[k as usize] == shadow::block_word(old, k));
+        if !block {
+            return None;
+        }
+        let new = f(old).filter(|&new| shadow::is_block_record(new))?;
+        for (k, w) in (0..BLOCK_WORDS).zip(words.iter_mut()) {
+            *w = shadow::block_word(new, k);
+        }
+        Some((old, new))
+    }
+
+    /// The records of bytes `start..start + n` (up to the allocation's end), one per byte:
+    /// the words they touch are split first.
+    pub(crate) fn bytes(&mut self, start: usize, n: usize) -> &mut [u64] {
+        let end = (start + n).min(self.len);
+        let start = start.min(end);
+        if start == end {
+            return &mut [];
+        }
+        if self.bytes.is_empty() {
+            self.bytes = vec![0; self.words.len() * WORD];
+        }
+        for w in start / WORD..end.div_ceil(WORD) {
+            let rec = std::mem::replace(&mut self.words[w], SPLIT);
+            if rec != SPLIT {
+                self.bytes[w * WORD..(w + 1) * WORD].fill(rec);
+            }
+        }
+        &mut self.bytes[start..end]
+    }
+
+    /// Applies `f` to the record of every byte of `start..end` (a whole word's one record
+    /// stands for its bytes; `f` must not depend on which byte it maps).
+    pub(crate) fn map_range(&mut self, start: usize, end: usize, mut f: impl FnMut(u64) -> u64) {
+        let end = end.min(self.len);
+        let mut b = start.min(end);
+        while b < end {
+            let w = b / WORD;
+            let whole = b.is_multiple_of(WORD) && (b + WORD).min(self.len) <= end;
+            if whole && self.words[w] != SPLIT {
+                self.words[w] = f(self.words[w]);
+                b += WORD;
+                continue;
+            }
+            let next = ((w + 1) * WORD).min(end);
+            for rec in self.bytes(b, next - b) {
+                *rec = f(*rec);
+            }
+            b = next;
+        }
+    }
+
+    /// Applies `f` to every record (`f` must not depend on the byte).
+    pub(crate) fn map_all(&mut self, f: impl FnMut(u64) -> u64) {
+        self.map_range(0, self.len, f);
+    }
+
+    /// Byte `i`'s record (tests).
+    #[cfg(test)]
+    pub(crate) fn byte(&self, i: usize) -> u64 {
+        match self.words[i / WORD] {
+            SPLIT => self.bytes[i],
+            rec => rec,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_only_where_an_access_of_another_shape_touches_them() {
+        let mut l = LocalRecords::new(10);
+        l.whole_words(0, 8).expect("whole words").fill(5);
+        assert_eq!(l.uniform(0, 8), Some(5));
+        assert_eq!(l.uniform(2, 4), None, "not whole words");
+        assert_eq!(l.uniform(8, 4), None, "past the end");
+        // A byte access splits its word only.
+        l.bytes(5, 1)[0] = 7;
+        assert_eq!(
+            (0..8).map(|i| l.byte(i)).collect::<Vec<_>>(),
+            [5, 5, 5, 5, 5, 7, 5, 5]
+        );
+        assert_eq!(l.uniform(0, 4), Some(5));
+        assert!(l.whole_words(4, 4).is_none());
+        assert!(l.whole_words(0, 4).is_some());
+        // The partial last word: its two bytes.
+        assert_eq!(l.bytes(8, 8).len(), 2);
+        // Maps reach split and whole words alike; a range that cuts a word splits it.
+        l.map_range(2, 9, |r| r + 1);
+        assert_eq!(
+            (0..10).map(|i| l.byte(i)).collect::<Vec<_>>(),
+            [5, 5, 6, 6, 6, 8, 6, 6, 1, 0]
+        );
+        assert!(l.whole_words(0, 4).is_none());
+        l.map_all(|r| r * 2);
+        assert_eq!(l.byte(0), 10);
+        assert_eq!(l.byte(9), 0);
+        l.reset();
+        assert!((0..10).all(|i| l.byte(i) == 0));
+        assert_eq!(l.uniform(0, 8), Some(0));
+    }
+}
