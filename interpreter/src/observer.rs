@@ -100,17 +100,21 @@ pub struct LaneAccesses<'a> {
 }
 
 impl LaneAccesses<'_> {
-    /// The bytes the lanes' accesses span: from the lowest offset to the end of the highest.
-    pub fn span(&self) -> (u64, u64) {
+    /// The bytes the lanes' accesses span (from the lowest offset to the end of the highest)
+    /// and the bitwise or of their offsets (whose low bits say whether any lane's offset is
+    /// not a multiple of an alignment), in one pass.
+    pub fn span(&self) -> ((u64, u64), u64) {
         if self.order.is_empty() {
-            return (0, self.size as u64);
+            return ((0, self.size as u64), 0);
         }
-        // One pass for both ends.
-        let (lo, hi) = self.order.iter().fold((u64::MAX, 0), |(lo, hi), &l| {
-            let o = self.offsets[l];
-            (lo.min(o), hi.max(o))
-        });
-        (lo, hi + self.size as u64)
+        let (lo, hi, bits) = self
+            .order
+            .iter()
+            .fold((u64::MAX, 0, 0), |(lo, hi, bits), &l| {
+                let o = self.offsets[l];
+                (lo.min(o), hi.max(o), bits | o)
+            });
+        ((lo, hi + self.size as u64), bits)
     }
 
     /// Lane `l`'s access as [`Observer::access`] takes it; `bytes` holds its value and

@@ -797,9 +797,9 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn access_lanes(&self, g: &mut Box<GroupState>, lanes: &LaneAccesses<'_>) {
-        let span = lanes.span();
+        let (span, offset_bits) = lanes.span();
         if self.checks.bounds && !matches!(self.pass, Pass::Second(_)) {
-            self.check_lane_rules(g, lanes, span);
+            self.check_lane_rules(g, lanes, span, offset_bits);
         }
         match &self.pass {
             Pass::Only => self.check_lanes::<false>(g, lanes, span.1),

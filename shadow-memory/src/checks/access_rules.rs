@@ -128,18 +128,23 @@ impl LaunchChecker<'_> {
     /// [`LaunchChecker::check_access_rules`] of each lane of a lockstep operation: the
     /// alignment and the argument flags are looked up once, and a lane is checked alone only
     /// when its offset is misaligned or a flag may forbid it.
-    /// `lo..hi`: the bytes the lanes span.
+    /// `lo..hi`: the bytes the lanes span; `offset_bits`: the bitwise or of their offsets.
     pub(crate) fn check_lane_rules(
         &self,
         g: &mut GroupState,
         lanes: &LaneAccesses<'_>,
         (lo, hi): (u64, u64),
+        offset_bits: u64,
     ) {
         let align = (self.alignments.of(lanes.inst) as u64).max(1);
         let flagged = matches!(lanes.space, AddressSpace::Global | AddressSpace::Constant)
             && self.state().is_some_and(|s| {
                 !s.rules.bound.is_empty() && !s.rules.permits(lanes.alloc, lo, hi, lanes.kind)
             });
+        if !flagged && offset_bits & (align - 1) == 0 {
+            // No lane is misaligned (the usual case): nothing to look at lane by lane.
+            return;
+        }
         let mut bytes = [[0u8; 8]; 2];
         for &l in lanes.order {
             if flagged || lanes.offsets[l] & (align - 1) != 0 {

@@ -189,20 +189,35 @@ impl BlockRuns {
 
 /// Lanes of a lockstep operation (up to [`LaneSet::LANES`]).
 #[derive(Default)]
-struct LaneSet([u64; 16]);
+struct LaneSet {
+    bits: [u64; 16],
+    /// Lanes inserted (each once).
+    len: usize,
+}
 
 impl LaneSet {
     const LANES: usize = 16 * 64;
 
+    /// Adds `lanes`, none of which is in the set yet.
     fn insert(&mut self, lanes: std::ops::Range<usize>) {
-        for l in lanes {
-            self.0[l / 64] |= 1 << (l % 64);
+        self.len += lanes.len();
+        let mut l = lanes.start;
+        while l < lanes.end {
+            // The lanes of `lanes` in `l`'s 64-bit word, as one mask.
+            let n = (lanes.end - l).min(64 - l % 64);
+            let mask = u64::MAX >> (64 - n) << (l % 64);
+            if let Some(w) = self.bits.get_mut(l / 64) {
+                *w |= mask;
+            }
+            l += n;
         }
     }
 
     #[inline(always)]
     fn contains(&self, l: usize) -> bool {
-        self.0.get(l / 64).is_some_and(|w| w >> (l % 64) & 1 != 0)
+        self.bits
+            .get(l / 64)
+            .is_some_and(|w| w >> (l % 64) & 1 != 0)
     }
 }
 
@@ -288,6 +303,9 @@ impl LaunchChecker<'_> {
         let global = lanes.space == AddressSpace::Global;
         let mut by_block = LaneSet::default();
         self.check_lane_blocks::<FIRST>(g, lanes, &at, &mut by_block);
+        if by_block.len == lanes.order.len() {
+            return;
+        }
         if at.op == Op::Read && lanes.space == AddressSpace::Local {
             return self.check_local_reads::<FIRST>(g, lanes, &mut at, want, &by_block);
         }
@@ -742,6 +760,22 @@ mod tests {
 
     fn ids(n: u32) -> Vec<u32> {
         (0..n).collect()
+    }
+
+    #[test]
+    fn lane_sets_hold_the_ranges_inserted() {
+        let mut set = LaneSet::default();
+        for r in [0..16, 56..72, 127..128, 1000..1024] {
+            set.insert(r);
+        }
+        let held: Vec<usize> = (0..LaneSet::LANES).filter(|&l| set.contains(l)).collect();
+        let want: Vec<usize> = (0..16)
+            .chain(56..72)
+            .chain([127])
+            .chain(1000..1024)
+            .collect();
+        assert_eq!(held, want);
+        assert_eq!(set.len, want.len());
     }
 
     #[test]
