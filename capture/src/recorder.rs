@@ -277,6 +277,8 @@ struct State {
     /// GPUVerify `log.json` entries, in launch order.
     gv_entries: Vec<serde_json::Value>,
     gv_dirty: bool,
+    /// When `log.json` was last written.
+    gv_written: Option<std::time::Instant>,
 }
 
 /// Records launches into one process folder. Shareable between threads (`&self` methods).
@@ -299,13 +301,15 @@ impl std::fmt::Debug for Recorder {
     }
 }
 
-/// The GPUVerify log is rewritten after every launch up to this many entries, then every
-/// `GV_LOG_EVERY` launches and on [`Recorder::flush`] / drop (keeps recording linear).
-const GV_LOG_EAGER: usize = 512;
+/// The GPUVerify log is rewritten after every launch up to this many entries, then at most
+/// once per `GV_LOG_PERIOD` and on [`Recorder::flush`] / drop: each rewrite costs the whole
+/// log, so rewriting every few launches made recording quadratic in the launch count
+/// (`log_from_records` rebuilds the entries a killed process did not write).
+const GV_LOG_EAGER: usize = 64;
+const GV_LOG_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A record's `skipped` entry when buffer contents are off by request.
 const NO_DATA_NOTE: &str = "buffer contents: SHADOWCL_CAPTURE_DATA=none";
-const GV_LOG_EVERY: usize = 64;
 
 impl Recorder {
     /// Creates `root/<process_name>` (with a `-2`, `-3`… suffix if it exists already).
@@ -338,6 +342,7 @@ impl Recorder {
                 pending: HashMap::new(),
                 gv_entries: Vec::new(),
                 gv_dirty: false,
+                gv_written: None,
             }),
         })
     }
@@ -432,7 +437,8 @@ impl Recorder {
             }
         }
         let n = st.gv_entries.len();
-        if st.gv_dirty && (n <= GV_LOG_EAGER || n.is_multiple_of(GV_LOG_EVERY)) {
+        let due = st.gv_written.is_none_or(|t| t.elapsed() >= GV_LOG_PERIOD);
+        if st.gv_dirty && (n <= GV_LOG_EAGER || due) {
             self.write_gv_log(&mut st)?;
         }
         if self.wants_outputs() {
@@ -761,6 +767,7 @@ impl Recorder {
         write_file(&tmp, text.as_bytes())?;
         std::fs::rename(&tmp, &path).map_err(|e| CaptureError::io(&path, e))?;
         st.gv_dirty = false;
+        st.gv_written = Some(std::time::Instant::now());
         Ok(())
     }
 }
@@ -834,13 +841,15 @@ fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(|e| CaptureError::io(path, e))
 }
 
+/// Not synced to disk: records are renamed into place whole, which is what a reader needs
+/// when the application dies (its written pages stay with the kernel); an fsync per launch
+/// was most of the capture thread's time, taken from the application's device threads.
 fn write_json(path: &Path, record: &LaunchRecord) -> Result<()> {
     let text = serde_json::to_string_pretty(record)
         .map_err(|e| CaptureError::BadInput(format!("record.json: {e}")))?;
     let mut f = std::fs::File::create(path).map_err(|e| CaptureError::io(path, e))?;
     f.write_all(text.as_bytes())
         .and_then(|()| f.write_all(b"\n"))
-        .and_then(|()| f.sync_all())
         .map_err(|e| CaptureError::io(path, e))
 }
 

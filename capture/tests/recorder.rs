@@ -286,3 +286,30 @@ fn inconsistent_input_is_refused() {
     assert_eq!(rd.contents(0).unwrap(), None);
     assert!(rd.record.skipped[0].contains("8 bytes given for a 16-byte buffer"));
 }
+
+/// `log.json` follows every launch while the log is short, then at most once a second (each
+/// write costs the whole log), and whole at `flush`.
+#[test]
+fn the_gpuverify_log_is_rewritten_eagerly_only_while_short() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rec = common::recorder(tmp.path(), DataMode::None);
+    let entries = || {
+        let text = std::fs::read_to_string(rec.dir().join("log.json")).unwrap();
+        let log: serde_json::Value = serde_json::from_str(&text).unwrap();
+        log.as_array().map_or(0, Vec::len)
+    };
+    for n in 1..=64 {
+        common::record_saxpy(&rec, None, Some([4, 1, 1]));
+        assert_eq!(entries(), n);
+    }
+    // Past 64 entries, within the second of the last write: the file waits.
+    let start = std::time::Instant::now();
+    for _ in 0..8 {
+        common::record_saxpy(&rec, None, Some([4, 1, 1]));
+    }
+    if start.elapsed() < std::time::Duration::from_millis(900) {
+        assert_eq!(entries(), 64);
+    }
+    rec.flush().unwrap();
+    assert_eq!(entries(), 72);
+}
