@@ -1,9 +1,11 @@
 //! Access flags (issue #12 item 3) through the observer hooks: a kernel write to memory the
 //! host created read-only, or a read of memory created write-only, is an `invalid-access`.
 
+mod common;
+
 use shadowcl_interpreter::{
     Access, AccessKind, AddressSpace, AllocId, ArgBinding, GroupInfo, InstId, LaneAccesses,
-    LaunchInfo, Observer, WorkItem,
+    Observer, WorkItem,
 };
 use shadowcl_shadow::{
     Checks, Config, FindingKind, GroupState, KernelAccess, LaunchChecker, Sequential, Session,
@@ -33,16 +35,7 @@ fn findings_of(
 ) -> Vec<(String, u64)> {
     let locations = |_: InstId| None;
     let c = session.launch(&locations, 0, "test", &Sequential);
-    c.launch_start(&LaunchInfo {
-        kernel: "k",
-        work_dim: 1,
-        global_offset: [0; 3],
-        global_size: [items as u64, 1, 1],
-        local_size: [items as u64, 1, 1],
-        num_groups: [1, 1, 1],
-        args,
-        local_allocs: &[],
-    });
+    c.launch_start(&common::one_group_launch("k", items as u64, args, &[]));
     let mut g = c.group_start(&GroupInfo {
         group: [0; 3],
         group_linear: 0,

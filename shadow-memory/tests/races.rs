@@ -1230,21 +1230,13 @@ fn wide_local_ops(ops: &[LocalOp], order: &[usize], whole: bool) -> Report {
         ..Config::default()
     });
     let c = s.launch(&loc, 0, "wg=in-order,wi=custom", &Sequential);
-    c.launch_start(&LaunchInfo {
-        kernel: "wide_local",
-        work_dim: 1,
-        global_offset: [0; 3],
-        global_size: [WIDE as u64, 1, 1],
-        local_size: [WIDE as u64, 1, 1],
-        num_groups: [1, 1, 1],
-        args: &[],
-        local_allocs: &[LocalAlloc {
-            name: "s".into(),
-            size: 512,
-            arg_index: None,
-            elem_size: 4,
-        }],
-    });
+    let local = [LocalAlloc {
+        name: "s".into(),
+        size: 512,
+        arg_index: None,
+        elem_size: 4,
+    }];
+    c.launch_start(&one_group_launch("wide_local", WIDE as u64, &[], &local));
     let mut g = c.group_start(&GroupInfo {
         group: [0; 3],
         group_linear: 0,

@@ -60,6 +60,25 @@ pub fn locals() -> Vec<LocalAlloc> {
     }]
 }
 
+/// A 1-D launch of one work-group of `items` work-items.
+pub fn one_group_launch<'a>(
+    kernel: &'a str,
+    items: u64,
+    args: &'a [ArgBinding],
+    local_allocs: &'a [LocalAlloc],
+) -> LaunchInfo<'a> {
+    LaunchInfo {
+        kernel,
+        work_dim: 1,
+        global_offset: [0; 3],
+        global_size: [items, 1, 1],
+        local_size: [items, 1, 1],
+        num_groups: [1, 1, 1],
+        args,
+        local_allocs,
+    }
+}
+
 pub fn start(c: &LaunchChecker<'_>, kernel: &str) {
     let (a, l) = (args(), locals());
     c.launch_start(&LaunchInfo {
