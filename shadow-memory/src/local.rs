@@ -41,7 +41,10 @@ impl LocalRecords {
     /// words, none split and all with equal records.
     #[inline(always)]
     pub(crate) fn uniform(&self, start: usize, n: usize) -> Option<u64> {
-        if !start.is_multiple_of(WORD) || !n.is_multiple_of(WORD) || start + n > self.len {
+        if !start.is_multiple_of(WORD)
+            || !n.is_multiple_of(WORD)
+            || start.saturating_add(n) > self.len
+        {
             return None;
         }
         match self.words.get(start / WORD..(start + n) / WORD)? {
@@ -56,7 +59,10 @@ impl LocalRecords {
     /// one per word.
     #[inline(always)]
     pub(crate) fn whole_words(&mut self, start: usize, n: usize) -> Option<&mut [u64]> {
-        if !start.is_multiple_of(WORD) || !n.is_multiple_of(WORD) || start + n > self.len {
+        if !start.is_multiple_of(WORD)
+            || !n.is_multiple_of(WORD)
+            || start.saturating_add(n) > self.len
+        {
             return None;
         }
         let words = self.words.get_mut(start / WORD..(start + n) / WORD)?;
@@ -89,7 +95,7 @@ impl LocalRecords {
     /// The records of bytes `start..start + n` (up to the allocation's end), one per byte:
     /// the words they touch are split first.
     pub(crate) fn bytes(&mut self, start: usize, n: usize) -> &mut [u64] {
-        let end = (start + n).min(self.len);
+        let end = start.saturating_add(n).min(self.len);
         let start = start.min(end);
         if start == end {
             return &mut [];
@@ -153,6 +159,8 @@ mod tests {
         assert_eq!(l.uniform(0, 8), Some(5));
         assert_eq!(l.uniform(2, 4), None, "not whole words");
         assert_eq!(l.uniform(8, 4), None, "past the end");
+        assert_eq!(l.uniform(usize::MAX - 3, 4), None, "far past the end");
+        assert!(l.bytes(usize::MAX, 8).is_empty());
         // A byte access splits its word only.
         l.bytes(5, 1)[0] = 7;
         assert_eq!(
