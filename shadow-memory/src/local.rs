@@ -152,6 +152,121 @@ impl LocalRecords {
 mod tests {
     use super::*;
 
+    /// One operation on a 200-byte allocation.
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// Whole words from byte `4 * word`: each gets `value` + its index (a lockstep store).
+        Words {
+            word: usize,
+            n: usize,
+            value: u64,
+        },
+        Bytes {
+            start: usize,
+            n: usize,
+            value: u64,
+        },
+        Map {
+            start: usize,
+            end: usize,
+            add: u64,
+        },
+        /// `f` of a block: the old block record with its item field moved by `shift`.
+        Block {
+            word: usize,
+            shift: u64,
+        },
+        Reset,
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        // Values name items (low bits) or none (0), so some stores leave blocks.
+        let value = prop_oneof![Just(0u64), Just(mar::INIT_BIT), 1..100u64];
+        prop_oneof![
+            4 => (0..50usize, 1..20usize, value.clone())
+                .prop_map(|(word, n, value)| Op::Words { word, n, value }),
+            2 => (0..204usize, 1..9usize, value)
+                .prop_map(|(start, n, value)| Op::Bytes { start, n, value }),
+            1 => (0..210usize, 0..210usize, 1..5u64)
+                .prop_map(|(start, end, add)| Op::Map { start, end, add }),
+            3 => (0..40usize, 0..3u64).prop_map(|(word, shift)| Op::Block { word, shift }),
+            1 => Just(Op::Reset),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// Whatever mix of word, byte, block and mapped updates and resets, every byte reads
+        /// as the record a byte-per-record model holds, and a block update happens only
+        /// over words that are one block's in the model.
+        #[test]
+        fn word_records_behave_like_one_record_per_byte(
+            ops in proptest::collection::vec(op(), 1..60)
+        ) {
+            const LEN: usize = 202;
+            let mut l = LocalRecords::new(LEN);
+            let mut model = vec![0u64; LEN];
+            for op in ops {
+                match op {
+                    Op::Words { word, n, value } => {
+                        let (start, len) = (word * WORD, n * WORD);
+                        if let Some(words) = l.whole_words(start, len) {
+                            for (k, w) in words.iter_mut().enumerate() {
+                                *w = value + k as u64;
+                                model[start + WORD * k..start + WORD * (k + 1)].fill(*w);
+                            }
+                        } else {
+                            // Only a range past the end or over a split word is refused.
+                            let past = start + len > LEN;
+                            let split = (word..word + n).any(|w| l.words.get(w) == Some(&SPLIT));
+                            proptest::prop_assert!(past || split);
+                        }
+                    }
+                    Op::Bytes { start, n, value } => {
+                        let recs = l.bytes(start, n);
+                        let end = (start + n).min(LEN);
+                        proptest::prop_assert_eq!(recs.len(), end.saturating_sub(start));
+                        for (i, r) in recs.iter_mut().enumerate() {
+                            *r = value ^ i as u64;
+                            model[start + i] = *r;
+                        }
+                    }
+                    Op::Map { start, end, add } => {
+                        // Kept below bit 48: never `SPLIT`, and `+ shift` cannot overflow.
+                        let f = |r: u64| r.wrapping_mul(3).wrapping_add(add) & 0xFFFF_FFFF_FFFF;
+                        l.map_range(start, end, f);
+                        for r in model.iter_mut().take(end.min(LEN)).skip(start) {
+                            *r = f(*r);
+                        }
+                    }
+                    Op::Block { word, shift } => {
+                        let start = word * WORD;
+                        let got = l.update_block(start, |old| Some(old + shift));
+                        if let Some((old, new)) = got {
+                            proptest::prop_assert_eq!(new, old + shift);
+                            for k in 0..BLOCK_WORDS {
+                                let at = start + WORD * k as usize;
+                                for b in &mut model[at..at + WORD] {
+                                    proptest::prop_assert_eq!(*b, shadow::block_word(old, k));
+                                    *b = shadow::block_word(new, k);
+                                }
+                            }
+                        }
+                    }
+                    Op::Reset => {
+                        l.reset();
+                        model.fill(0);
+                    }
+                }
+                for (i, want) in model.iter().enumerate() {
+                    proptest::prop_assert_eq!(l.byte(i), *want, "byte {}", i);
+                }
+            }
+        }
+    }
+
     #[test]
     fn words_split_only_where_an_access_of_another_shape_touches_them() {
         let mut l = LocalRecords::new(10);
