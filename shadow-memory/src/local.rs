@@ -37,17 +37,19 @@ impl LocalRecords {
         self.words.fill(0);
     }
 
+    /// The word indices of bytes `start..start + n`, when they are whole words inside the
+    /// allocation.
+    #[inline(always)]
+    fn word_range(&self, start: usize, n: usize) -> Option<std::ops::Range<usize>> {
+        let whole = start.is_multiple_of(WORD) && n.is_multiple_of(WORD);
+        (whole && start.saturating_add(n) <= self.len).then(|| start / WORD..(start + n) / WORD)
+    }
+
     /// The one record of the words holding bytes `start..start + n`, when the range is whole
     /// words, none split and all with equal records.
     #[inline(always)]
     pub(crate) fn uniform(&self, start: usize, n: usize) -> Option<u64> {
-        if !start.is_multiple_of(WORD)
-            || !n.is_multiple_of(WORD)
-            || start.saturating_add(n) > self.len
-        {
-            return None;
-        }
-        match self.words.get(start / WORD..(start + n) / WORD)? {
+        match self.words.get(self.word_range(start, n)?)? {
             [first, rest @ ..] if *first != SPLIT && rest.iter().all(|r| r == first) => {
                 Some(*first)
             }
@@ -59,13 +61,8 @@ impl LocalRecords {
     /// one per word.
     #[inline(always)]
     pub(crate) fn whole_words(&mut self, start: usize, n: usize) -> Option<&mut [u64]> {
-        if !start.is_multiple_of(WORD)
-            || !n.is_multiple_of(WORD)
-            || start.saturating_add(n) > self.len
-        {
-            return None;
-        }
-        let words = self.words.get_mut(start / WORD..(start + n) / WORD)?;
+        let range = self.word_range(start, n)?;
+        let words = self.words.get_mut(range)?;
         (!words.contains(&SPLIT)).then_some(words)
     }
 
