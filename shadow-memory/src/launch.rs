@@ -814,6 +814,14 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn access(&self, g: &mut Box<GroupState>, a: &Access<'_>) {
+        let checked = match &self.pass {
+            Pass::Only => self.check_word_access::<false>(g, a),
+            Pass::First(_) => self.check_word_access::<true>(g, a),
+            Pass::Second(_) => false,
+        };
+        if checked {
+            return;
+        }
         if self.checks.bounds && !matches!(self.pass, Pass::Second(_)) {
             self.check_access_rules(g, a);
         }

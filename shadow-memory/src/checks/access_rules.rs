@@ -137,10 +137,7 @@ impl LaunchChecker<'_> {
         offset_bits: u64,
     ) {
         let align = (self.alignments.of(lanes.inst) as u64).max(1);
-        let flagged = matches!(lanes.space, AddressSpace::Global | AddressSpace::Constant)
-            && self.state().is_some_and(|s| {
-                !s.rules.bound.is_empty() && !s.rules.permits(lanes.alloc, lo, hi, lanes.kind)
-            });
+        let flagged = self.flags_may_forbid(lanes.space, lanes.alloc, (lo, hi), lanes.kind);
         if !flagged && offset_bits & (align - 1) == 0 {
             // No lane is misaligned (the usual case): nothing to look at lane by lane.
             return;
@@ -151,6 +148,34 @@ impl LaunchChecker<'_> {
                 self.check_access_rules(g, &lanes.lane(l, &mut bytes));
             }
         }
+    }
+
+    /// Whether an argument's flag may forbid a `kind` access to bytes `lo..hi` of `alloc`
+    /// (false when an argument that permits it holds them all: the usual case).
+    fn flags_may_forbid(
+        &self,
+        space: AddressSpace,
+        alloc: AllocId,
+        (lo, hi): (u64, u64),
+        kind: AccessKind,
+    ) -> bool {
+        matches!(space, AddressSpace::Global | AddressSpace::Constant)
+            && self
+                .state()
+                .is_some_and(|s| !s.rules.bound.is_empty() && !s.rules.permits(alloc, lo, hi, kind))
+    }
+
+    /// Whether access `a` surely breaks no rule (it is aligned and no flag may forbid it),
+    /// so that [`LaunchChecker::check_access_rules`] would find nothing.
+    pub(crate) fn breaks_no_rule(&self, a: &Access<'_>) -> bool {
+        let align = self.alignments.of(a.inst) as u64;
+        a.offset & (align.max(1) - 1) == 0
+            && !self.flags_may_forbid(
+                a.space,
+                a.alloc,
+                (a.offset, a.offset + a.size as u64),
+                a.kind,
+            )
     }
 
     /// One finding per (kind, allocation, instruction); the message is made once.
