@@ -12,6 +12,28 @@ const WORD: usize = 4;
 /// (a record naming no work-item is 0 or `INIT_BIT`; `mar::step` always names one).
 const SPLIT: u64 = !mar::MAX_ITEM;
 
+/// The records of [`BLOCK_WORDS`] consecutive words in one of the two shapes a lockstep
+/// operation over consecutive lanes may check as one record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Run {
+    /// One block record's words (see [`shadow::block_word`]): word `k` named by the item `k`
+    /// after the one it names (what consecutive lanes leave).
+    Block(u64),
+    /// Words with equal records (what one work-item's read of a row shared by a row of
+    /// lanes leaves: every word names that item).
+    Same(u64),
+}
+
+impl Run {
+    /// Word `k`'s record.
+    pub(crate) fn word(self, k: u64) -> u64 {
+        match self {
+            Run::Block(rec) => shadow::block_word(rec, k),
+            Run::Same(rec) => rec,
+        }
+    }
+}
+
 /// The records of one `__local` allocation of a group.
 pub(crate) struct LocalRecords {
     /// Bytes of the allocation.
@@ -66,25 +88,43 @@ impl LocalRecords {
         (!words.contains(&SPLIT)).then_some(words)
     }
 
-    /// Applies `f` to the block of [`BLOCK_WORDS`] words from byte `start` (word-aligned)
-    /// when their records are one block record's (see [`shadow::block_word`]), and stores
-    /// the block record `f` returns: (old, new) block records; `None`, nothing changed,
-    /// when the words are not one block's, some is split, or `f` says `None`.
+    /// The records of the [`BLOCK_WORDS`] words from byte `start` (word-aligned), when they
+    /// have one of the shapes of a [`Run`] (none split).
+    #[inline(always)]
+    pub(crate) fn run(&self, start: usize) -> Option<Run> {
+        let words = self
+            .words
+            .get(self.word_range(start, BLOCK_WORDS as usize * WORD)?)?;
+        let first = *words.first()?;
+        let is = |run: Run| (0..BLOCK_WORDS).all(|k| words.get(k as usize) == Some(&run.word(k)));
+        if first == SPLIT {
+            None
+        } else if shadow::is_block_record(first) && is(Run::Block(first)) {
+            Some(Run::Block(first))
+        } else if is(Run::Same(first)) {
+            Some(Run::Same(first))
+        } else {
+            None
+        }
+    }
+
+    /// Applies `f` to the [`BLOCK_WORDS`] words from byte `start` (word-aligned) when their
+    /// records have one of the shapes of a [`Run`], and stores the run `f` returns: (old,
+    /// new) runs; `None`, nothing changed, when the words have neither shape, some is
+    /// split, or `f` says `None`.
     pub(crate) fn update_block(
         &mut self,
         start: usize,
-        f: impl FnOnce(u64) -> Option<u64>,
-    ) -> Option<(u64, u64)> {
+        f: impl FnOnce(Run) -> Option<Run>,
+    ) -> Option<(Run, Run)> {
+        let old = self.run(start)?;
         let words = self.whole_words(start, BLOCK_WORDS as usize * WORD)?;
-        let old = words[0];
-        let block = shadow::is_block_record(old)
-            && (0..BLOCK_WORDS).all(|k| words[k as usize] == shadow::block_word(old, k));
-        if !block {
-            return None;
-        }
-        let new = f(old).filter(|&new| shadow::is_block_record(new))?;
+        let new = f(old).filter(|new| match *new {
+            Run::Block(rec) => shadow::is_block_record(rec),
+            Run::Same(rec) => rec != SPLIT,
+        })?;
         for (k, w) in (0..BLOCK_WORDS).zip(words.iter_mut()) {
-            *w = shadow::block_word(new, k);
+            *w = new.word(k);
         }
         Some((old, new))
     }
@@ -168,10 +208,12 @@ mod tests {
             end: usize,
             add: u64,
         },
-        /// `f` of a block: the old block record with its item field moved by `shift`.
+        /// `f` of a run: the old run's record with its item field moved by `shift`, stored
+        /// as a block or as equal records (`same`).
         Block {
             word: usize,
             shift: u64,
+            same: bool,
         },
         Reset,
     }
@@ -187,7 +229,8 @@ mod tests {
                 .prop_map(|(start, n, value)| Op::Bytes { start, n, value }),
             1 => (0..210usize, 0..210usize, 1..5u64)
                 .prop_map(|(start, end, add)| Op::Map { start, end, add }),
-            3 => (0..40usize, 0..3u64).prop_map(|(word, shift)| Op::Block { word, shift }),
+            3 => (0..40usize, 0..3u64, proptest::bool::ANY)
+                .prop_map(|(word, shift, same)| Op::Block { word, shift, same }),
             1 => Just(Op::Reset),
         ]
     }
@@ -238,16 +281,21 @@ mod tests {
                             *r = f(*r);
                         }
                     }
-                    Op::Block { word, shift } => {
+                    Op::Block { word, shift, same } => {
                         let start = word * WORD;
-                        let got = l.update_block(start, |old| Some(old + shift));
-                        if let Some((old, new)) = got {
-                            proptest::prop_assert_eq!(new, old + shift);
+                        let moved = |run: Run| {
+                            let rec = match run {
+                                Run::Block(rec) | Run::Same(rec) => rec + shift,
+                            };
+                            Some(if same { Run::Same(rec) } else { Run::Block(rec) })
+                        };
+                        if let Some((old, new)) = l.update_block(start, moved) {
+                            proptest::prop_assert_eq!(Some(new), moved(old));
                             for k in 0..BLOCK_WORDS {
                                 let at = start + WORD * k as usize;
                                 for b in &mut model[at..at + WORD] {
-                                    proptest::prop_assert_eq!(*b, shadow::block_word(old, k));
-                                    *b = shadow::block_word(new, k);
+                                    proptest::prop_assert_eq!(*b, old.word(k));
+                                    *b = new.word(k);
                                 }
                             }
                         }

@@ -460,6 +460,25 @@ pub(crate) fn step_shifts(old: u64, me: &Me, n: u32) -> bool {
         && !(lo..=hi).contains(&me.actor)
 }
 
+/// Whether `n` steps of one record `old` (words with equal records: a row of a tile that
+/// one work-item's read named for all, as the first reader of a shared row leaves it) by
+/// items `me.item + k` for `k` in `0..n` (group epoch `epoch`) are the one step of `old` by
+/// `me`, its new record shifted by `k` where it names the accessor and kept as it is where
+/// it keeps the recorded item. True when the accessors fit the item field and whether the
+/// recorded item is the accessor does not count: it is none of them, or its access is from
+/// an earlier epoch of the group (a row stored after the barrier that followed the reads
+/// that named one of the storing items), and it is not the group's async-copy actor. Every
+/// relation `step` asks about is then the same for every `k` (a property test holds `step`
+/// to this).
+pub(crate) fn same_step_shifts(old: u64, me: &Me, n: u32, epoch: u8) -> bool {
+    let r = Rec(old);
+    let (first, last) = (me.item as u64, me.item as u64 + n.saturating_sub(1) as u64);
+    let recorded = r.item();
+    let one_of_us = (first..=last).contains(&(recorded as u64));
+    last <= MAX_ITEM
+        && (!one_of_us || (r.epoch() != epoch & EPOCH_MASK as u8 && recorded != me.actor))
+}
+
 /// [`step`] without the shortcut for settled reads.
 fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -> Step {
     let epoch = epoch & EPOCH_MASK as u8;

@@ -1350,3 +1350,143 @@ fn block_checked_local_operations_find_what_lane_by_lane_checks_find() {
         assert_eq!(at_line_10, [16], "{}", by_block.render_text());
     }
 }
+
+/// Lane `l`'s word `K` of its row of 16 lanes, as a [`LocalOp`] shift (`ta[row][K]` of a
+/// tiled product: lane `l` reads word first + 16 * (l / 16) + `K`).
+fn row_word<const K: u64>(l: usize) -> u64 {
+    K.wrapping_sub((l % 16) as u64)
+}
+
+/// A tiled product's tile: each row of 16 lanes reads the 16 words of its row one word at
+/// a time (every lane of the row the same word, so each word's record names its first
+/// reader: a row of equal records), then stores the row (lane `l` word `l`), which local
+/// memory checks as one step per row. The findings are those of checking every lane alone:
+/// after a barrier nothing; without one, every store races with the row's reads by others;
+/// a read of a stored word by another lane races with the lane the record names.
+#[test]
+fn rows_read_by_their_lanes_then_stored_find_what_lane_by_lane_checks_find() {
+    use AccessKind::{Read, Write};
+    let none: fn(usize) -> u64 = |_| 0;
+    let row: [fn(usize) -> u64; 16] = [
+        row_word::<0>,
+        row_word::<1>,
+        row_word::<2>,
+        row_word::<3>,
+        row_word::<4>,
+        row_word::<5>,
+        row_word::<6>,
+        row_word::<7>,
+        row_word::<8>,
+        row_word::<9>,
+        row_word::<10>,
+        row_word::<11>,
+        row_word::<12>,
+        row_word::<13>,
+        row_word::<14>,
+        row_word::<15>,
+    ];
+    let mut ops: Vec<LocalOp> = vec![Some((Write, 1, 0, WIDE, none)), None];
+    for (read, write, barrier) in [(2, 3, true), (4, 5, true), (6, 7, false)] {
+        ops.extend(row.iter().map(|&f| Some((Read, read, 0, WIDE, f))));
+        if barrier {
+            ops.push(None);
+        }
+        ops.push(Some((Write, write, 0, WIDE, none)));
+        if write == 3 {
+            // Each lane reads the next lane's word (lane 31 a word nobody wrote): races
+            // with the store only if its record names the lane that stored it.
+            ops.push(Some((Read, 8, 1, WIDE, none)));
+        }
+        ops.push(None);
+    }
+    let reverse: Vec<usize> = (0..WIDE).rev().collect();
+    let forward: Vec<usize> = (0..WIDE).collect();
+    for order in [forward, reverse] {
+        let by_lane = wide_local_ops(&ops, &order, false);
+        let by_block = wide_local_ops(&ops, &order, true);
+        assert_eq!(by_lane.findings, by_block.findings, "order {order:?}");
+        let races: Vec<_> = by_block
+            .findings
+            .iter()
+            .map(|f| {
+                let line = |s: Option<&shadowcl_shadow::Side>| {
+                    s.and_then(|s| s.location.as_ref()).map(|l| l.line)
+                };
+                (
+                    f.kind,
+                    f.race,
+                    line(f.first.as_ref()),
+                    line(f.second.as_ref()),
+                    f.count,
+                )
+            })
+            .collect();
+        let race = |first, second, count| {
+            let race = Some(RaceKind::ReadWrite);
+            (
+                FindingKind::DataRace,
+                race,
+                Some(first),
+                Some(second),
+                count,
+            )
+        };
+        let lane_31 = (FindingKind::UninitializedRead, None, None, Some(8), 1);
+        let mut want = vec![
+            race(3, 8, WIDE as u64 - 1),
+            lane_31,
+            race(6, 7, WIDE as u64),
+        ];
+        let mut got = races.clone();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{}", by_block.render_text());
+    }
+}
+
+/// Rows of lanes reading one row of words (`tb[k][lx]` of a tiled product: lane `l` reads
+/// word `l % 16`): once a run's words are settled for it (read by other rows since the
+/// barrier, at this instruction), the run is checked as one; the findings are those of
+/// checking every lane alone.
+#[test]
+fn rows_reading_one_settled_row_find_what_lane_by_lane_checks_find() {
+    use AccessKind::{Read, Write};
+    let none: fn(usize) -> u64 = |_| 0;
+    let column: fn(usize) -> u64 = |l| (16 * (l / 16) as u64).wrapping_neg();
+    let ops: [LocalOp; 8] = [
+        Some((Write, 1, 0, WIDE, none)),
+        None,
+        // Both rows read words 0..16, twice: the second time row 1's words are settled
+        // (row 0's items named, many readers), row 0's are not (they name its own lanes).
+        Some((Read, 2, 0, WIDE, column)),
+        Some((Read, 2, 0, WIDE, column)),
+        // Another instruction: records that keep one site are not settled for it.
+        Some((Read, 3, 0, WIDE, column)),
+        // Row 0 stores its words without a barrier: races with row 1's reads.
+        Some((Write, 4, 0, 16, none)),
+        None,
+        Some((Read, 5, 0, WIDE, column)),
+    ];
+    let reverse: Vec<usize> = (0..WIDE).rev().collect();
+    let forward: Vec<usize> = (0..WIDE).collect();
+    for order in [forward, reverse] {
+        let by_lane = wide_local_ops(&ops, &order, false);
+        let by_block = wide_local_ops(&ops, &order, true);
+        assert_eq!(by_lane.findings, by_block.findings, "order {order:?}");
+        let got: Vec<_> = by_block
+            .findings
+            .iter()
+            .map(|f| {
+                let second = f.second.as_ref().and_then(|s| s.location.as_ref());
+                (f.kind, f.race, second.map(|l| l.line), f.count)
+            })
+            .collect();
+        let race = (
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(4),
+            16,
+        );
+        assert_eq!(got, [race], "{}", by_block.render_text());
+    }
+}

@@ -3,6 +3,7 @@
 
 use crate::group::{clamp_item, GroupState};
 use crate::launch::LaunchChecker;
+use crate::local::Run;
 use crate::mar::{self, Op, Party};
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
@@ -83,12 +84,50 @@ fn settled_local_read(
     mar::settled_read(rec, &at.me, at.site, g.epoch_local).then(|| mar::recorded_item(rec))
 }
 
+/// Whether the [`BLOCK_LANES`] lanes that `order` starts with, a run of [`block_runs`] in
+/// the schedule's order (its first lane's accessor in `at`), make plain reads of local
+/// words that are all settled for them ([`mar::settled_read`]), so that checking them one
+/// by one would change nothing and find nothing. The words must be one block record's
+/// (word `k` names the item `k` after the first's) or equal records; either way the
+/// settled test of the first lane's word stands for all when the named items are in the
+/// group and none is its reader.
+#[inline(always)]
+fn settled_local_run(
+    g: &GroupState,
+    lanes: &LaneAccesses<'_>,
+    order: &[usize],
+    at: &AccessSite,
+) -> bool {
+    let (Some(&l), Some(slot)) = (order.first(), lanes.alloc.local_slot()) else {
+        return false;
+    };
+    let (me, last) = (&at.me, BLOCK_LANES as u64 - 1);
+    let in_order = order.len() >= BLOCK_LANES && (1..BLOCK_LANES).all(|k| order[k] == l + k);
+    let Some(run) = g
+        .local
+        .get(slot as usize)
+        .and_then(|m| m.run(lanes.offsets[l] as usize))
+    else {
+        return false;
+    };
+    let settled = |rec: u64| mar::settled_read(rec, me, at.site, g.epoch_local);
+    let readers = me.item as u64..=me.item as u64 + last;
+    in_order
+        && *readers.end() <= mar::MAX_ITEM
+        && match run {
+            Run::Block(rec) => {
+                settled(rec) && (mar::item_of(rec) as u64 + last) < me.group_hi as u64
+            }
+            Run::Same(rec) => settled(rec) && !readers.contains(&(mar::item_of(rec) as u64)),
+        }
+}
+
 /// The blocks a lockstep operation's lanes may check as one record each, by their first
 /// lane: that lane and the next [`BLOCK_LANES`]` - 1` made 4-byte accesses of the block's
 /// words in order and have consecutive local ids (their items count up with the words).
-/// Empty unless the blocks differ and no other lane touches them: then every block's words
-/// are accessed by its lanes alone, so checking them apart from the others, in any order,
-/// gives what checking every lane in the schedule's order gives.
+/// `shared` unless the blocks differ and no other lane touches them: then every block's
+/// words are accessed by its lanes alone, so checking them apart from the others, in any
+/// order, gives what checking every lane in the schedule's order gives.
 fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
     let mut runs = BlockRuns::default();
     let n = lanes.items.len();
@@ -149,9 +188,7 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
     let others_touch = (0..n)
         .filter(|&l| active(l) && !in_run.contains(l))
         .any(|l| touched(lanes.offsets[l]) || touched(lanes.offsets[l] + 3));
-    if shared || others_touch {
-        runs.len = 0;
-    }
+    runs.shared = shared || others_touch;
     runs
 }
 
@@ -163,6 +200,9 @@ const BLOCK_LANES: usize = (BLOCK / 4) as usize;
 struct BlockRuns {
     firsts: [u16; LaneSet::LANES / BLOCK_LANES],
     len: usize,
+    /// Two runs access one block, or another lane touches a run's block: the runs may not
+    /// be checked apart from the other lanes.
+    shared: bool,
 }
 
 impl Default for BlockRuns {
@@ -170,6 +210,7 @@ impl Default for BlockRuns {
         BlockRuns {
             firsts: [0; LaneSet::LANES / BLOCK_LANES],
             len: 0,
+            shared: false,
         }
     }
 }
@@ -372,12 +413,15 @@ impl LaunchChecker<'_> {
         const AHEAD: usize = 32;
         let global = lanes.space == AddressSpace::Global;
         let mut by_block = LaneSet::default();
-        self.check_lane_blocks::<FIRST>(g, lanes, &at, &mut by_block);
+        let runs = block_runs(lanes);
+        if !runs.shared {
+            self.check_lane_blocks::<FIRST>(g, lanes, &at, &runs, &mut by_block);
+        }
         if by_block.len == lanes.order.len() {
             return;
         }
         if at.op == Op::Read && lanes.space == AddressSpace::Local {
-            return self.check_local_reads::<FIRST>(g, lanes, &mut at, want, &by_block);
+            return self.check_local_reads::<FIRST>(g, lanes, &mut at, want, &by_block, &runs);
         }
         for (k, &l) in lanes.order.iter().enumerate() {
             if by_block.contains(l) {
@@ -408,18 +452,37 @@ impl LaunchChecker<'_> {
         at: &mut AccessSite,
         want: (bool, bool),
         by_block: &LaneSet,
+        runs: &BlockRuns,
     ) {
         let mut bytes = [[0u8; 8]; 2];
         // The last lane's offset and its record's item, when that read was settled (lanes
         // checked by block read other words: they change no record this cache names).
         let mut settled: Option<(u64, u32)> = None;
-        for &l in lanes.order {
-            if by_block.contains(l) {
+        let some_by_block = by_block.len != 0;
+        let mut run_firsts = LaneSet::default();
+        runs.iter().for_each(|l| run_firsts.insert(l..l + 1));
+        let mut k = 0;
+        while let Some(&l) = lanes.order.get(k) {
+            k += 1;
+            // The offset first: most lanes of a broadcast read stop at it. A lane checked
+            // by block reads no word this cache names, so it may stop here too.
+            let offset = lanes.offsets[l];
+            let item = clamp_item(g.lo + lanes.items[l].local_linear as u64);
+            if settled.is_some_and(|(o, recorded)| o == offset && recorded != item) {
                 continue;
             }
-            at.me.item = clamp_item(g.lo + lanes.items[l].local_linear as u64);
-            let offset = lanes.offsets[l];
-            if settled.is_some_and(|(o, item)| o == offset && item != at.me.item) {
+            if some_by_block && by_block.contains(l) {
+                continue;
+            }
+            at.me.item = item;
+            // A run's lanes next in the schedule reading a block all of whose words are
+            // settled for them: none changes anything, so none needs its own check (rows
+            // of a tile reading one row of another: `tb[k][lx]`).
+            if run_firsts.len != 0
+                && run_firsts.contains(l)
+                && settled_local_run(g, lanes, &lanes.order[k - 1..], at)
+            {
+                k += BLOCK_LANES - 1;
                 continue;
             }
             settled = settled_local_read(g, lanes, l, at).map(|item| (offset, item));
@@ -440,6 +503,7 @@ impl LaunchChecker<'_> {
         g: &mut GroupState,
         lanes: &LaneAccesses<'_>,
         at: &AccessSite,
+        runs: &BlockRuns,
         done: &mut LaneSet,
     ) {
         let global = lanes.space == AddressSpace::Global;
@@ -450,7 +514,7 @@ impl LaunchChecker<'_> {
             g.epoch_local
         };
         let n = BLOCK_LANES as u32;
-        for first in block_runs(lanes).iter() {
+        for first in runs.iter() {
             let b = lanes.offsets[first];
             // As `check_at` decides it for a lane's 4 bytes.
             let same_value = |l: usize| {
@@ -491,21 +555,44 @@ impl LaunchChecker<'_> {
                     (!s.uninit && !s.conflicts.any()).then_some(s.new)
                 })
             };
-            let one = if global {
-                g.shadows[at.shadow].1.update_block(b, step_block)
+            let checked = if global {
+                let one = g.shadows[at.shadow].1.update_block(b, step_block);
+                // A first run notes the global bytes written first, as `check_at` does (the
+                // words of a block share their "initialised" bit).
+                if let Some((old, new)) = one.filter(|_| FIRST && write) {
+                    if old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
+                        g.seen.add_defined(lanes.alloc, b, b + BLOCK);
+                    }
+                }
+                one.is_some()
             } else {
+                // Local words may also hold one record each (a row one item's read named):
+                // one step where `mar::same_step_shifts` says it is the sixteen steps.
+                let step_same = |old: u64| {
+                    if !(alike && mar::same_step_shifts(old, &me, n, epoch)) {
+                        return None;
+                    }
+                    let s = mar::step(old, &me, at.site, epoch, at.op, same);
+                    if s.uninit || s.conflicts.any() {
+                        return None;
+                    }
+                    Some(match mar::item_of(s.new) == me.item {
+                        true => Run::Block(s.new),
+                        false => Run::Same(s.new),
+                    })
+                };
                 let slot = lanes.alloc.local_slot().map(|s| s as usize);
                 let mem = slot.and_then(|s| g.local.get_mut(s));
-                mem.and_then(|m| m.update_block(b as usize, step_block))
+                mem.and_then(|m| {
+                    m.update_block(b as usize, |run| match run {
+                        Run::Block(old) => step_block(old).map(Run::Block),
+                        Run::Same(old) => step_same(old),
+                    })
+                })
+                .is_some()
             };
-            let Some((old, new)) = one else {
-                continue;
-            };
-            done.insert(first..first + BLOCK_LANES);
-            // A first run notes the global bytes written first, as `check_at` does (the
-            // words of a block share their "initialised" bit).
-            if FIRST && global && write && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
-                g.seen.add_defined(lanes.alloc, b, b + BLOCK);
+            if checked {
+                done.insert(first..first + BLOCK_LANES);
             }
         }
     }
@@ -822,8 +909,9 @@ mod tests {
             values: &[],
             previous: &[],
         };
-        block_runs(&lanes)
-            .iter()
+        let runs = block_runs(&lanes);
+        runs.iter()
+            .filter(|_| !runs.shared)
             .map(|first| (offsets[first], first))
             .collect()
     }

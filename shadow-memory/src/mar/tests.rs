@@ -508,11 +508,13 @@ mod properties {
             actor in 0u32..48,
             actor_since in proptest::option::of(0u8..128),
             site in 0u16..8,
-            epoch in 0u8..128,
+            (epoch, current) in (0u8..128, any::<bool>()),
             op in 0usize..4,
             same_value in any::<bool>(),
         ) {
             let old = (fields & !MAX_ITEM) | old_item as u64;
+            // Half the time in the record's own epoch, where the most relations count.
+            let epoch = if current { Rec(old).epoch() } else { epoch };
             let op = Op::ALL[op];
             let me = Me {
                 item,
@@ -532,6 +534,54 @@ mod properties {
                     let s = step(word, &by, site, epoch, op, same_value);
                     let shifted = if Rec(first.new).item() == 0 { first.new } else { first.new + k as u64 };
                     prop_assert_eq!(s.new, shifted, "word {}", k);
+                    prop_assert_eq!(s.conflicts.any(), first.conflicts.any());
+                    prop_assert_eq!(s.uninit, first.uninit);
+                }
+            }
+        }
+
+        /// Where `same_step_shifts` says so, the steps of words with one equal record by
+        /// consecutive items are the first word's step, shifted where it names the accessor
+        /// (`LaunchChecker::check_lane_blocks` takes one step for such a row of sixteen).
+        #[test]
+        fn steps_of_equal_records_are_the_first_step_shifted_where_it_names_the_accessor(
+            fields in any::<u64>(),
+            old_item in prop_oneof![Just(0u32), 1u32..40, MAX_ITEM as u32 - 20..=MAX_ITEM as u32],
+            item in prop_oneof![1u32..40, MAX_ITEM as u32 - 20..=MAX_ITEM as u32],
+            (group_lo, group_len) in (1u32..40, 1u32..24),
+            (launch_lo, launch_len) in (1u32..8, 8u32..64),
+            actor in prop_oneof![0u32..48, Just(u32::MAX)],
+            actor_since in proptest::option::of(0u8..128),
+            site in 0u16..8,
+            (epoch, current) in (0u8..128, any::<bool>()),
+            op in 0usize..4,
+            same_value in any::<bool>(),
+        ) {
+            let old = (fields & !MAX_ITEM) | old_item as u64;
+            // Half the time in the record's own epoch: only there does an access by the
+            // recorded item itself differ.
+            let epoch = if current { Rec(old).epoch() } else { epoch };
+            // Sometimes the recorded item is the group's async-copy actor (`MAX`).
+            let actor = if actor == u32::MAX { old_item } else { actor };
+            let op = Op::ALL[op];
+            let me = Me {
+                item,
+                group_lo,
+                group_hi: group_lo + group_len,
+                launch_lo,
+                launch_hi: launch_lo + launch_len,
+                actor,
+                actor_since,
+            };
+            let n = 16;
+            if same_step_shifts(old, &me, n, epoch) {
+                let first = step(old, &me, site, epoch, op, same_value);
+                let names_me = Rec(first.new).item() == item;
+                for k in 1..n {
+                    let by = Me { item: item + k, ..me };
+                    let s = step(old, &by, site, epoch, op, same_value);
+                    let expected = if names_me { first.new + k as u64 } else { first.new };
+                    prop_assert_eq!(s.new, expected, "word {}", k);
                     prop_assert_eq!(s.conflicts.any(), first.conflicts.any());
                     prop_assert_eq!(s.uninit, first.uninit);
                 }
