@@ -570,6 +570,43 @@ impl LaunchChecker<'_> {
     }
 }
 
+/// How a window entry stands to a starting launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    /// It and everything before it happen before every launch that may still start.
+    Settled,
+    /// Ordered before the starting launch.
+    Before,
+    /// May overlap the starting launch.
+    Overlapping,
+}
+
+/// The [`Status`] of each of the window's entries (front first) for a launch ordered by
+/// `order`: asked entry by entry from the newest, until an entry that followed every older
+/// one (its `follows_all`) turns out settled or before this launch; then every older entry
+/// stands so too.
+fn window_statuses(
+    window: &std::collections::VecDeque<WindowLaunch>,
+    order: &dyn LaunchOrder,
+) -> Vec<Status> {
+    let mut statuses = vec![Status::Overlapping; window.len()];
+    for (i, w) in window.iter().enumerate().rev() {
+        let status = if order.settled(w.order) {
+            Status::Settled
+        } else if order.follows(w.order) {
+            Status::Before
+        } else {
+            Status::Overlapping
+        };
+        if w.follows_all && status != Status::Overlapping {
+            statuses[..=i].fill(status);
+            break;
+        }
+        statuses[i] = status;
+    }
+    statuses
+}
+
 /// The window launch that record item `item` belongs to.
 fn window_of(st: &State, item: u32) -> Option<&WindowLaunch> {
     let item = item as u64;
@@ -627,21 +664,26 @@ impl Observer for LaunchChecker<'_> {
             let mut st = self.session.state.lock();
             let order = self.order;
             let end = |v: u64| v.min(u32::MAX as u64) as u32;
-            // One pass: launches the host has waited for leave; of the others, which are
-            // ordered before this one and which may overlap it.
+            // Launches the host has waited for leave; of the others, which are ordered
+            // before this one and which may overlap it. Asked newest first, only until an
+            // entry that followed every older one is settled or before this launch: then so
+            // is every older one (`LaunchOrder`'s questions are transitive). A tight loop of
+            // launches on one queue asks once instead of once per entry.
+            let statuses = window_statuses(&st.window, order);
             let mut overlapping = Vec::new();
             let mut before = Vec::new();
+            let mut i = 0;
             st.window.retain(|w| {
-                if order.settled(w.order) {
-                    return false;
-                }
-                if order.follows(w.order) {
-                    before.push(w.id);
-                } else {
-                    overlapping.push((end(w.lo), end(w.hi)));
+                let status = statuses.get(i).copied().unwrap_or(Status::Overlapping);
+                i += 1;
+                match status {
+                    Status::Settled => return false,
+                    Status::Before => before.push(w.id),
+                    Status::Overlapping => overlapping.push((end(w.lo), end(w.hi))),
                 }
                 true
             });
+            let follows_all = overlapping.is_empty();
             // Item ids and interned sites run short only after many launches: until then
             // the records of settled launches are not swept (that cost a pass over every
             // touched record per launch) but read as reset (`current`, `is_stale`).
@@ -687,6 +729,7 @@ impl Observer for LaunchChecker<'_> {
                 hi,
                 geometry: geometry.clone(),
                 touched: Vec::new(),
+                follows_all,
             });
             // The report's launches are kernel launches.
             if !self.host {

@@ -91,6 +91,9 @@ pub(crate) struct WindowLaunch {
     /// What it accessed, filled when it ends: names the likely site of an access that a
     /// record kept only the kind of.
     pub(crate) touched: Vec<Touched>,
+    /// Every launch in the window when it started was ordered before it (see
+    /// [`LaunchOrder`]: a launch that follows this one follows those too).
+    pub(crate) follows_all: bool,
 }
 
 /// An allocation a launch accessed, how, where, and by which work-groups.
@@ -111,10 +114,12 @@ pub trait LaunchOrder: Sync {
     /// This launch's identity in the platform's ordering (stored with its window entry).
     fn key(&self) -> u64;
     /// The launch `key` completed before this one started (happens-before): its accesses can
-    /// not race with this launch's.
+    /// not race with this launch's. Transitive: when launch `key` followed launch `x` at its
+    /// start, a launch that follows `key` follows `x`.
     fn follows(&self, key: u64) -> bool;
     /// The launch `key` happens before this one and before every launch that may still start,
-    /// so its records may be forgotten.
+    /// so its records may be forgotten. Likewise transitive: what a settled launch followed
+    /// is settled.
     fn settled(&self, key: u64) -> bool;
 }
 

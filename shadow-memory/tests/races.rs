@@ -529,6 +529,89 @@ fn a_full_window_forgets_its_oldest_launches_first() {
     assert_eq!(firsts, [(300, Some(0))], "{}", r.render_text());
 }
 
+/// A partial order as [`Follows`] gives it that counts the questions asked of it.
+struct Counted {
+    order: Follows,
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+impl Counted {
+    fn new(key: u64, after: &'static [u64]) -> Counted {
+        Counted {
+            order: Follows { key, after },
+            asked: Default::default(),
+        }
+    }
+
+    fn asked(&self) -> usize {
+        self.asked.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl LaunchOrder for Counted {
+    fn key(&self) -> u64 {
+        self.order.key()
+    }
+    fn follows(&self, key: u64) -> bool {
+        self.asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.order.follows(key)
+    }
+    fn settled(&self, key: u64) -> bool {
+        self.asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.order.settled(key)
+    }
+}
+
+/// A launch start asks the order about the window's entries from the newest, and stops at
+/// one that followed every older entry and precedes the new launch (the order's questions
+/// are transitive): launches of one queue ask about one entry each. Past an entry that did
+/// not follow everything older, it asks on, and finds the older launch it overlaps.
+#[test]
+fn a_launch_start_asks_about_older_launches_only_until_one_followed_them_all() {
+    let s = session(Checks::default());
+    // Launches 0..4 of one queue (each follows all before it) write element 0.
+    const KEYS: [&[u64]; 5] = [&[], &[0], &[0, 1], &[0, 1, 2], &[0, 1, 2, 3]];
+    for (k, after) in KEYS.iter().enumerate() {
+        let order = Counted::new(k as u64, after);
+        let c = s.launch(&loc, k as u64, "serial", &order);
+        one_group(&c, &|c, g| write(c, g, Global, BUF, 0, wi(0, 0), 150));
+        drop(c);
+        // Two questions (settled, follows) about the newest entry, whatever the window holds.
+        assert!(
+            order.asked() <= 2,
+            "launch {k}: {} questions",
+            order.asked()
+        );
+    }
+    // Launch 5 of another queue overlaps them all (it asks about every entry); launch 6
+    // follows launch 5 only: launch 5 did not follow the older ones, so launch 6 asks on,
+    // and its write of element 0 races with launch 4's.
+    for (k, after) in [(5, &[][..]), (6, &[5][..])] {
+        let order = Counted::new(k, after);
+        let c = s.launch(&loc, k, "serial", &order);
+        one_group(&c, &|c, g| write(c, g, Global, BUF, 4 * k, wi(0, 0), 151));
+        drop(c);
+        assert!(
+            order.asked() >= 2 * 5,
+            "launch {k}: {} questions",
+            order.asked()
+        );
+    }
+    let order = Counted::new(7, &[5, 6]);
+    let c = s.launch(&loc, 7, "serial", &order);
+    one_group(&c, &|c, g| write(c, g, Global, BUF, 0, wi(0, 0), 152));
+    drop(c);
+    let r = s.report();
+    let firsts: Vec<(u64, u64, Option<i64>)> = r
+        .findings
+        .iter()
+        .map(|f| (f.first.as_ref().unwrap().launch, f.launch, f.offset))
+        .collect();
+    assert_eq!(firsts, [(4, 7, Some(0))], "{}", r.render_text());
+}
+
 #[test]
 fn identical_pairs_are_counted_and_each_launch_is_capped() {
     let s = session(Checks::default());

@@ -317,6 +317,10 @@ impl CommandOrder {
     }
 }
 
+// Both questions are transitive, as `LaunchOrder` requires: a point gets into a clock only
+// by joining the done clock of its command (`executor::start_clock`), which holds that
+// command's start clock, so whatever that command followed this one follows too; the host
+// horizon is a join of done clocks likewise.
 impl LaunchOrder for CommandOrder {
     fn key(&self) -> u64 {
         self.point.key()
