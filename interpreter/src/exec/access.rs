@@ -164,30 +164,37 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
     /// A load of private bytes `at..at + n` (offset `off` in allocation `idx`) when the
     /// observer follows definedness: a copy carries their undefined bytes to its store; any
     /// other read of undefined bytes is reported.
-    #[cold]
+    #[inline]
     fn private_read(&mut self, idx: usize, off: i64, at: usize, n: usize, pc: usize) {
         let undefined = self.mem.undefined_mask(at, n);
         if self.gx.copying {
             self.gx.copy_undefined = undefined;
         } else if undefined != 0 {
-            self.lx.obs.access(
-                &mut self.gx.obs,
-                &Access {
-                    space: AddressSpace::Private,
-                    alloc: AllocId(idx as u64),
-                    offset: off as u64,
-                    size: n as u32,
-                    kind: AccessKind::Read,
-                    value: &[],
-                    previous: &[],
-                    item: self.wi,
-                    inst: InstId(self.lx.code.inst_of[pc]),
-                    by_group: self.gx.by_group,
-                    copy: false,
-                    undefined,
-                },
-            );
+            self.undefined_private_read(idx, off, n, undefined, pc);
         }
+    }
+
+    /// Reports a read of `n` private bytes at offset `off` of allocation `idx`, some
+    /// `undefined`.
+    #[cold]
+    fn undefined_private_read(&mut self, idx: usize, off: i64, n: usize, undefined: u8, pc: usize) {
+        self.lx.obs.access(
+            &mut self.gx.obs,
+            &Access {
+                space: AddressSpace::Private,
+                alloc: AllocId(idx as u64),
+                offset: off as u64,
+                size: n as u32,
+                kind: AccessKind::Read,
+                value: &[],
+                previous: &[],
+                item: self.wi,
+                inst: InstId(self.lx.code.inst_of[pc]),
+                by_group: self.gx.by_group,
+                copy: false,
+                undefined,
+            },
+        );
     }
 
     /// A store to private bytes `at..at + n`: defined, but for a copy's undefined bytes.

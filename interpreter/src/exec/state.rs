@@ -50,10 +50,13 @@ impl Priv {
         let Some(u) = self.undefined.get(at..) else {
             return 0;
         };
-        u.iter()
-            .take(n)
-            .enumerate()
-            .fold(0u8, |m, (i, &b)| m | ((b & 1) << i))
+        let n = n.min(8).min(u.len());
+        // The flags (0 or 1 per byte) as one little-endian word; the multiply gathers byte
+        // i's low bit into bit 56 + i (every other product lands below bit 56 or past 63).
+        let mut word = [0u8; 8];
+        word[..n].copy_from_slice(&u[..n]);
+        let flags = u64::from_le_bytes(word) & 0x0101_0101_0101_0101;
+        (flags.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
     }
 
     /// The `n` bytes at `at` become defined, except those `undefined` (bit `i` = byte `i`)
@@ -61,7 +64,14 @@ impl Priv {
     #[inline]
     pub(super) fn define(&mut self, at: usize, n: usize, undefined: u8) {
         if let Some(u) = self.undefined.get_mut(at..) {
-            for (i, b) in u.iter_mut().take(n).enumerate() {
+            let n = n.min(u.len());
+            let u = &mut u[..n];
+            if undefined == 0 {
+                // The usual store: every byte defined.
+                u.fill(0);
+                return;
+            }
+            for (i, b) in u.iter_mut().enumerate() {
                 *b = (undefined >> i) & 1;
             }
         }
@@ -171,5 +181,34 @@ pub(super) fn watch_alloca(mem: &mut Priv) {
     if let Some(&(start, size)) = mem.allocs.last() {
         mem.undefined.resize(start, 0);
         mem.undefined.resize(start + size, 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Priv;
+
+    #[test]
+    fn undefined_masks_gather_one_bit_per_byte() {
+        for pattern in 0..=255u8 {
+            for len in [3usize, 8, 12] {
+                let mem = Priv {
+                    undefined: (0..len).map(|i| (pattern >> (i % 8)) & 1).collect(),
+                    ..Priv::default()
+                };
+                for at in 0..=len + 1 {
+                    for n in 0..=8 {
+                        let naive = (0..n)
+                            .filter_map(|i| mem.undefined.get(at + i).map(|&b| (i, b)))
+                            .fold(0u8, |m, (i, b)| m | (b & 1) << i);
+                        assert_eq!(
+                            mem.undefined_mask(at, n),
+                            naive,
+                            "{pattern:08b} at {at} n {n}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
