@@ -301,26 +301,21 @@ impl LaunchChecker<'_> {
 
     /// [`LaunchChecker::check_access`] (and the rules) of a work-item's plain load or store
     /// of one aligned word of global memory, the usual access of the per-item executor, by
-    /// the shortest way: one word record, no byte bookkeeping. False, having changed
-    /// nothing, for any other access (another shape, an async copy in flight, a rule that
-    /// may be broken, a word without its own record): the general check takes it then.
-    /// The general check of such an access cost the per-item `divergent` app 15% more.
+    /// the shortest way ([`LaunchChecker::check_word_at`]). False, having changed nothing,
+    /// for any other access (another shape, the group's async copy, a rule that may be
+    /// broken, a word without its own record): the general check takes it then. The
+    /// general check of such an access cost the per-item `divergent` app 15% more.
     pub(crate) fn check_word_access<const FIRST: bool>(
         &self,
         g: &mut GroupState,
         a: &Access<'_>,
     ) -> bool {
-        let op = match a.kind {
-            AccessKind::Read => Op::Read,
-            AccessKind::Write => Op::Write,
-            AccessKind::Atomic | AccessKind::AtomicRead => return false,
-        };
-        if a.space != AddressSpace::Global
+        if !matches!(a.kind, AccessKind::Read | AccessKind::Write)
+            || a.space != AddressSpace::Global
             || a.size != 4
             || !a.offset.is_multiple_of(4)
             || a.by_group
             || a.copy
-            || !g.copies.is_empty()
             || (self.checks.bounds && !self.breaks_no_rule(a))
         {
             return false;
@@ -329,17 +324,31 @@ impl LaunchChecker<'_> {
         if !(want.0 || want.1) {
             return true;
         }
-        let shadow = self.shadow_index(g, a.alloc, a.offset + 4);
-        let site = self.site(g, a, op);
-        let Some(cell) = g.shadows[shadow].1.word(a.offset) else {
+        let at = self.access_site(g, a, a.offset + 4);
+        self.check_word_at::<FIRST>(g, a, &at, want)
+    }
+
+    /// [`LaunchChecker::check_at`] of a plain load or store of one aligned word of global
+    /// memory (no copy) by a work-item: one word record's step, without the byte
+    /// bookkeeping. False, having changed nothing, when the word has no record of its own
+    /// (split, or past the shadow).
+    #[inline(always)]
+    fn check_word_at<const FIRST: bool>(
+        &self,
+        g: &mut GroupState,
+        a: &Access<'_>,
+        at: &AccessSite,
+        want: (bool, bool),
+    ) -> bool {
+        let Some(cell) = g.shadows[at.shadow].1.word(a.offset) else {
             return false;
         };
-        let (me, epoch) = (g.me(a), g.epoch_global);
+        let (op, me, epoch) = (at.op, &at.me, g.epoch_global);
         let same_value = op == Op::Write && !a.value.is_empty() && same_bytes(a.value, a.previous);
         // Only a step that found something is kept (rarely).
         let mut kept: Option<mar::Step> = None;
         let Some((old, new)) = Shadow::update_word(cell, |old| {
-            let s = mar::step(self.current(old, &me), &me, site, epoch, op, same_value);
+            let s = mar::step(self.current(old, me), me, at.site, epoch, op, same_value);
             kept = (s.uninit || s.conflicts.any()).then_some(s);
             (s.new, s.new)
         }) else {
@@ -423,6 +432,9 @@ impl LaunchChecker<'_> {
         if at.op == Op::Read && lanes.space == AddressSpace::Local {
             return self.check_local_reads::<FIRST>(g, lanes, &mut at, want, &by_block, &runs);
         }
+        // Lanes' plain words of global memory step their word records straight (see
+        // `check_word_at`).
+        let word = global && lanes.size == 4;
         for (k, &l) in lanes.order.iter().enumerate() {
             if by_block.contains(l) {
                 continue;
@@ -435,7 +447,12 @@ impl LaunchChecker<'_> {
             // `g.item_of` of the lane's access (a lane's access is never the group's).
             at.me.item = clamp_item(g.lo + lanes.items[l].local_linear as u64);
             let a = lanes.lane(l, &mut bytes);
-            self.check_at::<FIRST>(g, &a, &at, want);
+            if !(word
+                && a.offset.is_multiple_of(4)
+                && self.check_word_at::<FIRST>(g, &a, &at, want))
+            {
+                self.check_at::<FIRST>(g, &a, &at, want);
+            }
         }
     }
 
