@@ -1156,6 +1156,12 @@ fn wide_item(g: u32, l: u32) -> WorkItem {
 /// operation whole (`access_lanes`) or lane by lane (`access`); returns the report and the
 /// shadow bytes allocated.
 fn wide_ops(ops: &[WideOp], whole: bool) -> (Report, usize) {
+    let reverse: Vec<usize> = (0..WIDE).rev().collect();
+    wide_ops_in(ops, whole, &reverse)
+}
+
+/// [`wide_ops`] with the lanes in `order`.
+fn wide_ops_in(ops: &[WideOp], whole: bool, order: &[usize]) -> (Report, usize) {
     let s = Session::new(Config {
         checks: Checks::default(),
         ..Config::default()
@@ -1170,7 +1176,6 @@ fn wide_ops(ops: &[WideOp], whole: bool) -> (Report, usize) {
         view_size: 512,
         elem_size: 4,
     }];
-    let order: Vec<usize> = (0..WIDE).rev().collect();
     for (id, launch_ops) in ops.split(Option::is_none).enumerate() {
         let c = s.launch(&loc, id as u64, "wg=in-order,wi=reverse", &Sequential);
         c.launch_start(&LaunchInfo {
@@ -1208,7 +1213,7 @@ fn wide_ops(ops: &[WideOp], whole: bool) -> (Report, usize) {
                 kind,
                 inst: InstId(inst),
                 items: &items,
-                order: &order,
+                order,
                 offsets: &offsets,
                 values: &values,
                 previous: &previous,
@@ -1528,11 +1533,11 @@ fn rows_read_by_their_lanes_then_stored_find_what_lane_by_lane_checks_find() {
 }
 
 /// Rows of lanes reading one row of words (`tb[k][lx]` of a tiled product: lane `l` reads
-/// word `l % 16`): once a run's words are settled for it (read by other rows since the
-/// barrier, at this instruction), the run is checked as one; the findings are those of
-/// checking every lane alone.
+/// word `l % 16`): the runs share a block, so each is checked as one where it comes in the
+/// schedule (the first row's reads name it, the others' are settled); the findings are
+/// those of checking every lane alone.
 #[test]
-fn rows_reading_one_settled_row_find_what_lane_by_lane_checks_find() {
+fn rows_reading_one_row_find_what_lane_by_lane_checks_find() {
     use AccessKind::{Read, Write};
     let none: fn(usize) -> u64 = |_| 0;
     let column: fn(usize) -> u64 = |l| (16 * (l / 16) as u64).wrapping_neg();
@@ -1572,4 +1577,48 @@ fn rows_reading_one_settled_row_find_what_lane_by_lane_checks_find() {
         );
         assert_eq!(got, [race], "{}", by_block.render_text());
     }
+}
+
+/// Rows of lanes reading one row of global words (every row of both groups the same 16
+/// words): the runs share a block, so each is checked as one where its lanes come in the
+/// schedule, and the words keep their block record; the findings are those of checking every
+/// lane alone.
+#[test]
+fn rows_reading_one_global_row_find_what_lane_by_lane_checks_find() {
+    use AccessKind::{Read, Write};
+    let none: fn(usize) -> u64 = |_| 0;
+    let column: fn(usize) -> u64 = |l| (16 * (l / 16) as u64).wrapping_neg();
+    let new: fn(usize) -> bool = |_| false;
+    let ops: [WideOp; 6] = [
+        Some((0, Write, 1, 0, none, new)),
+        None,
+        Some((0, Read, 2, 0, column, new)),
+        Some((0, Read, 2, 0, column, new)),
+        Some((1, Read, 3, 0, column, new)),
+        // Group 1 stores words 0..32: races with the reads of words 0..16 (one race per kind
+        // and access is reported: its own group's reads).
+        Some((1, Write, 4, 0, none, new)),
+    ];
+    let forward: Vec<usize> = (0..WIDE).collect();
+    let (by_lane, _) = wide_ops_in(&ops, false, &forward);
+    let (by_block, _) = wide_ops_in(&ops, true, &forward);
+    assert_eq!(by_lane.findings, by_block.findings);
+    let got: Vec<_> = by_block
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.race, f.scope))
+        .collect();
+    let race = (
+        FindingKind::DataRace,
+        Some(RaceKind::ReadWrite),
+        Some(Scope::IntraGroup),
+    );
+    assert_eq!(got, [race], "{}", by_block.render_text());
+    // Without the store, every operation was checked a block at a time: the buffer's
+    // records stayed one per block.
+    let reads = &ops[..5];
+    let (r, bytes) = wide_ops_in(reads, true, &forward);
+    assert!(r.findings.is_empty(), "{}", r.render_text());
+    assert_eq!(bytes, 512 / 64 * 8);
+    assert_eq!(wide_ops_in(reads, false, &forward).1, 512 * 2);
 }

@@ -84,44 +84,6 @@ fn settled_local_read(
     mar::settled_read(rec, &at.me, at.site, g.epoch_local).then(|| mar::recorded_item(rec))
 }
 
-/// Whether the [`BLOCK_LANES`] lanes that `order` starts with, a run of [`block_runs`] in
-/// the schedule's order (its first lane's accessor in `at`), make plain reads of local
-/// words that are all settled for them ([`mar::settled_read`]), so that checking them one
-/// by one would change nothing and find nothing. The words must be one block record's
-/// (word `k` names the item `k` after the first's) or equal records; either way the
-/// settled test of the first lane's word stands for all when the named items are in the
-/// group and none is its reader.
-#[inline(always)]
-fn settled_local_run(
-    g: &GroupState,
-    lanes: &LaneAccesses<'_>,
-    order: &[usize],
-    at: &AccessSite,
-) -> bool {
-    let (Some(&l), Some(slot)) = (order.first(), lanes.alloc.local_slot()) else {
-        return false;
-    };
-    let (me, last) = (&at.me, BLOCK_LANES as u64 - 1);
-    let in_order = order.len() >= BLOCK_LANES && (1..BLOCK_LANES).all(|k| order[k] == l + k);
-    let Some(run) = g
-        .local
-        .get(slot as usize)
-        .and_then(|m| m.run(lanes.offsets[l] as usize))
-    else {
-        return false;
-    };
-    let settled = |rec: u64| mar::settled_read(rec, me, at.site, g.epoch_local);
-    let readers = me.item as u64..=me.item as u64 + last;
-    in_order
-        && *readers.end() <= mar::MAX_ITEM
-        && match run {
-            Run::Block(rec) => {
-                settled(rec) && (mar::item_of(rec) as u64 + last) < me.group_hi as u64
-            }
-            Run::Same(rec) => settled(rec) && !readers.contains(&(mar::item_of(rec) as u64)),
-        }
-}
-
 /// The blocks a lockstep operation's lanes may check as one record each, by their first
 /// lane: that lane and the next [`BLOCK_LANES`]` - 1` made 4-byte accesses of the block's
 /// words in order and have consecutive local ids (their items count up with the words).
@@ -215,7 +177,25 @@ impl Default for BlockRuns {
     }
 }
 
+/// Whether `order` starts with the [`BLOCK_LANES`] lanes of a run, in lane order: the run's
+/// accesses came one after the other in the schedule, so checking them as one there
+/// ([`LaunchChecker::check_run`]) is checking them in the schedule's order, whatever other
+/// lanes touch the block.
+fn run_next(order: &[usize]) -> bool {
+    order.len() >= BLOCK_LANES && (1..BLOCK_LANES).all(|i| order[i] == order[0] + i)
+}
+
 impl BlockRuns {
+    /// The first lanes of the runs when they are `shared`: those the block pass before the
+    /// lanes' loop leaves alone, and the loop checks where they come ([`run_next`]).
+    fn shared_firsts(&self) -> LaneSet {
+        let mut firsts = LaneSet::default();
+        if self.shared {
+            self.iter().for_each(|l| firsts.insert(l..l + 1));
+        }
+        firsts
+    }
+
     fn push(&mut self, first: usize) {
         if let Some(slot) = self.firsts.get_mut(self.len) {
             *slot = first as u16;
@@ -435,8 +415,11 @@ impl LaunchChecker<'_> {
         // Lanes' plain words of global memory step their word records straight (see
         // `check_word_at`).
         let word = global && lanes.size == 4;
+        let run_firsts = runs.shared_firsts();
+        // Lanes before this one in the order were checked with a run.
+        let mut run_end = 0;
         for (k, &l) in lanes.order.iter().enumerate() {
-            if by_block.contains(l) {
+            if k < run_end || by_block.contains(l) {
                 continue;
             }
             if global && k % 8 == 0 {
@@ -446,6 +429,15 @@ impl LaunchChecker<'_> {
             }
             // `g.item_of` of the lane's access (a lane's access is never the group's).
             at.me.item = clamp_item(g.lo + lanes.items[l].local_linear as u64);
+            // A run's lanes next in the schedule, in lane order: checked as one there.
+            if run_firsts.len != 0
+                && run_firsts.contains(l)
+                && run_next(&lanes.order[k..])
+                && self.check_run::<FIRST>(g, lanes, &at, l)
+            {
+                run_end = k + BLOCK_LANES;
+                continue;
+            }
             let a = lanes.lane(l, &mut bytes);
             if !(word
                 && a.offset.is_multiple_of(4)
@@ -476,8 +468,7 @@ impl LaunchChecker<'_> {
         // checked by block read other words: they change no record this cache names).
         let mut settled: Option<(u64, u32)> = None;
         let some_by_block = by_block.len != 0;
-        let mut run_firsts = LaneSet::default();
-        runs.iter().for_each(|l| run_firsts.insert(l..l + 1));
+        let run_firsts = runs.shared_firsts();
         let mut k = 0;
         while let Some(&l) = lanes.order.get(k) {
             k += 1;
@@ -492,13 +483,15 @@ impl LaunchChecker<'_> {
                 continue;
             }
             at.me.item = item;
-            // A run's lanes next in the schedule reading a block all of whose words are
-            // settled for them: none changes anything, so none needs its own check (rows
-            // of a tile reading one row of another: `tb[k][lx]`).
+            // A run's lanes next in the schedule, in lane order: checked as one there
+            // (rows of a tile reading one row of another, `tb[k][lx]`).
             if run_firsts.len != 0
                 && run_firsts.contains(l)
-                && settled_local_run(g, lanes, &lanes.order[k - 1..], at)
+                && run_next(&lanes.order[k - 1..])
+                && self.check_run::<FIRST>(g, lanes, at, l)
             {
+                // The run may have changed the record the cache names.
+                settled = None;
                 k += BLOCK_LANES - 1;
                 continue;
             }
@@ -523,6 +516,26 @@ impl LaunchChecker<'_> {
         runs: &BlockRuns,
         done: &mut LaneSet,
     ) {
+        for first in runs.iter() {
+            if self.check_run::<FIRST>(g, lanes, at, first) {
+                done.insert(first..first + BLOCK_LANES);
+            }
+        }
+    }
+
+    /// Checks the run of [`block_runs`] from lane `first` as one record (global memory's
+    /// [`Shadow::update_block`], or 16 local word records that are one block's or equal) if
+    /// that finds nothing and leaves the words one block's (or equal, local): the sixteen
+    /// lanes' steps, in lane order, as one. Whether it did. Called once per run: kept out
+    /// of the per-lane loops that call it.
+    #[inline(never)]
+    fn check_run<const FIRST: bool>(
+        &self,
+        g: &mut GroupState,
+        lanes: &LaneAccesses<'_>,
+        at: &AccessSite,
+        first: usize,
+    ) -> bool {
         let global = lanes.space == AddressSpace::Global;
         let (write, lo) = (at.op == Op::Write, g.lo);
         let epoch = if global {
@@ -531,87 +544,81 @@ impl LaunchChecker<'_> {
             g.epoch_local
         };
         let n = BLOCK_LANES as u32;
-        for first in runs.iter() {
-            let b = lanes.offsets[first];
-            // As `check_at` decides it for a lane's 4 bytes.
-            let same_value = |l: usize| {
-                let value = |v: &[u64]| v.get(l).copied().unwrap_or(0) as u32;
-                write && value(lanes.values) == value(lanes.previous)
-            };
-            let me_of = |l: usize| {
-                let mut me = at.me;
-                me.item = clamp_item(lo + lanes.items[l].local_linear as u64);
-                me
-            };
-            let (me, same) = (me_of(first), same_value(first));
-            // Only stores differ in "same value" (a read's is always false).
-            let alike = !write || (first..first + BLOCK_LANES).all(|l| same_value(l) == same);
-            // A global record may belong to a launch whose records now read as reset;
-            // local records are the group's own.
-            let current = |old: u64, me: &mar::Me| {
-                if global {
-                    self.current(old, me)
-                } else {
-                    old
-                }
-            };
-            let step_block = |old: u64| {
-                // One step for the block's words where they are its first word's shifted
-                // (`mar::step_shifts`, which a property test holds `step` to).
-                if alike && (!global || self.current_is_uniform(old, &me, n)) {
-                    let cur = current(old, &me);
-                    if mar::step_shifts(cur, &me, n) {
-                        let s = mar::step(cur, &me, at.site, epoch, at.op, same);
-                        return (!s.uninit && !s.conflicts.any()).then_some(s.new);
-                    }
-                }
-                shadow::block_map(old, |k, old| {
-                    let (l, me) = (first + k as usize, me_of(first + k as usize));
-                    let cur = current(old, &me);
-                    let s = mar::step(cur, &me, at.site, epoch, at.op, same_value(l));
-                    (!s.uninit && !s.conflicts.any()).then_some(s.new)
-                })
-            };
-            let checked = if global {
-                let one = g.shadows[at.shadow].1.update_block(b, step_block);
-                // A first run notes the global bytes written first, as `check_at` does (the
-                // words of a block share their "initialised" bit).
-                if let Some((old, new)) = one.filter(|_| FIRST && write) {
-                    if old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
-                        g.seen.add_defined(lanes.alloc, b, b + BLOCK);
-                    }
-                }
-                one.is_some()
+        let b = lanes.offsets[first];
+        // As `check_at` decides it for a lane's 4 bytes.
+        let same_value = |l: usize| {
+            let value = |v: &[u64]| v.get(l).copied().unwrap_or(0) as u32;
+            write && value(lanes.values) == value(lanes.previous)
+        };
+        let me_of = |l: usize| {
+            let mut me = at.me;
+            me.item = clamp_item(lo + lanes.items[l].local_linear as u64);
+            me
+        };
+        let (me, same) = (me_of(first), same_value(first));
+        // Only stores differ in "same value" (a read's is always false).
+        let alike = !write || (first..first + BLOCK_LANES).all(|l| same_value(l) == same);
+        // A global record may belong to a launch whose records now read as reset; local
+        // records are the group's own.
+        let current = |old: u64, me: &mar::Me| {
+            if global {
+                self.current(old, me)
             } else {
-                // Local words may also hold one record each (a row one item's read named):
-                // one step where `mar::same_step_shifts` says it is the sixteen steps.
-                let step_same = |old: u64| {
-                    if !(alike && mar::same_step_shifts(old, &me, n, epoch)) {
-                        return None;
-                    }
-                    let s = mar::step(old, &me, at.site, epoch, at.op, same);
-                    if s.uninit || s.conflicts.any() {
-                        return None;
-                    }
-                    Some(match mar::item_of(s.new) == me.item {
-                        true => Run::Block(s.new),
-                        false => Run::Same(s.new),
-                    })
-                };
-                let slot = lanes.alloc.local_slot().map(|s| s as usize);
-                let mem = slot.and_then(|s| g.local.get_mut(s));
-                mem.and_then(|m| {
-                    m.update_block(b as usize, |run| match run {
-                        Run::Block(old) => step_block(old).map(Run::Block),
-                        Run::Same(old) => step_same(old),
-                    })
-                })
-                .is_some()
-            };
-            if checked {
-                done.insert(first..first + BLOCK_LANES);
+                old
             }
+        };
+        let step_block = |old: u64| {
+            // One step for the block's words where they are its first word's shifted
+            // (`mar::step_shifts`, which a property test holds `step` to).
+            if alike && (!global || self.current_is_uniform(old, &me, n)) {
+                let cur = current(old, &me);
+                if mar::step_shifts(cur, &me, n) {
+                    let s = mar::step(cur, &me, at.site, epoch, at.op, same);
+                    return (!s.uninit && !s.conflicts.any()).then_some(s.new);
+                }
+            }
+            shadow::block_map(old, |k, old| {
+                let (l, me) = (first + k as usize, me_of(first + k as usize));
+                let cur = current(old, &me);
+                let s = mar::step(cur, &me, at.site, epoch, at.op, same_value(l));
+                (!s.uninit && !s.conflicts.any()).then_some(s.new)
+            })
+        };
+        if global {
+            let one = g.shadows[at.shadow].1.update_block(b, step_block);
+            // A first run notes the global bytes written first, as `check_at` does (the
+            // words of a block share their "initialised" bit).
+            if let Some((old, new)) = one.filter(|_| FIRST && write) {
+                if old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
+                    g.seen.add_defined(lanes.alloc, b, b + BLOCK);
+                }
+            }
+            return one.is_some();
         }
+        // Local words may also hold one record each (a row one item's read named): one
+        // step where `mar::same_step_shifts` says it is the sixteen steps.
+        let step_same = |old: u64| {
+            if !(alike && mar::same_step_shifts(old, &me, n, epoch)) {
+                return None;
+            }
+            let s = mar::step(old, &me, at.site, epoch, at.op, same);
+            if s.uninit || s.conflicts.any() {
+                return None;
+            }
+            Some(match mar::item_of(s.new) == me.item {
+                true => Run::Block(s.new),
+                false => Run::Same(s.new),
+            })
+        };
+        let slot = lanes.alloc.local_slot().map(|s| s as usize);
+        let mem = slot.and_then(|s| g.local.get_mut(s));
+        mem.and_then(|m| {
+            m.update_block(b as usize, |run| match run {
+                Run::Block(old) => step_block(old).map(Run::Block),
+                Run::Same(old) => step_same(old),
+            })
+        })
+        .is_some()
     }
 
     /// The check of access `a` at `at` (`want`: races, uninitialised reads).
