@@ -433,6 +433,63 @@ mod properties {
         (reported, racy)
     }
 
+    /// A record, an accessor and an access for the shift laws (`step_shifts`,
+    /// `same_step_shifts`): items near 0 and near the top of their field, the record's own
+    /// epoch half the time (only there does an access by the recorded item itself differ),
+    /// sometimes the recorded item among the sixteen accessors, and sometimes the recorded
+    /// item as the group's async-copy actor, often with a copy in flight.
+    fn shift_case() -> impl Strategy<Value = (u64, Me, u16, u8, Op, bool)> {
+        let near_ends = |from: u32| prop_oneof![from..40, MAX_ITEM as u32 - 20..=MAX_ITEM as u32];
+        (
+            any::<u64>(),
+            prop_oneof![
+                Just(0u32),
+                near_ends(1),
+                (16u32..32).prop_map(|k| u32::MAX - k)
+            ],
+            near_ends(1),
+            (1u32..40, 1u32..24, 1u32..8, 8u32..64),
+            (
+                prop_oneof![0u32..48, Just(u32::MAX)],
+                prop_oneof![Just(None), (0u8..128).prop_map(Some), Just(Some(u8::MAX))],
+            ),
+            0u16..8,
+            (0u8..128, any::<bool>()),
+            0usize..4,
+            any::<bool>(),
+        )
+            .prop_map(
+                |(fields, old_item, item, groups, actor, site, epoch, op, same_value)| {
+                    let (group_lo, group_len, launch_lo, launch_len) = groups;
+                    // `MAX - 16 - k`: the accessor `k` (0..16) after the first.
+                    let old_item = match u32::MAX - old_item {
+                        k @ 16..32 => (item + k - 16).min(MAX_ITEM as u32),
+                        _ => old_item,
+                    };
+                    let old = (fields & !MAX_ITEM) | old_item as u64;
+                    let epoch = if epoch.1 { Rec(old).epoch() } else { epoch.0 };
+                    let me = Me {
+                        item,
+                        group_lo,
+                        group_hi: group_lo + group_len,
+                        launch_lo,
+                        launch_hi: launch_lo + launch_len,
+                        actor: if actor.0 == u32::MAX {
+                            old_item
+                        } else {
+                            actor.0
+                        },
+                        // `MAX`: a copy in flight since before any epoch a record holds.
+                        actor_since: actor.1.map(|e| match e {
+                            u8::MAX => epoch.wrapping_add(1) & 0x7F,
+                            e => e,
+                        }),
+                    };
+                    (old, me, site, epoch, Op::ALL[op], same_value)
+                },
+            )
+    }
+
     /// A record of a byte several items of group 0 (items 1..=4 of `me`) read in an epoch,
     /// with the other fields free.
     fn shared_read_record() -> impl Strategy<Value = u64> {
@@ -500,40 +557,16 @@ mod properties {
         /// step for a block's sixteen).
         #[test]
         fn shifted_steps_are_the_first_step_shifted(
-            fields in any::<u64>(),
-            old_item in prop_oneof![Just(0u32), 1u32..40, MAX_ITEM as u32 - 20..=MAX_ITEM as u32],
-            item in prop_oneof![1u32..40, MAX_ITEM as u32 - 20..=MAX_ITEM as u32],
-            (group_lo, group_len) in (1u32..40, 1u32..24),
-            (launch_lo, launch_len) in (1u32..8, 8u32..64),
-            actor in 0u32..48,
-            actor_since in proptest::option::of(0u8..128),
-            site in 0u16..8,
-            (epoch, current) in (0u8..128, any::<bool>()),
-            op in 0usize..4,
-            same_value in any::<bool>(),
+            (old, me, site, epoch, op, same_value) in shift_case()
         ) {
-            let old = (fields & !MAX_ITEM) | old_item as u64;
-            // Half the time in the record's own epoch, where the most relations count.
-            let epoch = if current { Rec(old).epoch() } else { epoch };
-            let op = Op::ALL[op];
-            let me = Me {
-                item,
-                group_lo,
-                group_hi: group_lo + group_len,
-                launch_lo,
-                launch_hi: launch_lo + launch_len,
-                actor,
-                actor_since,
-            };
             let n = 16;
             if step_shifts(old, &me, n) {
                 let first = step(old, &me, site, epoch, op, same_value);
+                let named = |rec: u64, k: u32| if Rec(rec).item() == 0 { rec } else { rec + k as u64 };
                 for k in 1..n {
-                    let word = if old_item == 0 { old } else { old + k as u64 };
-                    let by = Me { item: item + k, ..me };
-                    let s = step(word, &by, site, epoch, op, same_value);
-                    let shifted = if Rec(first.new).item() == 0 { first.new } else { first.new + k as u64 };
-                    prop_assert_eq!(s.new, shifted, "word {}", k);
+                    let by = Me { item: me.item + k, ..me };
+                    let s = step(named(old, k), &by, site, epoch, op, same_value);
+                    prop_assert_eq!(s.new, named(first.new, k), "word {}", k);
                     prop_assert_eq!(s.conflicts.any(), first.conflicts.any());
                     prop_assert_eq!(s.uninit, first.uninit);
                 }
@@ -542,43 +575,17 @@ mod properties {
 
         /// Where `same_step_shifts` says so, the steps of words with one equal record by
         /// consecutive items are the first word's step, shifted where it names the accessor
-        /// (`LaunchChecker::check_lane_blocks` takes one step for such a row of sixteen).
+        /// (`LaunchChecker::check_run` takes one step for such a row of sixteen).
         #[test]
         fn steps_of_equal_records_are_the_first_step_shifted_where_it_names_the_accessor(
-            fields in any::<u64>(),
-            old_item in prop_oneof![Just(0u32), 1u32..40, MAX_ITEM as u32 - 20..=MAX_ITEM as u32],
-            item in prop_oneof![1u32..40, MAX_ITEM as u32 - 20..=MAX_ITEM as u32],
-            (group_lo, group_len) in (1u32..40, 1u32..24),
-            (launch_lo, launch_len) in (1u32..8, 8u32..64),
-            actor in prop_oneof![0u32..48, Just(u32::MAX)],
-            actor_since in proptest::option::of(0u8..128),
-            site in 0u16..8,
-            (epoch, current) in (0u8..128, any::<bool>()),
-            op in 0usize..4,
-            same_value in any::<bool>(),
+            (old, me, site, epoch, op, same_value) in shift_case()
         ) {
-            let old = (fields & !MAX_ITEM) | old_item as u64;
-            // Half the time in the record's own epoch: only there does an access by the
-            // recorded item itself differ.
-            let epoch = if current { Rec(old).epoch() } else { epoch };
-            // Sometimes the recorded item is the group's async-copy actor (`MAX`).
-            let actor = if actor == u32::MAX { old_item } else { actor };
-            let op = Op::ALL[op];
-            let me = Me {
-                item,
-                group_lo,
-                group_hi: group_lo + group_len,
-                launch_lo,
-                launch_hi: launch_lo + launch_len,
-                actor,
-                actor_since,
-            };
             let n = 16;
             if same_step_shifts(old, &me, n, epoch) {
                 let first = step(old, &me, site, epoch, op, same_value);
-                let names_me = Rec(first.new).item() == item;
+                let names_me = Rec(first.new).item() == me.item;
                 for k in 1..n {
-                    let by = Me { item: item + k, ..me };
+                    let by = Me { item: me.item + k, ..me };
                     let s = step(old, &by, site, epoch, op, same_value);
                     let expected = if names_me { first.new + k as u64 } else { first.new };
                     prop_assert_eq!(s.new, expected, "word {}", k);
