@@ -1228,6 +1228,23 @@ fn wide_ops_in(ops: &[WideOp], whole: bool, order: &[usize]) -> (Report, usize) 
     (s.report(), s.shadow_bytes())
 }
 
+/// A finding as (kind, race, scope).
+type FindingKinds = (FindingKind, Option<RaceKind>, Option<Scope>);
+
+/// Runs `ops` ([`wide_ops_in`]) whole and lane by lane, lanes in `order`: asserts the
+/// findings alike, and returns the whole run's report and its findings' kinds.
+fn global_ops_alike(ops: &[WideOp], order: &[usize]) -> (Report, Vec<FindingKinds>) {
+    let (by_lane, _) = wide_ops_in(ops, false, order);
+    let (by_block, _) = wide_ops_in(ops, true, order);
+    assert_eq!(by_lane.findings, by_block.findings);
+    let got = by_block
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.race, f.scope))
+        .collect();
+    (by_block, got)
+}
+
 /// Lockstep operations over whole shadow blocks (consecutive lanes, consecutive words) are
 /// checked a block at a time while that finds nothing: the findings are those of checking
 /// every lane's access alone, in the schedule's order, and such blocks cost 1/8 shadow byte
@@ -1258,14 +1275,8 @@ fn block_checked_operations_find_what_lane_by_lane_checks_find() {
         // Two lanes on one word: lane 31's word is lane 30's (the run does not cover it).
         Some((1, Write, 10, 96, |l| (l == 31) as u64 * u64::MAX, new)),
     ];
-    let (by_lane, _) = wide_ops(&ops, false);
-    let (by_block, _) = wide_ops(&ops, true);
-    assert_eq!(by_lane.findings, by_block.findings);
-    let got: Vec<_> = by_block
-        .findings
-        .iter()
-        .map(|f| (f.kind, f.race, f.scope))
-        .collect();
+    let reverse: Vec<usize> = (0..WIDE).rev().collect();
+    let (by_block, got) = global_ops_alike(&ops, &reverse);
     for want in [
         (
             FindingKind::DataRace,
@@ -1371,6 +1382,33 @@ fn wide_local_ops(ops: &[LocalOp], order: &[usize], whole: bool) -> Report {
     s.report()
 }
 
+/// Runs `ops` ([`wide_local_ops`]) in forward and in reverse lane order, each operation
+/// whole and lane by lane: asserts that each order's findings are alike both ways, and
+/// returns the whole runs' reports.
+fn local_ops_alike(ops: &[LocalOp]) -> Vec<Report> {
+    let forward: Vec<usize> = (0..WIDE).collect();
+    let reverse: Vec<usize> = forward.iter().rev().copied().collect();
+    [forward, reverse]
+        .iter()
+        .map(|order| {
+            let by_lane = wide_local_ops(ops, order, false);
+            let by_block = wide_local_ops(ops, order, true);
+            assert_eq!(by_lane.findings, by_block.findings, "order {order:?}");
+            by_block
+        })
+        .collect()
+}
+
+/// A finding as (kind, race, line of its first access, line of its second, count).
+type FindingLines = (FindingKind, Option<RaceKind>, Option<u32>, Option<u32>, u64);
+
+fn finding_lines(f: &shadowcl_shadow::Finding) -> FindingLines {
+    let line =
+        |s: Option<&shadowcl_shadow::Side>| s.and_then(|s| s.location.as_ref()).map(|l| l.line);
+    let (first, second) = (line(f.first.as_ref()), line(f.second.as_ref()));
+    (f.kind, f.race, first, second, f.count)
+}
+
 /// Local memory's lockstep operations over whole blocks of words (a reduction's `s[l]` and
 /// `s[l + k]`) are checked a block at a time, and reads of one word by consecutive lanes
 /// share one settled check: the findings are those of checking every lane's access alone,
@@ -1405,15 +1443,10 @@ fn block_checked_local_operations_find_what_lane_by_lane_checks_find() {
         None,
         Some((Read, 13, 5, WIDE, |l| (l as u64).wrapping_neg())),
     ];
-    let reverse: Vec<usize> = (0..WIDE).rev().collect();
-    let forward: Vec<usize> = (0..WIDE).collect();
-    for order in [forward, reverse] {
-        let by_lane = wide_local_ops(&ops, &order, false);
-        let by_block = wide_local_ops(&ops, &order, true);
-        assert_eq!(by_lane.findings, by_block.findings, "order {order:?}");
+    for by_block in local_ops_alike(&ops) {
         let line = |f: &shadowcl_shadow::Finding| {
-            let second = f.second.as_ref().and_then(|s| s.location.as_ref());
-            (f.kind, f.race, second.map(|l| l.line))
+            let (kind, race, _, second, _) = finding_lines(f);
+            (kind, race, second)
         };
         let got: Vec<_> = by_block.findings.iter().map(line).collect();
         for want in [
@@ -1487,28 +1520,8 @@ fn rows_read_by_their_lanes_then_stored_find_what_lane_by_lane_checks_find() {
         }
         ops.push(None);
     }
-    let reverse: Vec<usize> = (0..WIDE).rev().collect();
-    let forward: Vec<usize> = (0..WIDE).collect();
-    for order in [forward, reverse] {
-        let by_lane = wide_local_ops(&ops, &order, false);
-        let by_block = wide_local_ops(&ops, &order, true);
-        assert_eq!(by_lane.findings, by_block.findings, "order {order:?}");
-        let races: Vec<_> = by_block
-            .findings
-            .iter()
-            .map(|f| {
-                let line = |s: Option<&shadowcl_shadow::Side>| {
-                    s.and_then(|s| s.location.as_ref()).map(|l| l.line)
-                };
-                (
-                    f.kind,
-                    f.race,
-                    line(f.first.as_ref()),
-                    line(f.second.as_ref()),
-                    f.count,
-                )
-            })
-            .collect();
+    for by_block in local_ops_alike(&ops) {
+        let races: Vec<FindingLines> = by_block.findings.iter().map(finding_lines).collect();
         let race = |first, second, count| {
             let race = Some(RaceKind::ReadWrite);
             (
@@ -1555,27 +1568,15 @@ fn rows_reading_one_row_find_what_lane_by_lane_checks_find() {
         None,
         Some((Read, 5, 0, WIDE, column)),
     ];
-    let reverse: Vec<usize> = (0..WIDE).rev().collect();
-    let forward: Vec<usize> = (0..WIDE).collect();
-    for order in [forward, reverse] {
-        let by_lane = wide_local_ops(&ops, &order, false);
-        let by_block = wide_local_ops(&ops, &order, true);
-        assert_eq!(by_lane.findings, by_block.findings, "order {order:?}");
-        let got: Vec<_> = by_block
-            .findings
-            .iter()
-            .map(|f| {
-                let second = f.second.as_ref().and_then(|s| s.location.as_ref());
-                (f.kind, f.race, second.map(|l| l.line), f.count)
-            })
-            .collect();
-        let race = (
-            FindingKind::DataRace,
-            Some(RaceKind::ReadWrite),
-            Some(4),
-            16,
+    for by_block in local_ops_alike(&ops) {
+        let got: Vec<_> = by_block.findings.iter().map(finding_lines).collect();
+        let race = (FindingKind::DataRace, Some(RaceKind::ReadWrite));
+        let (kind, race, second, count) = (race.0, race.1, Some(4), 16);
+        assert!(
+            matches!(got[..], [(k, r, _, s, c)] if (k, r, s, c) == (kind, race, second, count)),
+            "{}",
+            by_block.render_text()
         );
-        assert_eq!(got, [race], "{}", by_block.render_text());
     }
 }
 
@@ -1600,14 +1601,7 @@ fn rows_reading_one_global_row_find_what_lane_by_lane_checks_find() {
         Some((1, Write, 4, 0, none, new)),
     ];
     let forward: Vec<usize> = (0..WIDE).collect();
-    let (by_lane, _) = wide_ops_in(&ops, false, &forward);
-    let (by_block, _) = wide_ops_in(&ops, true, &forward);
-    assert_eq!(by_lane.findings, by_block.findings);
-    let got: Vec<_> = by_block
-        .findings
-        .iter()
-        .map(|f| (f.kind, f.race, f.scope))
-        .collect();
+    let (by_block, got) = global_ops_alike(&ops, &forward);
     let race = (
         FindingKind::DataRace,
         Some(RaceKind::ReadWrite),
