@@ -25,6 +25,19 @@ pub(crate) enum Run {
 }
 
 impl Run {
+    /// The shape of `words` (unsplit), if they have one.
+    fn of(words: &[u64]) -> Option<Run> {
+        let first = *words.first()?;
+        let is = |run: Run| (0..BLOCK_WORDS).all(|k| words.get(k as usize) == Some(&run.word(k)));
+        if shadow::is_block_record(first) && is(Run::Block(first)) {
+            Some(Run::Block(first))
+        } else if is(Run::Same(first)) {
+            Some(Run::Same(first))
+        } else {
+            None
+        }
+    }
+
     /// Word `k`'s record.
     pub(crate) fn word(self, k: u64) -> u64 {
         match self {
@@ -88,26 +101,6 @@ impl LocalRecords {
         (!words.contains(&SPLIT)).then_some(words)
     }
 
-    /// The records of the [`BLOCK_WORDS`] words from byte `start` (word-aligned), when they
-    /// have one of the shapes of a [`Run`] (none split).
-    #[inline(always)]
-    pub(crate) fn run(&self, start: usize) -> Option<Run> {
-        let words = self
-            .words
-            .get(self.word_range(start, BLOCK_WORDS as usize * WORD)?)?;
-        let first = *words.first()?;
-        let is = |run: Run| (0..BLOCK_WORDS).all(|k| words.get(k as usize) == Some(&run.word(k)));
-        if first == SPLIT {
-            None
-        } else if shadow::is_block_record(first) && is(Run::Block(first)) {
-            Some(Run::Block(first))
-        } else if is(Run::Same(first)) {
-            Some(Run::Same(first))
-        } else {
-            None
-        }
-    }
-
     /// Applies `f` to the [`BLOCK_WORDS`] words from byte `start` (word-aligned) when their
     /// records have one of the shapes of a [`Run`], and stores the run `f` returns: (old,
     /// new) runs; `None`, nothing changed, when the words have neither shape, some is
@@ -117,8 +110,8 @@ impl LocalRecords {
         start: usize,
         f: impl FnOnce(Run) -> Option<Run>,
     ) -> Option<(Run, Run)> {
-        let old = self.run(start)?;
         let words = self.whole_words(start, BLOCK_WORDS as usize * WORD)?;
+        let old = Run::of(words)?;
         let new = f(old).filter(|new| match *new {
             Run::Block(rec) => shadow::is_block_record(rec),
             Run::Same(rec) => rec != SPLIT,

@@ -11,6 +11,7 @@ use crate::shadow::{self, Shadow, BLOCK};
 use shadowcl_interpreter::{Access, LaneAccesses};
 use shadowcl_interpreter::{AccessKind, AddressSpace};
 use std::cell::Cell;
+use std::sync::atomic::AtomicU64;
 
 /// The record kind of an access (an atomic read is named and paired as an atomic).
 pub(crate) fn op_of(k: AccessKind) -> Op {
@@ -325,13 +326,8 @@ impl LaunchChecker<'_> {
         };
         let (op, me, epoch) = (at.op, &at.me, g.epoch_global);
         let same_value = op == Op::Write && !a.value.is_empty() && same_bytes(a.value, a.previous);
-        // Only a step that found something is kept (rarely).
-        let mut kept: Option<mar::Step> = None;
-        let Some((old, new)) = Shadow::update_word(cell, |old| {
-            let s = mar::step(self.current(old, me), me, at.site, epoch, op, same_value);
-            kept = (s.uninit || s.conflicts.any()).then_some(s);
-            (s.new, s.new)
-        }) else {
+        let Some((old, new, kept)) = self.step_word(cell, me, at.site, epoch, op, same_value)
+        else {
             return false;
         };
         // As `check_at` notes them: the bytes a first run made defined, and those that raced
@@ -356,6 +352,32 @@ impl LaunchChecker<'_> {
         let uninit = found.uninit.filter(|_| want.1);
         self.add_findings(g, a, op, found.conflicts, uninit);
         true
+    }
+
+    /// One step of word record `cell` (a compare-exchange loop: `Shadow::update_word`):
+    /// (old record, new record, the step when it found something); `None` when the word was
+    /// split meanwhile. Only a step that found something is kept (rarely): the loop carries
+    /// the new record alone (moving the whole `Step` per attempt was a hot spot).
+    #[inline(always)]
+    fn step_word(
+        &self,
+        cell: &AtomicU64,
+        me: &mar::Me,
+        site: u16,
+        epoch: u8,
+        op: Op,
+        same_value: bool,
+    ) -> Option<(u64, u64, Option<mar::Step>)> {
+        let mut kept: Option<mar::Step> = None;
+        let (old, (new, notable)) = Shadow::update_word(cell, |old| {
+            let s = mar::step(self.current(old, me), me, site, epoch, op, same_value);
+            let notable = s.uninit || s.conflicts.any();
+            if notable {
+                kept = Some(s);
+            }
+            (s.new, (s.new, notable))
+        })?;
+        Some((old, new, kept.filter(|_| notable)))
     }
 
     /// `FIRST`: a first run that a pair pass may follow (see `pairs`).
@@ -719,23 +741,15 @@ impl LaunchChecker<'_> {
                         let Some(cell) = shadow.word(a.offset + from) else {
                             break;
                         };
-                        // Only a step that found something is kept (rarely); the loop
-                        // carries the new record alone.
-                        let mut kept: Option<mar::Step> = None;
-                        let Some((old, (new, notable))) = Shadow::update_word(cell, |old| {
-                            let s = step(self.current(old, me), site, epoch);
-                            let notable = s.uninit || s.conflicts.any();
-                            if notable {
-                                kept = Some(s);
-                            }
-                            (s.new, (s.new, notable))
-                        }) else {
+                        let Some((old, new, kept)) =
+                            self.step_word(cell, me, site, epoch, op, same_value)
+                        else {
                             break;
                         };
                         if writes && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
                             defined |= bits(from, 4);
                         }
-                        if let Some(s) = kept.filter(|_| notable) {
+                        if let Some(s) = kept {
                             let inside = found.note(a.offset + from, s);
                             if FIRST && inside {
                                 racy |= bits(from, 4);
