@@ -557,6 +557,15 @@ impl LaunchChecker<'_> {
         &g.shadows[i].1
     }
 
+    /// Shadow `i` of a group that holds `alloc` there, when it is one the launch holds too
+    /// (every argument's; the group adds others after them): borrowed from the launch, so
+    /// that its records may be held beside the group's state.
+    #[inline]
+    pub(crate) fn launch_shadow(&self, i: usize, alloc: AllocId) -> Option<&Shadow> {
+        let (id, shadow) = self.state()?.shadows.get(i)?;
+        (*id == alloc).then_some(&**shadow)
+    }
+
     /// Where [`LaunchChecker::shadow`] keeps `alloc`'s shadow in `g.shadows` (stays valid
     /// for the group: entries are only added).
     pub(crate) fn shadow_index(&self, g: &mut GroupState, alloc: AllocId, end: u64) -> usize {

@@ -600,6 +600,24 @@ impl Shadow {
         (w.load(Ordering::Relaxed) != SPLIT).then_some(w)
     }
 
+    /// The word records of the whole words of the [`BLOCK`] holding `offset`, as
+    /// [`Shadow::word`] gets one (allocating the page, splitting the block): a caller that
+    /// steps several words of one block looks their page up once. A word split into bytes
+    /// holds `SPLIT` (its step says `None`). `None` when the block has no whole word or no
+    /// word records.
+    #[inline]
+    pub fn block_words(&self, offset: u64) -> Option<&[AtomicU64]> {
+        let start = offset - offset % BLOCK;
+        let whole = (self.len.checked_sub(start)? / WORD).min(BLOCK_WORDS) as usize;
+        let at = (start % PAGE) as usize;
+        let words = self.page(start / PAGE, Grain::Words)?.words_at(self, at)?;
+        let first = at / WORD as usize;
+        words
+            .words
+            .get(first..first + whole)
+            .filter(|w| !w.is_empty())
+    }
+
     /// Asks for the cache line of `offset`'s word record ahead of a [`Shadow::word`] (when
     /// its page has word records already; allocates nothing).
     #[inline]
@@ -933,6 +951,38 @@ mod tests {
         let t = Shadow::new(PAGE, false, ShadowBudget::new(u64::MAX));
         assert!(t.word(0).is_some());
         assert!(by_words(&t, 0, write(0)).is_none());
+    }
+
+    #[test]
+    fn a_blocks_word_records_are_the_words_records_one_by_one() {
+        // Two pages and a tail of one whole word and two bytes.
+        let s = Shadow::new(2 * PAGE + 6, false, ShadowBudget::new(u64::MAX));
+        set(&s, 0, 2 * PAGE + 6, 7);
+        for offset in [0, 20, BLOCK + 60, PAGE + 4] {
+            let words = s.block_words(offset).expect("word records");
+            assert_eq!(words.len() as u64, BLOCK_WORDS);
+            let start = offset - offset % BLOCK;
+            for (k, w) in words.iter().enumerate() {
+                let cell = s.word(start + k as u64 * WORD).expect("word");
+                assert!(std::ptr::eq(w, cell), "word {k} of the block at {start}");
+            }
+        }
+        // The last block has its whole words only; past the end there are none.
+        assert_eq!(s.block_words(2 * PAGE + 5).map(<[_]>::len), Some(1));
+        assert!(s.block_words(2 * PAGE + BLOCK).is_none());
+        // A word split into bytes shows `SPLIT`, which `update_word` refuses.
+        set(&s, PAGE + 9, 1, 3);
+        let words = s.block_words(PAGE).expect("word records");
+        assert!(Shadow::update_word(&words[2], |r| (r, ())).is_none());
+        assert!(Shadow::update_word(&words[1], |r| (r, ())).is_some());
+        // A block record is split into words for it, keeping its words' records.
+        let b = Shadow::new(PAGE, false, ShadowBudget::new(u64::MAX));
+        let item = |k: u64| 1 << 50 | (1 + k);
+        assert!(by_words(&b, BLOCK, |k, _| Some(item(k))).is_some());
+        let words = b.block_words(BLOCK + 8).expect("split");
+        let recs: Vec<u64> = words.iter().map(|w| w.load(Ordering::Relaxed)).collect();
+        assert_eq!(recs, (0..BLOCK_WORDS).map(item).collect::<Vec<_>>());
+        assert!(by_words(&b, BLOCK, |k, _| Some(item(k))).is_none(), "split");
     }
 
     #[test]

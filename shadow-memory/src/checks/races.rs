@@ -243,6 +243,10 @@ impl LaneSet {
     }
 }
 
+/// A word record's step: its old record, its new record, and the step when it found
+/// something.
+type WordStep = (u64, u64, Option<mar::Step>);
+
 /// What the accesses of one instruction to one allocation share, looked up once for all the
 /// lanes of a lockstep operation ([`LaunchChecker::check_lanes`]).
 struct AccessSite {
@@ -312,7 +316,7 @@ impl LaunchChecker<'_> {
     /// [`LaunchChecker::check_at`] of a plain load or store of one aligned word of global
     /// memory (no copy) by a work-item: one word record's step, without the byte
     /// bookkeeping. False, having changed nothing, when the word has no record of its own
-    /// (split, or past the shadow).
+    /// (split, or past the shadow) or its shadow is not the launch's.
     #[inline(always)]
     fn check_word_at<const FIRST: bool>(
         &self,
@@ -321,24 +325,67 @@ impl LaunchChecker<'_> {
         at: &AccessSite,
         want: (bool, bool),
     ) -> bool {
-        let Some(cell) = g.shadows[at.shadow].1.word(a.offset) else {
+        match self
+            .launch_shadow(at.shadow, a.alloc)
+            .and_then(|s| s.word(a.offset))
+        {
+            Some(cell) => self.check_word_cell::<FIRST>(g, a, at, want, cell),
+            None => false,
+        }
+    }
+
+    /// [`LaunchChecker::check_word_at`] of the access's word record `cell` (`SPLIT`: false,
+    /// having changed nothing).
+    #[inline(always)]
+    fn check_word_cell<const FIRST: bool>(
+        &self,
+        g: &mut GroupState,
+        a: &Access<'_>,
+        at: &AccessSite,
+        want: (bool, bool),
+        cell: &AtomicU64,
+    ) -> bool {
+        let same_value =
+            at.op == Op::Write && !a.value.is_empty() && same_bytes(a.value, a.previous);
+        let epoch = g.epoch_global;
+        let Some(stepped) = self.step_word(cell, &at.me, at.site, epoch, at.op, same_value) else {
             return false;
         };
-        let (op, me, epoch) = (at.op, &at.me, g.epoch_global);
-        let same_value = op == Op::Write && !a.value.is_empty() && same_bytes(a.value, a.previous);
-        let Some((old, new, kept)) = self.step_word(cell, me, at.site, epoch, op, same_value)
-        else {
-            return false;
-        };
-        // As `check_at` notes them: the bytes a first run made defined, and those that raced
-        // inside the launch (bit i: byte i of the word).
+        if Self::word_step_notable::<FIRST>(at.op, &stepped) {
+            self.note_word_step::<FIRST>(g, a, at, want, stepped);
+        }
+        true
+    }
+
+    /// Whether a word's step (old record, new record, the step when it found something)
+    /// has anything to note: a finding, or (a first run) the word made defined.
+    #[inline(always)]
+    fn word_step_notable<const FIRST: bool>(op: Op, &(old, new, kept): &WordStep) -> bool {
+        kept.is_some()
+            || (FIRST && op == Op::Write && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0)
+    }
+
+    /// Notes what a word's step of access `a` found, as `check_at` notes it: the findings,
+    /// and for a first run the bytes it made defined and those that raced inside the launch
+    /// (bit i: byte i of the word).
+    #[cold]
+    #[inline(never)]
+    fn note_word_step<const FIRST: bool>(
+        &self,
+        g: &mut GroupState,
+        a: &Access<'_>,
+        at: &AccessSite,
+        want: (bool, bool),
+        (old, new, kept): WordStep,
+    ) {
+        let op = at.op;
         let defined =
             FIRST && op == Op::Write && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0;
         let Some(s) = kept else {
             if defined {
                 Self::note_first_run(&mut g.seen, a, 0, 0xF);
             }
-            return true;
+            return;
         };
         let mut found = Found::default();
         let racy = found.note(a.offset, s) && FIRST && want.0;
@@ -351,7 +398,6 @@ impl LaunchChecker<'_> {
         }
         let uninit = found.uninit.filter(|_| want.1);
         self.add_findings(g, a, op, found.conflicts, uninit);
-        true
     }
 
     /// One step of word record `cell` (a compare-exchange loop: `Shadow::update_word`):
@@ -367,7 +413,7 @@ impl LaunchChecker<'_> {
         epoch: u8,
         op: Op,
         same_value: bool,
-    ) -> Option<(u64, u64, Option<mar::Step>)> {
+    ) -> Option<WordStep> {
         let mut kept: Option<mar::Step> = None;
         let (old, (new, notable)) = Shadow::update_word(cell, |old| {
             let s = mar::step(self.current(old, me), me, site, epoch, op, same_value);
@@ -435,8 +481,10 @@ impl LaunchChecker<'_> {
             return self.check_local_reads::<FIRST>(g, lanes, &mut at, want, &by_block, &runs);
         }
         // Lanes' plain words of global memory step their word records straight (see
-        // `check_word_at`).
-        let word = global && lanes.size == 4;
+        // `check_word_at`), the block's looked up once for the lanes that follow in it.
+        let shadow = self.launch_shadow(at.shadow, lanes.alloc);
+        let word = shadow.filter(|_| global && lanes.size == 4);
+        let mut block: Option<(u64, &[AtomicU64])> = None;
         let run_firsts = runs.shared_firsts();
         // Lanes before this one in the order were checked with a run.
         let mut run_end = 0;
@@ -460,13 +508,33 @@ impl LaunchChecker<'_> {
                 run_end = k + BLOCK_LANES;
                 continue;
             }
-            let a = lanes.lane(l, &mut bytes);
-            if !(word
-                && a.offset.is_multiple_of(4)
-                && self.check_word_at::<FIRST>(g, &a, &at, want))
-            {
-                self.check_at::<FIRST>(g, &a, &at, want);
+            let offset = lanes.offsets[l];
+            let cell = word
+                .filter(|_| offset.is_multiple_of(4))
+                .and_then(|shadow| {
+                    let start = offset - offset % BLOCK;
+                    if block.is_none_or(|(b, _)| b != start) {
+                        block = shadow.block_words(start).map(|w| (start, w));
+                    }
+                    let (_, words) = block?;
+                    words.get((offset % BLOCK / 4) as usize)
+                });
+            // As `check_word_cell`, the lane's access made only when there is something to
+            // note.
+            if let Some(cell) = cell {
+                let value = |v: &[u64]| v.get(l).copied().unwrap_or(0) as u32;
+                let same = at.op == Op::Write && value(lanes.values) == value(lanes.previous);
+                let epoch = g.epoch_global;
+                if let Some(stepped) = self.step_word(cell, &at.me, at.site, epoch, at.op, same) {
+                    if Self::word_step_notable::<FIRST>(at.op, &stepped) {
+                        let a = lanes.lane(l, &mut bytes);
+                        self.note_word_step::<FIRST>(g, &a, &at, want, stepped);
+                    }
+                    continue;
+                }
             }
+            let a = lanes.lane(l, &mut bytes);
+            self.check_at::<FIRST>(g, &a, &at, want);
         }
     }
 
