@@ -2,10 +2,11 @@
 //! arrivals, async copies in flight and raw findings (lives on the worker running the group).
 
 use crate::checks::divergence::Arrivals;
+use crate::checks::races::AccessSite;
 use crate::local::LocalRecords;
 use crate::mar::{self, Me};
 use crate::raw::RawSet;
-use crate::shadow::Shadow;
+use crate::shadow::{Shadow, WordCursor};
 use shadowcl_interpreter::{Access, AddressSpace, AllocId, InstId, WorkItem};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -53,6 +54,12 @@ pub struct GroupState {
     /// The never-written bytes (bit `i` = byte `i`) the running copy's last load read from
     /// global or local memory: its store keeps them undefined.
     pub(crate) copy_undefined: u8,
+    /// The block of global memory the group's last word access touched (see
+    /// `LaunchChecker::check_word_at`).
+    pub(crate) word_cursor: WordCursor,
+    /// The site of the group's last word access and what it is keyed by (instruction,
+    /// allocation, `group_serial`; see `LaunchChecker::word_access_site`).
+    pub(crate) last_word_site: Option<(InstId, AllocId, u32, AccessSite)>,
 }
 
 /// An `async_work_group_copy` the group has not waited for yet.

@@ -836,6 +836,8 @@ impl Observer for LaunchChecker<'_> {
             seen: Default::default(),
             races_off: self.state().is_some_and(|s| s.races_off),
             copy_undefined: 0,
+            word_cursor: Default::default(),
+            last_word_site: None,
         })
     }
 

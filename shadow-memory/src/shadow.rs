@@ -199,6 +199,34 @@ fn map_record(c: &AtomicU64, f: &impl Fn(u64) -> u64, how: Map) {
     }
 }
 
+/// Where [`Shadow::word_at`] last found a block's word records: kept by a work-group (or a
+/// lockstep operation's check) between accesses, so that the next word of the block needs
+/// no page lookup.
+#[derive(Clone, Copy, Debug)]
+pub struct WordCursor {
+    /// The [`Shadow`]'s id (0: none).
+    shadow: u64,
+    /// The block's first byte.
+    start: u64,
+    words: *const AtomicU64,
+    len: usize,
+}
+
+impl Default for WordCursor {
+    fn default() -> WordCursor {
+        WordCursor {
+            shadow: 0,
+            start: 0,
+            words: std::ptr::null(),
+            len: 0,
+        }
+    }
+}
+
+// SAFETY: the pointer is followed only by `Shadow::word_at`, against the shadow it came
+// from, to atomics (which any thread may use); a cursor alone reaches nothing.
+unsafe impl Send for WordCursor {}
+
 /// The records of one page of device memory.
 ///
 /// Most buffers are accessed a word (or more) at a time, so a page starts with one record per
@@ -414,6 +442,8 @@ fn step_record<S>(cell: &AtomicU64, mut step: impl FnMut(u64) -> (u64, S)) -> Op
 }
 
 pub(crate) struct Shadow {
+    /// Unique to this shadow among all ever made (see [`WordCursor`]).
+    id: u64,
     len: u64,
     /// Record a fresh page starts with: `INITIALISED` for buffers created from host data.
     fresh: u64,
@@ -435,7 +465,9 @@ impl Shadow {
     pub fn new(len: u64, initialised: bool, budget: Arc<ShadowBudget>) -> Shadow {
         let n = len.div_ceil(PAGE) as usize;
         let flags = || (0..n).map(|_| AtomicBool::new(false)).collect();
+        static IDS: AtomicU64 = AtomicU64::new(1);
         Shadow {
+            id: IDS.fetch_add(1, Ordering::Relaxed),
             len,
             fresh: if initialised { mar::INITIALISED } else { 0 },
             pages: (0..n).map(|_| OnceLock::new()).collect(),
@@ -616,6 +648,34 @@ impl Shadow {
             .words
             .get(first..first + whole)
             .filter(|w| !w.is_empty())
+    }
+
+    /// [`Shadow::word`] without the page lookup while `cursor` is on the word's block (it
+    /// is moved there otherwise): the accesses of a work-item, or of a lockstep operation's
+    /// lanes, mostly stay in one block for a while. A word split into bytes holds `SPLIT`
+    /// (its step says `None`).
+    #[inline(always)]
+    pub fn word_at<'s>(&'s self, cursor: &mut WordCursor, offset: u64) -> Option<&'s AtomicU64> {
+        if !offset.is_multiple_of(WORD) {
+            return None;
+        }
+        let start = offset - offset % BLOCK;
+        if cursor.shadow != self.id || cursor.start != start {
+            let words = self.block_words(start)?;
+            *cursor = WordCursor {
+                shadow: self.id,
+                start,
+                words: words.as_ptr(),
+                len: words.len(),
+            };
+        }
+        let k = (offset % BLOCK / WORD) as usize;
+        // SAFETY: the cursor was set above or by an earlier call on this same shadow (ids
+        // are never reused) from `block_words`' slice of `len` records, which lives as long
+        // as the shadow does: a page, once made, is never freed or moved (a `OnceLock` in a
+        // boxed slice, holding boxed slices), and a split block's word records stay (a
+        // block is never merged back). `'s` borrows the shadow, and `k < len`.
+        (k < cursor.len).then(|| unsafe { &*cursor.words.add(k) })
     }
 
     /// Asks for the cache line of `offset`'s word record ahead of a [`Shadow::word`] (when
@@ -983,6 +1043,27 @@ mod tests {
         let recs: Vec<u64> = words.iter().map(|w| w.load(Ordering::Relaxed)).collect();
         assert_eq!(recs, (0..BLOCK_WORDS).map(item).collect::<Vec<_>>());
         assert!(by_words(&b, BLOCK, |k, _| Some(item(k))).is_none(), "split");
+        // A cursor gives each word's record, moving between blocks and between shadows.
+        let mut cursor = WordCursor::default();
+        for offset in [4, 8, BLOCK + 4, 0, PAGE + 12, 2 * PAGE, PAGE + 60] {
+            let (s_cell, b_cell) = (
+                s.word_at(&mut cursor, offset),
+                b.word_at(&mut cursor, offset),
+            );
+            assert!(
+                std::ptr::eq(s_cell.unwrap(), s.word(offset).unwrap()),
+                "{offset}"
+            );
+            match b.word(offset) {
+                Some(cell) => assert!(std::ptr::eq(b_cell.unwrap(), cell), "{offset}"),
+                None => assert!(b_cell.is_none(), "{offset}: past the end"),
+            }
+        }
+        assert!(
+            s.word_at(&mut cursor, 2 * PAGE + 4).is_none(),
+            "not a whole word"
+        );
+        assert!(s.word_at(&mut cursor, 6).is_none(), "not aligned");
     }
 
     #[test]

@@ -76,6 +76,32 @@ fn intra_group_write_write_in_global_memory() {
 }
 
 #[test]
+fn one_instruction_over_two_buffers_checks_each_in_its_own_records() {
+    // `p[i]` with `p` chosen per work-item: one instruction, two allocations, word by word.
+    let s = session(Checks::default());
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 1);
+        write(c, &mut g, Global, BUF, 0, wi(1, 2), 40);
+        write(c, &mut g, Global, OUT, 0, wi(1, 3), 40);
+        write(c, &mut g, Global, BUF, 4, wi(1, 0), 40);
+        read(c, &mut g, Global, BUF, 0, wi(1, 3), 41);
+        c.group_end(g);
+    });
+    assert_eq!(
+        kinds(&r),
+        [(
+            FindingKind::DataRace,
+            Some(RaceKind::ReadWrite),
+            Some(Scope::IntraGroup)
+        )]
+    );
+    let f = &r.findings[0];
+    assert_eq!((f.buffer.as_deref(), f.index), (Some("data"), Some(0)));
+    let first = f.first.as_ref().unwrap();
+    assert_eq!(first.local_id, Some([2, 0, 0]));
+}
+
+#[test]
 fn inter_group_race_survives_barriers() {
     let s = session(Checks::default());
     let r = launch(&s, 0, false, |c| {

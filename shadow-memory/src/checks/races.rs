@@ -7,7 +7,7 @@ use crate::local::Run;
 use crate::mar::{self, Op, Party};
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
-use crate::shadow::{self, Shadow, BLOCK};
+use crate::shadow::{self, Shadow, WordCursor, BLOCK};
 use shadowcl_interpreter::{Access, LaneAccesses};
 use shadowcl_interpreter::{AccessKind, AddressSpace};
 use std::cell::Cell;
@@ -249,7 +249,8 @@ type WordStep = (u64, u64, Option<mar::Step>);
 
 /// What the accesses of one instruction to one allocation share, looked up once for all the
 /// lanes of a lockstep operation ([`LaunchChecker::check_lanes`]).
-struct AccessSite {
+#[derive(Clone, Copy)]
+pub(crate) struct AccessSite {
     op: Op,
     site: u16,
     /// The accessor; `item` is set per access.
@@ -309,8 +310,27 @@ impl LaunchChecker<'_> {
         if !(want.0 || want.1) {
             return true;
         }
-        let at = self.access_site(g, a, a.offset + 4);
+        let at = self.word_access_site(g, a);
         self.check_word_at::<FIRST>(g, a, &at, want)
+    }
+
+    /// [`LaunchChecker::access_site`] of a work-item's word access, kept for the group's
+    /// next access by the same instruction to the same allocation (a loop's): only the
+    /// item differs then. Not kept while an async copy is in flight (the accessor's
+    /// `actor_since` follows the copies).
+    #[inline(always)]
+    fn word_access_site(&self, g: &mut GroupState, a: &Access<'_>) -> AccessSite {
+        if let Some((inst, alloc, serial, mut at)) = g.last_word_site {
+            if (inst, alloc, serial) == (a.inst, a.alloc, g.group_serial) && g.copies.is_empty() {
+                at.me.item = g.item_of(a);
+                return at;
+            }
+        }
+        let at = self.access_site(g, a, a.offset + 4);
+        if g.copies.is_empty() {
+            g.last_word_site = Some((a.inst, a.alloc, g.group_serial, at));
+        }
+        at
     }
 
     /// [`LaunchChecker::check_at`] of a plain load or store of one aligned word of global
@@ -325,10 +345,8 @@ impl LaunchChecker<'_> {
         at: &AccessSite,
         want: (bool, bool),
     ) -> bool {
-        match self
-            .launch_shadow(at.shadow, a.alloc)
-            .and_then(|s| s.word(a.offset))
-        {
+        let shadow = self.launch_shadow(at.shadow, a.alloc);
+        match shadow.and_then(|s| s.word_at(&mut g.word_cursor, a.offset)) {
             Some(cell) => self.check_word_cell::<FIRST>(g, a, at, want, cell),
             None => false,
         }
@@ -484,7 +502,7 @@ impl LaunchChecker<'_> {
         // `check_word_at`), the block's looked up once for the lanes that follow in it.
         let shadow = self.launch_shadow(at.shadow, lanes.alloc);
         let word = shadow.filter(|_| global && lanes.size == 4);
-        let mut block: Option<(u64, &[AtomicU64])> = None;
+        let mut cursor = WordCursor::default();
         let run_firsts = runs.shared_firsts();
         // Lanes before this one in the order were checked with a run.
         let mut run_end = 0;
@@ -509,16 +527,7 @@ impl LaunchChecker<'_> {
                 continue;
             }
             let offset = lanes.offsets[l];
-            let cell = word
-                .filter(|_| offset.is_multiple_of(4))
-                .and_then(|shadow| {
-                    let start = offset - offset % BLOCK;
-                    if block.is_none_or(|(b, _)| b != start) {
-                        block = shadow.block_words(start).map(|w| (start, w));
-                    }
-                    let (_, words) = block?;
-                    words.get((offset % BLOCK / 4) as usize)
-                });
+            let cell = word.and_then(|shadow| shadow.word_at(&mut cursor, offset));
             // As `check_word_cell`, the lane's access made only when there is something to
             // note.
             if let Some(cell) = cell {
