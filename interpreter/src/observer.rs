@@ -97,6 +97,8 @@ pub struct LaneAccesses<'a> {
     pub offsets: &'a [u64],
     pub values: &'a [u64],
     pub previous: &'a [u64],
+    /// [`LaneAccesses::span`], when the executor worked it out on the way.
+    pub known_span: Option<((u64, u64), u64)>,
 }
 
 impl LaneAccesses<'_> {
@@ -104,6 +106,17 @@ impl LaneAccesses<'_> {
     /// and the bitwise or of their offsets (whose low bits say whether any lane's offset is
     /// not a multiple of an alignment), in one pass.
     pub fn span(&self) -> ((u64, u64), u64) {
+        match self.known_span {
+            Some(known) => {
+                debug_assert_eq!(known, self.lanes_span(), "the executor's span");
+                known
+            }
+            None => self.lanes_span(),
+        }
+    }
+
+    /// [`LaneAccesses::span`] worked out from the lanes.
+    fn lanes_span(&self) -> ((u64, u64), u64) {
         if self.order.is_empty() {
             return ((0, self.size as u64), 0);
         }

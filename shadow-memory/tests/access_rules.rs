@@ -110,6 +110,7 @@ fn run_lanes(session: &Session, args: &[ArgBinding], offsets: [u64; 4]) -> Vec<(
                 offsets: &offsets,
                 values: &[1; 4],
                 previous: &[1; 4],
+                known_span: None,
             },
         );
     })

@@ -1063,6 +1063,7 @@ fn lockstep_ops(ops: &[LaneOp], order: [usize; LOCAL], whole: bool) -> Report {
                 offsets: &offsets,
                 values: &values,
                 previous: &previous,
+                known_span: None,
             };
             send_lanes(c, &mut g, &lanes, whole);
         }
@@ -1243,6 +1244,7 @@ fn wide_ops_in(ops: &[WideOp], whole: bool, order: &[usize]) -> (Report, usize) 
                 offsets: &offsets,
                 values: &values,
                 previous: &previous,
+                known_span: None,
             };
             send_lanes(&c, &mut groups[g as usize], &lanes, whole);
         }
@@ -1400,6 +1402,7 @@ fn wide_local_ops(ops: &[LocalOp], order: &[usize], whole: bool) -> Report {
             offsets: &offsets,
             values: &values,
             previous: &previous,
+            known_span: None,
         };
         send_lanes(&c, &mut g, &lanes, whole);
     }

@@ -215,6 +215,12 @@ impl Observer for Recorder {
         self.lane_ops
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.lane_allocs.lock().unwrap().insert(lanes.alloc.0);
+        // Asserts (debug builds) that the executor's span is the lanes' own.
+        let ((lo, hi), _) = lanes.span();
+        assert!(lanes
+            .order
+            .iter()
+            .all(|&l| (lo..hi).contains(&lanes.offsets[l])));
         let mut bytes = [[0u8; 8]; 2];
         for &l in lanes.order {
             self.access(g, &lanes.lane(l, &mut bytes));

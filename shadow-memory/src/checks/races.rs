@@ -1023,6 +1023,7 @@ mod tests {
             offsets,
             values: &[],
             previous: &[],
+            known_span: None,
         };
         let runs = block_runs(&lanes);
         runs.iter()

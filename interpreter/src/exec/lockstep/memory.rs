@@ -133,6 +133,9 @@ struct Target {
     space: AddressSpace,
     alloc: AllocId,
     view_off: u64,
+    /// The lanes' lowest and highest pointers (their offsets' order: one allocation).
+    lo: u64,
+    hi: u64,
 }
 
 /// The [`Target`] of the lanes of `sel` accessing `w` bytes from their pointer (register
@@ -177,6 +180,8 @@ fn target<O: Observer>(cx: &Cx<'_, '_, O>, sel: Sel<'_>, p: u32, w: usize) -> Op
         space,
         alloc,
         view_off,
+        lo,
+        hi,
     })
 }
 
@@ -215,9 +220,14 @@ fn observed<O: Observer>(
     }
     let (offsets, rest) = buf[..3 * n].split_at_mut(n);
     let (values, previous) = rest.split_at_mut(n);
+    let offset = |x: u64| view_off + (offset_of(x) as u64).wrapping_add(delta);
+    let mut bits = 0;
     for &l in lanes {
-        offsets[l] = view_off + (offset_of(cx.get(p, l)) as u64).wrapping_add(delta);
+        offsets[l] = offset(cx.get(p, l));
+        bits |= offsets[l];
     }
+    // The span from the target's extremes: no pass of the observer's over the lanes.
+    let span = ((offset(t.lo), offset(t.hi) + w as u64), bits);
     let want_previous = cx.lx.previous;
     // Held until the observer has the stores (as `Mx::store` holds its one lock).
     let mut _order = Vec::new();
@@ -285,6 +295,7 @@ fn observed<O: Observer>(
             offsets,
             values,
             previous,
+            known_span: Some(span),
         },
     );
     drop(_order);
