@@ -121,15 +121,22 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
     let mut l = 0;
     while l + words <= n {
         let (o, i0) = (lanes.offsets[l], lanes.items[l].local_linear);
-        let run = active(l)
-            && o.is_multiple_of(BLOCK)
-            && (1..words).all(|k| {
-                active(l + k)
-                    && lanes.offsets[l + k] == o + 4 * k as u64
-                    && lanes.items[l + k].local_linear == i0 + k as u32
-            });
-        if !run {
+        if !(active(l) && o.is_multiple_of(BLOCK)) {
             l += 1;
+            continue;
+        }
+        // How many lanes from `l` go on word by word (a run needs all sixteen).
+        let along = (1..words)
+            .find(|&k| {
+                !(active(l + k)
+                    && lanes.offsets[l + k] == o + 4 * k as u64
+                    && lanes.items[l + k].local_linear == i0 + k as u32)
+            })
+            .unwrap_or(words);
+        if along < words {
+            // The lanes after `l` that went on access words inside `o`'s block: none
+            // starts a run.
+            l += along;
             continue;
         }
         runs.push(l);
@@ -139,6 +146,8 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
     if runs.len == 0 {
         return runs;
     }
+    // Every lane that accesses is in a run: no other lane touches their blocks.
+    let others = lanes.order.len() != runs.len * words;
     let mut sorted = [0u64; LaneSet::LANES / BLOCK_LANES];
     let blocks = &mut sorted[..runs.len];
     blocks
@@ -148,9 +157,10 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
     blocks.sort_unstable();
     let shared = blocks.windows(2).any(|w| w[0] == w[1]);
     let touched = |o: u64| blocks.binary_search(&(o - o % BLOCK)).is_ok();
-    let others_touch = (0..n)
-        .filter(|&l| active(l) && !in_run.contains(l))
-        .any(|l| touched(lanes.offsets[l]) || touched(lanes.offsets[l] + 3));
+    let others_touch = others
+        && (0..n)
+            .filter(|&l| active(l) && !in_run.contains(l))
+            .any(|l| touched(lanes.offsets[l]) || touched(lanes.offsets[l] + 3));
     runs.shared = shared || others_touch;
     runs
 }
@@ -1076,5 +1086,12 @@ mod tests {
         // Items that do not count up with the words: none.
         let reversed: Vec<u32> = (0..32).rev().collect();
         assert_eq!(runs(&words(0, 32), &reversed, &[]), []);
+        // A row that stops short of a block, then a whole one: the run after it is found.
+        let short: Vec<u64> = words(0, 8).into_iter().chain(words(64, 16)).collect();
+        assert_eq!(runs(&short, &ids(24), &[]), [(64, 8)]);
+        // An item out of step inside the first block: the next block's run still is one.
+        let mut skewed = ids(32);
+        skewed[5] = 99;
+        assert_eq!(runs(&words(0, 32), &skewed, &[]), [(64, 16)]);
     }
 }
