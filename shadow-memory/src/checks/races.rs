@@ -95,7 +95,7 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
     let mut runs = BlockRuns::default();
     let n = lanes.items.len();
     let words = BLOCK_LANES;
-    if lanes.size != 4 || n < words || n > LaneSet::LANES {
+    if lanes.size != 4 || lanes.order.len() < words || n > LaneSet::LANES {
         return runs;
     }
     let all = lanes.order.len() == n;
@@ -112,14 +112,21 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
         }
         return runs;
     }
-    let mut active = LaneSet::default();
+    let mut accessing = LaneSet::default();
     if !all {
-        lanes.order.iter().for_each(|&l| active.insert(l..l + 1));
+        lanes.order.iter().for_each(|&l| accessing.insert(l..l + 1));
     }
-    let active = |l: usize| all || active.contains(l);
+    let active = |l: usize| all || accessing.contains(l);
     let mut in_run = LaneSet::default();
     let mut l = 0;
     while l + words <= n {
+        // Past the lanes that made no access (a reduction's idle half) in one step.
+        if !all {
+            match accessing.next_from(l) {
+                Some(next) if next + words <= n => l = next,
+                _ => break,
+            }
+        }
         let (o, i0) = (lanes.offsets[l], lanes.items[l].local_linear);
         if !(active(l) && o.is_multiple_of(BLOCK)) {
             l += 1;
@@ -243,6 +250,17 @@ impl LaneSet {
             }
             l += n;
         }
+    }
+
+    /// The set's first lane from `l` on.
+    fn next_from(&self, l: usize) -> Option<usize> {
+        let mut w = l / 64;
+        let mut bits = self.bits.get(w)? & (u64::MAX << (l % 64));
+        while bits == 0 {
+            w += 1;
+            bits = *self.bits.get(w)?;
+        }
+        Some(w * 64 + bits.trailing_zeros() as usize)
     }
 
     #[inline(always)]
@@ -1060,6 +1078,11 @@ mod tests {
             .collect();
         assert_eq!(held, want);
         assert_eq!(set.len, want.len());
+        // The next member from any lane on is the first held lane not before it.
+        for l in 0..LaneSet::LANES + 2 {
+            let next = want.iter().copied().find(|&w| w >= l);
+            assert_eq!(set.next_from(l), next, "from {l}");
+        }
     }
 
     #[test]
@@ -1093,5 +1116,12 @@ mod tests {
         let mut skewed = ids(32);
         skewed[5] = 99;
         assert_eq!(runs(&words(0, 32), &skewed, &[]), [(64, 16)]);
+        // Idle lanes before, between and after runs (a reduction's lanes below a bound).
+        let order: Vec<usize> = (3..7).chain(32..48).chain(64..80).collect();
+        assert_eq!(
+            runs(&words(0, 100), &ids(100), &order),
+            [(128, 32), (256, 64)]
+        );
+        assert_eq!(runs(&words(0, 100), &ids(100), &[80, 81, 82]), []);
     }
 }
