@@ -142,7 +142,7 @@ struct Target {
 /// `p`); `None` when there is none (mixed allocations, a lane out of bounds, a copy in
 /// progress, no observer).
 fn target<O: Observer>(cx: &Cx<'_, '_, O>, sel: Sel<'_>, p: u32, w: usize) -> Option<Target> {
-    if !O::ENABLED || cx.gx.by_group || cx.gx.copying {
+    if !observable(cx) {
         return None;
     }
     let lanes = sel.ordered(cx.order).as_slice();
@@ -152,11 +152,24 @@ fn target<O: Observer>(cx: &Cx<'_, '_, O>, sel: Sel<'_>, p: u32, w: usize) -> Op
         let x = cx.get(p, l);
         (lo, hi) = (lo.min(x), hi.max(x));
     }
+    target_between(cx, lo, hi, w)
+}
+
+/// Whether an op may run as one for its lanes ([`observed`]): an observer follows, and the
+/// group's async copy is not running.
+#[inline(always)]
+fn observable<O: Observer>(cx: &Cx<'_, '_, O>) -> bool {
+    O::ENABLED && !cx.gx.by_group && !cx.gx.copying
+}
+
+/// The [`Target`] of lanes whose lowest and highest pointers are `lo` and `hi`, each
+/// accessing `w` bytes.
+fn target_between<O: Observer>(cx: &Cx<'_, '_, O>, lo: u64, hi: u64, w: usize) -> Option<Target> {
     // One allocation (pointer tag and index) for every lane.
     if (lo ^ hi) >> ptr::OFF_BITS != 0 {
         return None;
     }
-    let (tag, idx, _) = ptr::dec(p0);
+    let (tag, idx, _) = ptr::dec(lo);
     let (space, alloc, len, view_off) = match tag {
         ptr::TAG_LOCAL => {
             let m = cx.gx.locals.get(idx)?;
@@ -208,19 +221,10 @@ fn observed<O: Observer>(
     dv: u32,
     kind: AccessKind,
 ) {
-    let order = cx.order;
-    let lanes = sel.ordered(order).as_slice();
-    let (tag, idx, view_off) = (t.tag, t.idx, t.view_off);
-    let n = cx.n;
-    let mut buf = std::mem::take(cx.scratch);
-    // Not cleared: the observer reads only the lanes that access, whose entries are all
-    // written below (zeroing the three arrays per operation was 3% of a checked vadd).
-    if buf.len() < 3 * n {
-        buf.resize(3 * n, 0);
-    }
-    let (offsets, rest) = buf[..3 * n].split_at_mut(n);
-    let (values, previous) = rest.split_at_mut(n);
-    let offset = |x: u64| view_off + (offset_of(x) as u64).wrapping_add(delta);
+    let lanes = sel.ordered(cx.order).as_slice();
+    let mut buf = scratch(cx);
+    let offsets = &mut buf[..cx.n];
+    let offset = |x: u64| t.view_off + (offset_of(x) as u64).wrapping_add(delta);
     let mut bits = 0;
     for &l in lanes {
         offsets[l] = offset(cx.get(p, l));
@@ -228,6 +232,85 @@ fn observed<O: Observer>(
     }
     // The span from the target's extremes: no pass of the observer's over the lanes.
     let span = ((offset(t.lo), offset(t.hi) + w as u64), bits);
+    run_observed(cx, t, here, sel, w, dv, kind, buf, span);
+}
+
+/// [`target`] and [`observed`] of a load or store in one pass over the lanes (their
+/// extremes, offsets and the offsets' or taken together). False, having changed nothing,
+/// when the lanes have no target.
+#[allow(clippy::too_many_arguments)] // as `observed`
+fn observed_op<O: Observer>(
+    cx: &mut Cx<'_, '_, O>,
+    here: usize,
+    sel: Sel<'_>,
+    w: usize,
+    p: u32,
+    dv: u32,
+    kind: AccessKind,
+) -> bool {
+    let lanes = sel.ordered(cx.order).as_slice();
+    let Some(&first) = lanes.first().filter(|_| observable(cx)) else {
+        return false;
+    };
+    let mut buf = scratch(cx);
+    let offsets = &mut buf[..cx.n];
+    let p0 = cx.get(p, first);
+    let (mut lo, mut hi, mut bits) = (p0, p0, 0);
+    for &l in lanes {
+        let x = cx.get(p, l);
+        (lo, hi) = (lo.min(x), hi.max(x));
+        offsets[l] = offset_of(x) as u64;
+        bits |= offsets[l];
+    }
+    let Some(t) = target_between(cx, lo, hi, w) else {
+        *cx.scratch = buf;
+        return false;
+    };
+    if t.view_off != 0 {
+        // A sub-buffer's offsets count from its parent's start.
+        bits = 0;
+        for &l in lanes {
+            offsets[l] += t.view_off;
+            bits |= offsets[l];
+        }
+    }
+    let offset = |x: u64| t.view_off + offset_of(x) as u64;
+    let span = ((offset(lo), offset(hi) + w as u64), bits);
+    run_observed(cx, &t, here, sel, w, dv, kind, buf, span);
+    true
+}
+
+/// The scratch of three `u64` per lane (offsets, values, previous values) that
+/// [`run_observed`] hands the observer, taken from `cx` (and given back by it). Not
+/// cleared: the observer reads only the lanes that access, whose entries are all written
+/// (zeroing the three arrays per operation was 3% of a checked vadd).
+fn scratch<O: Observer>(cx: &mut Cx<'_, '_, O>) -> Vec<u64> {
+    let mut buf = std::mem::take(cx.scratch);
+    if buf.len() < 3 * cx.n {
+        buf.resize(3 * cx.n, 0);
+    }
+    buf
+}
+
+/// The rest of [`observed`]: the lanes' offsets are in `buf` (see [`scratch`]), `span` as
+/// [`LaneAccesses::span`] says.
+#[allow(clippy::too_many_arguments)] // as `observed`
+fn run_observed<O: Observer>(
+    cx: &mut Cx<'_, '_, O>,
+    t: &Target,
+    here: usize,
+    sel: Sel<'_>,
+    w: usize,
+    dv: u32,
+    kind: AccessKind,
+    mut buf: Vec<u64>,
+    span: ((u64, u64), u64),
+) {
+    let lanes = sel.ordered(cx.order).as_slice();
+    let (tag, idx) = (t.tag, t.idx);
+    let n = cx.n;
+    let (offsets, rest) = buf[..3 * n].split_at_mut(n);
+    let (values, previous) = rest.split_at_mut(n);
     let want_previous = cx.lx.previous;
     // Held until the observer has the stores (as `Mx::store` holds its one lock).
     let mut _order = Vec::new();
@@ -253,6 +336,7 @@ fn observed<O: Observer>(
         }
         (_, AccessKind::Read) => {
             let Some(Some(a)) = cx.lx.allocs.get(idx) else {
+                *cx.scratch = buf;
                 return;
             };
             for &l in lanes {
@@ -262,6 +346,7 @@ fn observed<O: Observer>(
         }
         (_, _) => {
             let Some(Some(a)) = cx.lx.allocs.get(idx) else {
+                *cx.scratch = buf;
                 return;
             };
             if want_previous {
@@ -312,8 +397,8 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
             if sel.all() && load_fast(cx.lx, cx.gx, cx.regs, n, di, pi, w as usize) {
                 return;
             }
-            if let Some(t) = target(cx, sel, p, w as usize) {
-                return observed(cx, &t, here, sel, w as usize, p, 0, d, AccessKind::Read);
+            if observed_op(cx, here, sel, w as usize, p, d, AccessKind::Read) {
+                return;
             }
             for &l in sel.ordered(order) {
                 let pv = cx.get(p, l);
@@ -356,8 +441,8 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
             if sel.all() && store_fast(cx.lx, cx.gx, cx.regs, n, pi, vi, w as usize, order) {
                 return;
             }
-            if let Some(t) = target(cx, sel, p, w as usize) {
-                return observed(cx, &t, here, sel, w as usize, p, 0, v, AccessKind::Write);
+            if observed_op(cx, here, sel, w as usize, p, v, AccessKind::Write) {
+                return;
             }
             for &l in sel.ordered(order) {
                 let (pv, vv) = (cx.get(p, l), cx.get(v, l));
