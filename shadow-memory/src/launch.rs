@@ -680,18 +680,27 @@ impl Observer for LaunchChecker<'_> {
             // launches on one queue asks once instead of once per entry.
             let statuses = window_statuses(&st.window, order);
             let mut overlapping = Vec::new();
+            // Only the oldest launches ordered before this one may have to leave a full
+            // window (below): as many as it is over its cap, at most.
+            let leaving = (st.window.len() + 1).saturating_sub(WINDOW_CAP);
             let mut before = Vec::new();
-            let mut i = 0;
-            st.window.retain(|w| {
-                let status = statuses.get(i).copied().unwrap_or(Status::Overlapping);
-                i += 1;
-                match status {
-                    Status::Settled => return false,
-                    Status::Before => before.push(w.id),
-                    Status::Overlapping => overlapping.push((end(w.lo), end(w.hi))),
-                }
-                true
-            });
+            if statuses.iter().all(|s| *s == Status::Before) {
+                // A queue's tight loop: nothing settled, nothing overlapping.
+                before.extend(st.window.iter().take(leaving).map(|w| w.id));
+            } else {
+                let mut i = 0;
+                st.window.retain(|w| {
+                    let status = statuses.get(i).copied().unwrap_or(Status::Overlapping);
+                    i += 1;
+                    match status {
+                        Status::Settled => return false,
+                        Status::Before if before.len() < leaving => before.push(w.id),
+                        Status::Before => {}
+                        Status::Overlapping => overlapping.push((end(w.lo), end(w.hi))),
+                    }
+                    true
+                });
+            }
             let follows_all = overlapping.is_empty();
             // Item ids and interned sites run short only after many launches: until then
             // the records of settled launches are not swept (that cost a pass over every

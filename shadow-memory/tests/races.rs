@@ -555,6 +555,67 @@ fn a_full_window_forgets_its_oldest_launches_first() {
     assert_eq!(firsts, [(300, Some(0))], "{}", r.render_text());
 }
 
+/// Past the window's cap with a launch of another queue in it that every later launch may
+/// overlap: the oldest launches ordered before the new one leave, the overlapping one stays.
+#[test]
+fn a_full_window_keeps_the_launch_that_overlaps_and_forgets_the_oldest_before_it() {
+    let s = session(Checks::default());
+    // Launch 0 of another queue writes element 60; launch 1 writes element 50, launches
+    // 2..=300 of its queue element 0.
+    let c = s.launch(
+        &loc,
+        0,
+        "serial",
+        &Follows {
+            key: 1000,
+            after: &[],
+        },
+    );
+    one_group(&c, &|c, g| write(c, g, Global, BUF, 240, wi(0, 0), 150));
+    drop(c);
+    for k in 1..=300 {
+        let order = InOrder(k);
+        let c = s.launch(&loc, k, "serial", &order);
+        let offset = if k == 1 { 200 } else { 0 };
+        one_group(&c, &|c, g| write(c, g, Global, BUF, offset, wi(0, 0), 151));
+        drop(c);
+    }
+    assert!(
+        s.report().findings.is_empty(),
+        "{}",
+        s.report().render_text()
+    );
+    // A launch ordered after none of them reads the three elements.
+    let c = s.launch(
+        &loc,
+        301,
+        "serial",
+        &Follows {
+            key: 2000,
+            after: &[],
+        },
+    );
+    one_group(&c, &|c, g| {
+        for (l, offset) in [0, 200, 240].into_iter().enumerate() {
+            read(c, g, Global, BUF, offset, wi(0, l as u32), 152);
+        }
+    });
+    drop(c);
+    let r = s.report();
+    let mut firsts: Vec<(u64, Option<i64>)> = r
+        .findings
+        .iter()
+        .map(|f| (f.first.as_ref().unwrap().launch, f.offset))
+        .collect();
+    firsts.sort();
+    assert_eq!(
+        firsts,
+        [(0, Some(240)), (300, Some(0))],
+        "{}",
+        r.render_text()
+    );
+}
+
 /// A partial order as [`Follows`] gives it that counts the questions asked of it.
 struct Counted {
     order: Follows,
