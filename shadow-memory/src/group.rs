@@ -2,7 +2,7 @@
 //! arrivals, async copies in flight and raw findings (lives on the worker running the group).
 
 use crate::checks::divergence::Arrivals;
-use crate::checks::races::AccessSite;
+use crate::checks::races::WordSite;
 use crate::local::LocalRecords;
 use crate::mar::{self, Me};
 use crate::raw::RawSet;
@@ -57,9 +57,8 @@ pub struct GroupState {
     /// The block of global memory the group's last word access touched (see
     /// `LaunchChecker::check_word_at`).
     pub(crate) word_cursor: WordCursor,
-    /// The site of the group's last word access and what it is keyed by (instruction,
-    /// allocation, `group_serial`; see `LaunchChecker::word_access_site`).
-    pub(crate) last_word_site: Option<(InstId, AllocId, u32, AccessSite)>,
+    /// The site of the group's last word access (see `LaunchChecker::word_access_site`).
+    pub(crate) last_word_site: Option<WordSite>,
 }
 
 /// An `async_work_group_copy` the group has not waited for yet.

@@ -11,6 +11,27 @@ use crate::report::FindingKind;
 use crate::session::{KernelAccess, Session};
 use shadowcl_interpreter::{Access, AccessKind, AddressSpace, AllocId, ArgBinding, LaneAccesses};
 
+/// Where accesses of one instruction, kind and allocation surely break no rule: at offsets
+/// that are multiples of `mask + 1` (the instruction's alignment) inside `lo..hi` (an
+/// argument whose flag permits the kind holds them). Outside, they may or may not: the
+/// full test says ([`LaunchChecker::breaks_no_rule`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RuleFree {
+    mask: u64,
+    lo: u64,
+    hi: u64,
+}
+
+impl RuleFree {
+    /// Whether an access of `size` bytes at `offset` surely breaks no rule.
+    #[inline(always)]
+    pub(crate) fn holds(&self, offset: u64, size: u64) -> bool {
+        offset & self.mask == 0
+            && self.lo <= offset
+            && offset.checked_add(size).is_some_and(|end| end <= self.hi)
+    }
+}
+
 /// The access flags of one launch's global arguments. Empty (one test per access) unless an
 /// argument's memory object is read-only or write-only.
 #[derive(Debug, Default)]
@@ -54,6 +75,15 @@ impl AccessRules {
         self.bound.iter().any(|&(id, start, end, access)| {
             id == alloc && start <= lo && hi <= end && allows(access, kind)
         })
+    }
+
+    /// The bytes of the first argument bound to `alloc` whose flag permits `kind`: an
+    /// access inside them breaks no flag (`permits`). Empty when there is none.
+    fn permitting(&self, alloc: AllocId, kind: AccessKind) -> (u64, u64) {
+        self.bound
+            .iter()
+            .find(|&&(id, _, _, access)| id == alloc && allows(access, kind))
+            .map_or((0, 0), |&(_, start, end, _)| (start, end))
     }
 
     /// The flag an access breaks: it falls inside an argument whose flag forbids it and
@@ -163,6 +193,22 @@ impl LaunchChecker<'_> {
             && self
                 .state()
                 .is_some_and(|s| !s.rules.bound.is_empty() && !s.rules.permits(alloc, lo, hi, kind))
+    }
+
+    /// Where the accesses of `a`'s instruction, kind and allocation surely break no rule
+    /// (see [`RuleFree`]): worked out once for the accesses of a loop.
+    pub(crate) fn rule_free(&self, a: &Access<'_>) -> RuleFree {
+        let mask = (self.alignments.of(a.inst) as u64).max(1) - 1;
+        let (lo, hi) = match self.state() {
+            Some(s)
+                if matches!(a.space, AddressSpace::Global | AddressSpace::Constant)
+                    && !s.rules.bound.is_empty() =>
+            {
+                s.rules.permitting(a.alloc, a.kind)
+            }
+            _ => (0, u64::MAX),
+        };
+        RuleFree { mask, lo, hi }
     }
 
     /// Whether access `a` surely breaks no rule (it is aligned and no flag may forbid it),

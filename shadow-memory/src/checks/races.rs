@@ -1,6 +1,7 @@
 //! The data-race and uninitialised-read checks: every global and local access goes through
 //! the byte records (`mar`), which say whether it conflicts with an unordered earlier one.
 
+use crate::checks::access_rules::RuleFree;
 use crate::group::{clamp_item, GroupState};
 use crate::launch::LaunchChecker;
 use crate::local::Run;
@@ -8,7 +9,7 @@ use crate::mar::{self, Op, Party};
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
 use crate::shadow::{self, Shadow, WordCursor, BLOCK};
-use shadowcl_interpreter::{Access, LaneAccesses};
+use shadowcl_interpreter::{Access, AllocId, InstId, LaneAccesses};
 use shadowcl_interpreter::{AccessKind, AddressSpace};
 use std::cell::Cell;
 use std::sync::atomic::AtomicU64;
@@ -271,6 +272,17 @@ impl LaneSet {
     }
 }
 
+/// What `LaunchChecker::word_access_site` keeps of a group's last word access, and what
+/// it is kept for (instruction, allocation, `GroupState::group_serial`).
+#[derive(Clone, Copy)]
+pub(crate) struct WordSite {
+    inst: InstId,
+    alloc: AllocId,
+    serial: u32,
+    at: AccessSite,
+    rule_free: RuleFree,
+}
+
 /// A word record's step: its old record, its new record, and the step when it found
 /// something.
 type WordStep = (u64, u64, Option<mar::Step>);
@@ -330,35 +342,45 @@ impl LaunchChecker<'_> {
             || !a.offset.is_multiple_of(4)
             || a.by_group
             || a.copy
-            || (self.checks.bounds && !self.breaks_no_rule(a))
         {
             return false;
         }
         let want = self.wanted(g);
         if !(want.0 || want.1) {
-            return true;
+            return !self.checks.bounds || self.breaks_no_rule(a);
         }
-        let at = self.word_access_site(g, a);
+        let (at, rule_free) = self.word_access_site(g, a);
+        if self.checks.bounds && !rule_free.holds(a.offset, 4) && !self.breaks_no_rule(a) {
+            return false;
+        }
         self.check_word_at::<FIRST>(g, a, &at, want)
     }
 
-    /// [`LaunchChecker::access_site`] of a work-item's word access, kept for the group's
-    /// next access by the same instruction to the same allocation (a loop's): only the
-    /// item differs then. Not kept while an async copy is in flight (the accessor's
-    /// `actor_since` follows the copies).
+    /// [`LaunchChecker::access_site`] and [`LaunchChecker::rule_free`] of a work-item's word
+    /// access, kept for the group's next access by the same instruction to the same
+    /// allocation (a loop's): only the item differs then. Not kept while an async copy is in
+    /// flight (the accessor's `actor_since` follows the copies).
     #[inline(always)]
-    fn word_access_site(&self, g: &mut GroupState, a: &Access<'_>) -> AccessSite {
-        if let Some((inst, alloc, serial, mut at)) = g.last_word_site {
-            if (inst, alloc, serial) == (a.inst, a.alloc, g.group_serial) && g.copies.is_empty() {
-                at.me.item = g.item_of(a);
-                return at;
+    fn word_access_site(&self, g: &mut GroupState, a: &Access<'_>) -> (AccessSite, RuleFree) {
+        if let Some(mut last) = g.last_word_site {
+            if (last.inst, last.alloc, last.serial) == (a.inst, a.alloc, g.group_serial)
+                && g.copies.is_empty()
+            {
+                last.at.me.item = g.item_of(a);
+                return (last.at, last.rule_free);
             }
         }
-        let at = self.access_site(g, a, a.offset + 4);
+        let (at, rule_free) = (self.access_site(g, a, a.offset + 4), self.rule_free(a));
         if g.copies.is_empty() {
-            g.last_word_site = Some((a.inst, a.alloc, g.group_serial, at));
+            g.last_word_site = Some(WordSite {
+                inst: a.inst,
+                alloc: a.alloc,
+                serial: g.group_serial,
+                at,
+                rule_free,
+            });
         }
-        at
+        (at, rule_free)
     }
 
     /// [`LaunchChecker::check_at`] of a plain load or store of one aligned word of global
