@@ -142,8 +142,8 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
             })
             .unwrap_or(words);
         if along < words {
-            // The lanes after `l` that went on access words inside `o`'s block: none
-            // starts a run.
+            // The lanes after `l` that went on word by word access words inside `o`'s
+            // block, past its start: none of them starts a run.
             l += along;
             continue;
         }
