@@ -623,12 +623,12 @@ impl Shadow {
     /// shadow.
     #[inline]
     pub fn word(&self, offset: u64) -> Option<&AtomicU64> {
-        if !offset.is_multiple_of(WORD) || offset.checked_add(WORD)? > self.len {
+        if !offset.is_multiple_of(WORD) {
             return None;
         }
-        let at = (offset % PAGE) as usize;
-        let words = self.page(offset / PAGE, Grain::Words)?.words_at(self, at)?;
-        let w = &words.words[at / WORD as usize];
+        let w = self
+            .block_words(offset)?
+            .get((offset % BLOCK / WORD) as usize)?;
         (w.load(Ordering::Relaxed) != SPLIT).then_some(w)
     }
 
