@@ -74,6 +74,20 @@ pub struct Access<'a> {
     /// reported only when this is non-zero), or a copy's store of never-written private
     /// bytes.
     pub undefined: u8,
+    /// Which element of a vector load or store this access is (0 for a scalar or an
+    /// aggregate's leaf): the vector starts `component * size` bytes before `offset`, and
+    /// the instruction's alignment is the vector's ([`Access::value_offset`]).
+    pub component: u8,
+}
+
+impl Access<'_> {
+    /// The offset of the first byte of the value the instruction accessed: the vector's
+    /// for a vector's element ([`Access::component`]), else `offset`.
+    #[inline]
+    pub fn value_offset(&self) -> u64 {
+        self.offset
+            .wrapping_sub(self.component as u64 * self.size as u64)
+    }
 }
 
 /// The accesses one lockstep operation made: each listed work-item of one group accessed
@@ -97,6 +111,8 @@ pub struct LaneAccesses<'a> {
     pub offsets: &'a [u64],
     pub values: &'a [u64],
     pub previous: &'a [u64],
+    /// Which element of a vector access the lanes made ([`Access::component`]).
+    pub component: u8,
     /// [`LaneAccesses::span`], when the executor worked it out on the way.
     pub known_span: Option<((u64, u64), u64)>,
 }
@@ -154,6 +170,7 @@ impl LaneAccesses<'_> {
             by_group: false,
             copy: false,
             undefined: 0,
+            component: self.component,
         }
     }
 }

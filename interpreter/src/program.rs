@@ -103,8 +103,9 @@ impl Program {
 /// The alignment in bytes that each instruction's memory access requires: what the module
 /// declares for a load or store (`Aligned`, else the type's size), the natural one for an
 /// atomic, 1 for everything else. Checkers report an access whose offset is not a multiple
-/// of it (OpenCL C 6.3: undefined behaviour). A vector access is reported lane by lane, and
-/// a lane needs only its element's alignment.
+/// of it (OpenCL C 6.3: undefined behaviour). A vector access is reported element by
+/// element; the requirement is the vector's and holds for its start
+/// ([`crate::Access::value_offset`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Alignments<'a>(&'a [u8]);
 

@@ -6,7 +6,8 @@ use common::*;
 use shadowcl_interpreter::*;
 use std::sync::Mutex;
 
-/// (offset, size, kind, required alignment) of every global access, in order.
+/// (offset of the accessed value's start, size, kind, required alignment) of every global
+/// access, in order.
 struct Aligns<'p> {
     program: &'p Program,
     seen: Mutex<Vec<(u64, u32, AccessKind, u32)>>,
@@ -21,20 +22,35 @@ impl Observer for Aligns<'_> {
             self.seen
                 .lock()
                 .unwrap()
-                .push((a.offset, a.size, a.kind, align));
+                .push((a.value_offset(), a.size, a.kind, align));
         }
     }
 }
 
 fn accesses(src: &str, opt: &str, args: Vec<ArgValue>) -> Vec<(u64, u32, AccessKind, u32)> {
+    accesses_of(src, opt, 1, 0, args)
+}
+
+/// [`accesses`] of `items` work-items in one group, each a turn of `quantum` instructions.
+fn accesses_of(
+    src: &str,
+    opt: &str,
+    items: u64,
+    quantum: u32,
+    args: Vec<ArgValue>,
+) -> Vec<(u64, u32, AccessKind, u32)> {
     let p = program(src, opt);
     let obs = Aligns {
         program: &p,
         seen: Mutex::new(Vec::new()),
     };
-    let l = launch("k", 1, [1, 1, 1], [1, 1, 1], args);
+    let l = launch("k", 1, [items, 1, 1], [items, 1, 1], args);
+    let schedule = Schedule {
+        quantum,
+        ..Schedule::default()
+    };
     Device::new(0)
-        .run(&p, &l, &Schedule::default(), &obs)
+        .run(&p, &l, &schedule, &obs)
         .unwrap_or_else(|e| panic!("{opt}: {e}"));
     obs.seen.into_inner().unwrap()
 }
@@ -93,5 +109,35 @@ fn packed_fields_vectors_and_vload_need_only_what_they_declare() {
             seen.iter().any(|s| s.0 == 1 && s.3 == 1),
             "{opt}: the packed int is read at byte 1: {seen:?}"
         );
+    }
+}
+
+#[test]
+fn a_vectors_alignment_holds_for_its_start_under_every_schedule() {
+    use AccessKind::*;
+    // Each float2 read starts one float past a multiple of 8: its elements are 4-aligned, the
+    // vector is not. The float2 stores are aligned.
+    let src = r#"
+    __kernel void k(__global float *in, __global float2 *out) {
+        size_t i = get_global_id(0);
+        out[i] = *(__global float2 *)(in + 1 + 2 * i);
+    }"#;
+    for opt in ["-O0", "-O2"] {
+        for quantum in [0, 1, Schedule::AUTO] {
+            let (bi, bo) = (buf_f32(&[1.0; 18]), buf_f32(&[0.0; 16]));
+            let seen = accesses_of(src, opt, 8, quantum, vec![arg(&bi), arg(&bo)]);
+            let at = format!("{opt}, quantum {quantum}");
+            let reads: Vec<_> = seen.iter().filter(|s| s.2 == Read).collect();
+            let writes: Vec<_> = seen.iter().filter(|s| s.2 == Write).collect();
+            // Two elements per item, each naming its vector's start.
+            assert_eq!(reads.len(), 16, "{at}: {seen:?}");
+            assert_eq!(writes.len(), 16, "{at}: {seen:?}");
+            for &&(start, size, _, align) in &reads {
+                assert_eq!((size, align, start % 8), (4, 8, 4), "{at}: {reads:?}");
+            }
+            for &&(start, size, _, align) in &writes {
+                assert_eq!((size, align, start % 8), (4, 8, 0), "{at}: {writes:?}");
+            }
+        }
     }
 }

@@ -144,6 +144,7 @@ impl Session {
                         by_group: false,
                         copy: !a.write,
                         undefined: 0,
+                        component: 0,
                     },
                 );
                 at += size;

@@ -79,6 +79,7 @@ fn run(
                     by_group: false,
                     copy: false,
                     undefined: 0,
+                    component: 0,
                 },
             );
         }
@@ -110,6 +111,7 @@ fn run_lanes(session: &Session, args: &[ArgBinding], offsets: [u64; 4]) -> Vec<(
                 offsets: &offsets,
                 values: &[1; 4],
                 previous: &[1; 4],
+                component: 0,
                 known_span: None,
             },
         );

@@ -166,6 +166,7 @@ fn uninitialised_reads_in_local_and_global_memory_per_byte() {
                 by_group: false,
                 copy: false,
                 undefined: 0,
+                component: 0,
             },
         );
         c.access(
@@ -183,6 +184,7 @@ fn uninitialised_reads_in_local_and_global_memory_per_byte() {
                 by_group: false,
                 copy: false,
                 undefined: 0,
+                component: 0,
             },
         );
         // Bytes 2..4 were never written.
@@ -201,6 +203,7 @@ fn uninitialised_reads_in_local_and_global_memory_per_byte() {
                 by_group: false,
                 copy: false,
                 undefined: 0,
+                component: 0,
             },
         );
         // Global: host-written bytes are fine, others are not.

@@ -65,6 +65,7 @@ fn launch(session: &Session, id: u64, groups: u64, offsets: &[u64]) {
                     by_group: false,
                     copy: false,
                     undefined: 0,
+                    component: 0,
                 },
             );
         }

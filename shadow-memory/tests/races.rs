@@ -795,6 +795,7 @@ fn copy_half(
             by_group: false,
             copy: true,
             undefined,
+            component: 0,
         },
     );
 }
@@ -996,6 +997,7 @@ fn a_long_access_is_benign_only_if_every_byte_is() {
                 by_group: false,
                 copy: false,
                 undefined: 0,
+                component: 0,
             },
         );
         c.group_end(g);
@@ -1124,6 +1126,7 @@ fn lockstep_ops(ops: &[LaneOp], order: [usize; LOCAL], whole: bool) -> Report {
                 offsets: &offsets,
                 values: &values,
                 previous: &previous,
+                component: 0,
                 known_span: None,
             };
             send_lanes(c, &mut g, &lanes, whole);
@@ -1305,6 +1308,7 @@ fn wide_ops_in(ops: &[WideOp], whole: bool, order: &[usize]) -> (Report, usize) 
                 offsets: &offsets,
                 values: &values,
                 previous: &previous,
+                component: 0,
                 known_span: None,
             };
             send_lanes(&c, &mut groups[g as usize], &lanes, whole);
@@ -1463,6 +1467,7 @@ fn wide_local_ops(ops: &[LocalOp], order: &[usize], whole: bool) -> Report {
             offsets: &offsets,
             values: &values,
             previous: &previous,
+            component: 0,
             known_span: None,
         };
         send_lanes(&c, &mut g, &lanes, whole);

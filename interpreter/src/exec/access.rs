@@ -156,6 +156,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                     } else {
                         0
                     },
+                    component: self.gx.component,
                 },
             );
         }
@@ -193,6 +194,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                 by_group: self.gx.by_group,
                 copy: false,
                 undefined,
+                component: 0,
             },
         );
     }

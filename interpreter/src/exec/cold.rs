@@ -204,8 +204,10 @@ fn load_n<O: Observer>(
 ) {
     let pv = r[p as usize];
     for i in 0..n {
+        mx.gx.component = i as u8;
         r[(d + i) as usize] = mx.load(pv.wrapping_add(i as u64 * w as u64), w as usize, pc);
     }
+    mx.gx.component = 0;
 }
 
 /// `Op::LoadAgg`: an aggregate's leaves, one lane each.
@@ -236,6 +238,7 @@ fn store_n<O: Observer>(
 ) {
     let pv = r[p as usize];
     for i in 0..n {
+        mx.gx.component = i as u8;
         mx.store(
             pv.wrapping_add(i as u64 * w as u64),
             w as usize,
@@ -243,6 +246,7 @@ fn store_n<O: Observer>(
             pc,
         );
     }
+    mx.gx.component = 0;
 }
 
 /// `Op::StoreAgg`: the inverse of [`load_agg`].

@@ -456,6 +456,7 @@ fn start_group<O: Observer>(
         faults: 0,
         copying: false,
         copy_undefined: 0,
+        component: 0,
     }
 }
 

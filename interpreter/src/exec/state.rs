@@ -22,6 +22,9 @@ pub(super) struct Gx<O: Observer> {
     pub(super) copying: bool,
     /// The undefined private bytes the copy's last load read (bit `i` = byte `i`).
     pub(super) copy_undefined: u8,
+    /// The element of a vector load or store being made
+    /// ([`Access::component`](crate::observer::Access::component)).
+    pub(super) component: u8,
 }
 
 impl<O: Observer> Gx<O> {

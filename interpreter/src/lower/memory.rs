@@ -358,15 +358,16 @@ fn memory_access_alignment(inst: &Instruction, first: usize) -> Option<u64> {
 
 /// Notes the alignment the current instruction's access of a `ty` value requires: what the
 /// module declares (`Aligned`), else the type's own (OpenCL C 6.3: a data item is aligned
-/// to its size). Scalars and vectors only: the executor reports a vector lane by lane, so a
-/// lane is checked against its element's alignment (no wider); aggregates are not checked.
+/// to its size, a 3-element vector to that of 4). Scalars and vectors only: aggregates are
+/// not checked. A vector's elements are reported one by one, each with its index
+/// (`Access::component`), so that the requirement is tested on the vector's start.
 fn require_alignment(fx: &mut Fx, ty: Word, declared: Option<u64>) -> R<()> {
     let t = fx.md.ty(ty)?;
     let align = match t.k {
         TyK::Bool | TyK::Int(_) | TyK::Float(_) | TyK::Ptr(..) => declared.unwrap_or(t.size),
-        TyK::Vector(e, _) => {
-            let e = fx.md.ty(e)?.size;
-            declared.unwrap_or(e).min(e)
+        TyK::Vector(e, n) => {
+            let natural = fx.md.ty(e)?.size * (n as u64).next_power_of_two();
+            declared.unwrap_or(natural)
         }
         _ => return Ok(()),
     };

@@ -23,12 +23,15 @@ pub(crate) struct RuleFree {
 }
 
 impl RuleFree {
-    /// Whether an access of `size` bytes at `offset` surely breaks no rule.
+    /// Whether access `a` surely breaks no rule (a vector's later elements are not tested
+    /// for alignment: the first stands for the vector).
     #[inline(always)]
-    pub(crate) fn holds(&self, offset: u64, size: u64) -> bool {
-        offset & self.mask == 0
-            && self.lo <= offset
-            && offset.checked_add(size).is_some_and(|end| end <= self.hi)
+    pub(crate) fn holds(&self, a: &Access<'_>) -> bool {
+        (a.offset & self.mask == 0 || a.component > 0)
+            && self.lo <= a.offset
+            && a.offset
+                .checked_add(a.size as u64)
+                .is_some_and(|end| end <= self.hi)
     }
 }
 
@@ -123,15 +126,22 @@ impl LaunchChecker<'_> {
             // Only reads of undefined private bytes are reported: nothing to check here.
             return;
         }
+        // A vector is one access: its first element stands for it (same start).
         let align = self.alignments.of(a.inst) as u64;
-        if align > 1 && a.offset & (align - 1) != 0 {
+        if align > 1 && a.component == 0 && a.offset & (align - 1) != 0 {
             self.report_rule(g, a, FindingKind::MisalignedAccess, || {
-                format!(
-                    "{}-byte {} at offset {}, which needs {align}-byte alignment",
-                    a.size,
-                    op_of(a.kind).name(),
-                    a.offset
-                )
+                let (op, at) = (op_of(a.kind).name(), a.offset);
+                if a.size as u64 >= align {
+                    format!(
+                        "{}-byte {op} at offset {at}, which needs {align}-byte alignment",
+                        a.size
+                    )
+                } else {
+                    // A vector, accessed an element at a time.
+                    format!(
+                        "{op} of a value at offset {at}, whose type needs {align}-byte alignment"
+                    )
+                }
             });
         }
         if !matches!(a.space, AddressSpace::Global | AddressSpace::Constant) {
@@ -166,15 +176,19 @@ impl LaunchChecker<'_> {
         (lo, hi): (u64, u64),
         offset_bits: u64,
     ) {
-        let align = (self.alignments.of(lanes.inst) as u64).max(1);
+        // A vector's later elements: its first element's operation tested the alignment.
+        let mask = match lanes.component {
+            0 => (self.alignments.of(lanes.inst) as u64).max(1) - 1,
+            _ => 0,
+        };
         let flagged = self.flags_may_forbid(lanes.space, lanes.alloc, (lo, hi), lanes.kind);
-        if !flagged && offset_bits & (align - 1) == 0 {
+        if !flagged && offset_bits & mask == 0 {
             // No lane is misaligned (the usual case): nothing to look at lane by lane.
             return;
         }
         let mut bytes = [[0u8; 8]; 2];
         for &l in lanes.order {
-            if flagged || lanes.offsets[l] & (align - 1) != 0 {
+            if flagged || lanes.offsets[l] & mask != 0 {
                 self.check_access_rules(g, &lanes.lane(l, &mut bytes));
             }
         }
@@ -215,7 +229,7 @@ impl LaunchChecker<'_> {
     /// so that [`LaunchChecker::check_access_rules`] would find nothing.
     pub(crate) fn breaks_no_rule(&self, a: &Access<'_>) -> bool {
         let align = self.alignments.of(a.inst) as u64;
-        a.offset & (align.max(1) - 1) == 0
+        (a.component > 0 || a.offset & (align.max(1) - 1) == 0)
             && !self.flags_may_forbid(
                 a.space,
                 a.alloc,

@@ -350,7 +350,7 @@ impl LaunchChecker<'_> {
             return !self.checks.bounds || self.breaks_no_rule(a);
         }
         let (at, rule_free) = self.word_access_site(g, a);
-        if self.checks.bounds && !rule_free.holds(a.offset, 4) && !self.breaks_no_rule(a) {
+        if self.checks.bounds && !rule_free.holds(a) && !self.breaks_no_rule(a) {
             return false;
         }
         self.check_word_at::<FIRST>(g, a, &at, want)
@@ -1073,6 +1073,7 @@ mod tests {
             offsets,
             values: &[],
             previous: &[],
+            component: 0,
             known_span: None,
         };
         let runs = block_runs(&lanes);

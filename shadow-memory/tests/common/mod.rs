@@ -139,6 +139,7 @@ pub fn acc(
             by_group: false,
             copy: false,
             undefined: 0,
+            component: 0,
         },
     );
 }

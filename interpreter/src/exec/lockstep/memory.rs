@@ -232,7 +232,9 @@ fn observed<O: Observer>(
     }
     // The span from the target's extremes: no pass of the observer's over the lanes.
     let span = ((offset(t.lo), offset(t.hi) + w as u64), bits);
+    cx.gx.component = (delta / w as u64) as u8;
     run_observed(cx, t, here, sel, w, dv, kind, buf, span);
+    cx.gx.component = 0;
 }
 
 /// [`target`] and [`observed`] of a load or store in one pass over the lanes (their
@@ -380,6 +382,7 @@ fn run_observed<O: Observer>(
             offsets,
             values,
             previous,
+            component: cx.gx.component,
             known_span: Some(span),
         },
     );
@@ -429,12 +432,14 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
             for &l in sel.ordered(order) {
                 let pv = cx.get(p, l);
                 for i in 0..k {
+                    cx.gx.component = i as u8;
                     let v = cx
                         .mx(l)
                         .load(pv.wrapping_add(i as u64 * w as u64), w as usize, here);
                     cx.set(d + i, l, v);
                 }
             }
+            cx.gx.component = 0;
         }
         Op::Store { w, p, v } => {
             let (pi, vi, n) = (cx.at(p, 0), cx.at(v, 0), cx.n);
@@ -454,10 +459,12 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
                 let pv = cx.get(p, l);
                 for i in 0..k {
                     let vv = cx.get(v + i, l);
+                    cx.gx.component = i as u8;
                     cx.mx(l)
                         .store(pv.wrapping_add(i as u64 * w as u64), w as usize, vv, here);
                 }
             }
+            cx.gx.component = 0;
         }
         Op::Atomic { op, w, d, p, v, c } => {
             for &l in sel.ordered(order) {

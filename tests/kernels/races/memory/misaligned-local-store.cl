@@ -1,5 +1,5 @@
-// A short2 stored through a __local pointer at an odd byte: each lane needs 2-byte alignment
-// (a vector is checked lane by lane), and every lane here starts at an odd byte.
+// A short2 stored through a __local pointer at an odd byte: the vector needs 4-byte
+// alignment (each element 2), and every work-item's vector starts at an odd byte.
 // kernel: pack
 // global: 16   local: 16
 // arg: buffer short 32 fill=iota name=in
