@@ -102,7 +102,9 @@ pub struct LaneAccesses<'a> {
     /// [`AccessKind::Read`] or [`AccessKind::Write`].
     pub kind: AccessKind,
     pub inst: InstId,
-    /// The group's work-items by lane; only the lanes `order` names made an access.
+    /// The group's work-items by lane, lane `l` being the item of local linear id `l` (an
+    /// observer may take the one for the other); only the lanes `order` names made an
+    /// access.
     pub items: &'a [WorkItem],
     /// Lanes in the order their accesses reached memory.
     pub order: &'a [usize],
@@ -122,6 +124,12 @@ impl LaneAccesses<'_> {
     /// and the bitwise or of their offsets (whose low bits say whether any lane's offset is
     /// not a multiple of an alignment), in one pass.
     pub fn span(&self) -> ((u64, u64), u64) {
+        debug_assert!(
+            self.order
+                .iter()
+                .all(|&l| self.items[l].local_linear as usize == l),
+            "lane l is the item of local linear id l"
+        );
         match self.known_span {
             Some(known) => {
                 debug_assert_eq!(known, self.lanes_span(), "the executor's span");

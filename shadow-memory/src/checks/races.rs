@@ -88,7 +88,8 @@ fn settled_local_read(
 
 /// The blocks a lockstep operation's lanes may check as one record each, by their first
 /// lane: that lane and the next [`BLOCK_LANES`]` - 1` made 4-byte accesses of the block's
-/// words in order and have consecutive local ids (their items count up with the words).
+/// words in order (their items, a lane's local id being its index, count up with the
+/// words).
 /// `shared` unless the blocks differ and no other lane touches them: then every block's
 /// words are accessed by its lanes alone, so checking them apart from the others, in any
 /// order, gives what checking every lane in the schedule's order gives.
@@ -101,10 +102,8 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
     }
     let all = lanes.order.len() == n;
     // The usual case first: every lane, one run of consecutive words (`a[i]`, a 1-D group).
-    let (o0, i0) = (lanes.offsets[0], lanes.items[0].local_linear);
-    let consecutive = |l: usize| {
-        lanes.offsets[l] == o0 + 4 * l as u64 && lanes.items[l].local_linear == i0 + l as u32
-    };
+    let o0 = lanes.offsets[0];
+    let consecutive = |l: usize| lanes.offsets[l] == o0 + 4 * l as u64;
     if all && o0.is_multiple_of(4) && (1..n).all(consecutive) {
         let end = o0 + 4 * n as u64;
         for b in (o0.next_multiple_of(BLOCK)..end.saturating_sub(BLOCK - 1)).step_by(BLOCK as usize)
@@ -128,18 +127,14 @@ fn block_runs(lanes: &LaneAccesses<'_>) -> BlockRuns {
                 _ => break,
             }
         }
-        let (o, i0) = (lanes.offsets[l], lanes.items[l].local_linear);
+        let o = lanes.offsets[l];
         if !(active(l) && o.is_multiple_of(BLOCK)) {
             l += 1;
             continue;
         }
         // How many lanes from `l` go on word by word (a run needs all sixteen).
         let along = (1..words)
-            .find(|&k| {
-                !(active(l + k)
-                    && lanes.offsets[l + k] == o + 4 * k as u64
-                    && lanes.items[l + k].local_linear == i0 + k as u32)
-            })
+            .find(|&k| !(active(l + k) && lanes.offsets[l + k] == o + 4 * k as u64))
             .unwrap_or(words);
         if along < words {
             // The lanes after `l` that went on word by word access words inside `o`'s
@@ -566,7 +561,7 @@ impl LaunchChecker<'_> {
                 }
             }
             // `g.item_of` of the lane's access (a lane's access is never the group's).
-            at.me.item = clamp_item(g.lo + lanes.items[l].local_linear as u64);
+            at.me.item = clamp_item(g.lo + l as u64);
             // A run's lanes next in the schedule, in lane order: checked as one there.
             if run_firsts.len != 0
                 && run_firsts.contains(l)
@@ -624,7 +619,7 @@ impl LaunchChecker<'_> {
             // The offset first: most lanes of a broadcast read stop at it. A lane checked
             // by block reads no word this cache names, so it may stop here too.
             let offset = lanes.offsets[l];
-            let item = clamp_item(g.lo + lanes.items[l].local_linear as u64);
+            let item = clamp_item(g.lo + l as u64);
             if settled.is_some_and(|(o, recorded)| o == offset && recorded != item) {
                 continue;
             }
@@ -701,7 +696,7 @@ impl LaunchChecker<'_> {
         };
         let me_of = |l: usize| {
             let mut me = at.me;
-            me.item = clamp_item(lo + lanes.items[l].local_linear as u64);
+            me.item = clamp_item(lo + l as u64);
             me
         };
         let (me, same) = (me_of(first), same_value(first));
@@ -1049,12 +1044,11 @@ mod tests {
     use super::*;
     use shadowcl_interpreter::{AllocId, InstId, WorkItem};
 
-    /// `block_runs` of reads at `offsets` by lanes of local ids `local`, `order` the lanes
-    /// that made one (all when empty).
-    fn runs(offsets: &[u64], local: &[u32], order: &[usize]) -> Vec<(u64, usize)> {
-        let items: Vec<WorkItem> = local
-            .iter()
-            .map(|&l| WorkItem {
+    /// `block_runs` of reads at `offsets` by lanes in order, `order` the lanes that made one
+    /// (all when empty).
+    fn runs(offsets: &[u64], order: &[usize]) -> Vec<(u64, usize)> {
+        let items: Vec<WorkItem> = (0..offsets.len() as u32)
+            .map(|l| WorkItem {
                 global: [l as u64, 0, 0],
                 local: [l, 0, 0],
                 group: [0; 3],
@@ -1083,10 +1077,6 @@ mod tests {
             .collect()
     }
 
-    fn ids(n: u32) -> Vec<u32> {
-        (0..n).collect()
-    }
-
     #[test]
     fn lane_sets_hold_the_ranges_inserted() {
         let mut set = LaneSet::default();
@@ -1111,40 +1101,34 @@ mod tests {
     #[test]
     fn block_runs_cover_whole_blocks_of_consecutive_lanes_only() {
         let words = |from: u64, n: u64| (0..n).map(|l| from + 4 * l).collect::<Vec<_>>();
-        assert_eq!(runs(&words(0, 32), &ids(32), &[]), [(0, 0), (64, 16)]);
+        assert_eq!(runs(&words(0, 32), &[]), [(0, 0), (64, 16)]);
         // Shifted by a word: one whole block, from lane 15; the others go one by one.
-        assert_eq!(runs(&words(4, 32), &ids(32), &[]), [(64, 15)]);
+        assert_eq!(runs(&words(4, 32), &[]), [(64, 15)]);
         // Rows of a 2-D group, each over its own row of the buffer.
         let rows: Vec<u64> = words(0, 16).into_iter().chain(words(256, 16)).collect();
-        assert_eq!(runs(&rows, &ids(32), &[]), [(0, 0), (256, 16)]);
+        assert_eq!(runs(&rows, &[]), [(0, 0), (256, 16)]);
         // Two rows over the same words: none (the schedule's order matters there).
         let same: Vec<u64> = words(0, 16).into_iter().chain(words(0, 16)).collect();
-        assert_eq!(runs(&same, &ids(32), &[]), []);
+        assert_eq!(runs(&same, &[]), []);
         // Another lane touching a run's block: none.
         let mut near = words(0, 17);
         near[16] = 8;
-        assert_eq!(runs(&near, &ids(17), &[]), []);
+        assert_eq!(runs(&near, &[]), []);
         // A lane that made no access breaks its run only.
         let order: Vec<usize> = (0..32).filter(|&l| l != 20).collect();
-        assert_eq!(runs(&words(0, 32), &ids(32), &order), [(0, 0)]);
+        assert_eq!(runs(&words(0, 32), &order), [(0, 0)]);
         // Words at an offset of 2: never a block's.
-        assert_eq!(runs(&words(2, 64), &ids(64), &[]), []);
-        // Items that do not count up with the words: none.
-        let reversed: Vec<u32> = (0..32).rev().collect();
-        assert_eq!(runs(&words(0, 32), &reversed, &[]), []);
+        assert_eq!(runs(&words(2, 64), &[]), []);
         // A row that stops short of a block, then a whole one: the run after it is found.
         let short: Vec<u64> = words(0, 8).into_iter().chain(words(64, 16)).collect();
-        assert_eq!(runs(&short, &ids(24), &[]), [(64, 8)]);
-        // An item out of step inside the first block: the next block's run still is one.
-        let mut skewed = ids(32);
-        skewed[5] = 99;
-        assert_eq!(runs(&words(0, 32), &skewed, &[]), [(64, 16)]);
+        assert_eq!(runs(&short, &[]), [(64, 8)]);
+        // A lane out of step inside the first block: the next block's run still is one.
+        let mut skewed = words(0, 32);
+        skewed[5] = 400;
+        assert_eq!(runs(&skewed, &[]), [(64, 16)]);
         // Idle lanes before, between and after runs (a reduction's lanes below a bound).
         let order: Vec<usize> = (3..7).chain(32..48).chain(64..80).collect();
-        assert_eq!(
-            runs(&words(0, 100), &ids(100), &order),
-            [(128, 32), (256, 64)]
-        );
-        assert_eq!(runs(&words(0, 100), &ids(100), &[80, 81, 82]), []);
+        assert_eq!(runs(&words(0, 100), &order), [(128, 32), (256, 64)]);
+        assert_eq!(runs(&words(0, 100), &[80, 81, 82]), []);
     }
 }
