@@ -451,6 +451,60 @@ fn lockstep_hands_over_whole_operations_with_the_same_accesses() {
     }
 }
 
+/// Lockstep reads of local memory whose lanes read two local arrays, or one lane past the
+/// end, take the per-lane path: their loads, accesses and fault are those of the per-item
+/// schedule.
+#[test]
+fn lockstep_local_reads_over_two_arrays_or_past_the_end_load_what_items_load() {
+    let src = r#"
+        __kernel void k(__global float *c, __local float *t, int past) {
+            __local float u[8];
+            size_t i = get_global_id(0), l = get_local_id(0);
+            t[l] = 10.0f + l;
+            u[l] = 20.0f + l;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            __local float *q = (l & 1) ? t : u;
+            float x = q[(l + 1) % 8];
+            float y = t[(l + 1) % 8 + (l == 3 ? past : 0)];
+            c[i] = x + y + t[7 - l];
+        }"#;
+    // At -O0 every variable is private memory, which lockstep hands to the per-item path.
+    let opt = "-O2";
+    {
+        let p = program(src, opt);
+        let c = Buffer::new(64).unwrap();
+        let run_with = |quantum: u32, past: i32| {
+            let args = vec![arg(&c), ArgValue::Local(32), val(past)];
+            recorded(
+                &p,
+                &launch("k", 1, [16, 1, 1], [8, 1, 1], args),
+                quantum,
+                &c,
+            )
+        };
+        for past in [0, 8] {
+            let (out_items, by_item, _) = run_with(0, past);
+            let (out_lanes, by_lane, ops_lanes) = run_with(1, past);
+            assert!(ops_lanes > 0, "{opt}, past {past}: no whole operation");
+            assert_eq!(out_items, out_lanes, "{opt}, past {past}");
+            assert_eq!(by_item, by_lane, "{opt}, past {past}");
+            let want: Vec<f32> = (0..16)
+                .map(|i| {
+                    let l = i % 8;
+                    let x = if l & 1 == 1 { 10.0 } else { 20.0 } + ((l + 1) % 8) as f32;
+                    let y = if l == 3 && past > 0 {
+                        0.0
+                    } else {
+                        10.0 + ((l + 1) % 8) as f32
+                    };
+                    x + y + 10.0 + (7 - l) as f32
+                })
+                .collect();
+            assert_eq!(out_lanes, want, "{opt}, past {past}");
+        }
+    }
+}
+
 /// The default schedule (`Schedule::AUTO`): lockstep while a group's work-items agree, the
 /// per-item executor from where a loop keeps them apart, lockstep again once a barrier
 /// brings them together; the accesses and results are those of run-to-barrier.
