@@ -74,20 +74,12 @@ pub struct Access<'a> {
     /// reported only when this is non-zero), or a copy's store of never-written private
     /// bytes.
     pub undefined: u8,
-    /// Which element of a vector load or store this access is (0 for a scalar or an
-    /// aggregate's leaf): the vector starts `component * size` bytes before `offset`, and
-    /// the instruction's alignment is the vector's ([`Access::value_offset`]).
+    /// Which part of the instruction's value this access is, in order (saturating at 255):
+    /// a vector's element (which starts `component * size` bytes into the vector), a
+    /// memory copy's chunk (one count for each side); 0 for a scalar or an aggregate's
+    /// leaf. Part 0 starts where the value does: the instruction's alignment
+    /// ([`crate::Alignments`]) applies to its offset.
     pub component: u8,
-}
-
-impl Access<'_> {
-    /// The offset of the first byte of the value the instruction accessed: the vector's
-    /// for a vector's element ([`Access::component`]), else `offset`.
-    #[inline]
-    pub fn value_offset(&self) -> u64 {
-        self.offset
-            .wrapping_sub(self.component as u64 * self.size as u64)
-    }
 }
 
 /// The accesses one lockstep operation made: each listed work-item of one group accessed

@@ -104,8 +104,8 @@ impl Program {
 /// declares for a load or store (`Aligned`, else the type's size), the natural one for an
 /// atomic, 1 for everything else. Checkers report an access whose offset is not a multiple
 /// of it (OpenCL C 6.3: undefined behaviour). A vector access is reported element by
-/// element; the requirement is the vector's and holds for its start
-/// ([`crate::Access::value_offset`]).
+/// element, a memory copy chunk by chunk; the requirement is the whole value's and holds
+/// for the start of its first part ([`crate::Access::component`] 0).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Alignments<'a>(&'a [u8]);
 

@@ -22,9 +22,14 @@ impl Observer for Aligns<'_> {
             self.seen
                 .lock()
                 .unwrap()
-                .push((a.value_offset(), a.size, a.kind, align));
+                .push((value_offset(a), a.size, a.kind, align));
         }
     }
+}
+
+/// Where the value an access is part of starts (a vector's elements are `size` apart).
+fn value_offset(a: &Access<'_>) -> u64 {
+    a.offset - a.component as u64 * a.size as u64
 }
 
 fn accesses(src: &str, opt: &str, args: Vec<ArgValue>) -> Vec<(u64, u32, AccessKind, u32)> {
@@ -139,5 +144,35 @@ fn a_vectors_alignment_holds_for_its_start_under_every_schedule() {
                 assert_eq!((size, align, start % 8), (4, 8, 0), "{at}: {writes:?}");
             }
         }
+    }
+}
+
+#[test]
+fn a_struct_copys_alignment_holds_for_the_start_of_each_side() {
+    use AccessKind::*;
+    // The first copy's source starts two bytes into the buffer; everything else is aligned.
+    let src = r#"
+    struct rec { int a, b, c, d; };
+    __kernel void k(__global char *in, __global struct rec *out) {
+        out[0] = *(__global struct rec *)(in + 2);
+        out[1] = *(__global struct rec *)(in + 16);
+    }"#;
+    for opt in ["-O0", "-O2"] {
+        let (bi, bo) = (buf_bytes(&[7u8; 48]), buf_bytes(&[0u8; 32]));
+        let seen = accesses(src, opt, vec![arg(&bi), arg(&bo)]);
+        let mut starts: Vec<(u64, AccessKind, u32)> = seen
+            .iter()
+            .map(|&(start, _, kind, align)| (start, kind, align))
+            .collect();
+        starts.sort_by_key(|&(start, kind, _)| (kind == Write, start));
+        starts.dedup();
+        assert_eq!(
+            starts,
+            [(2, Read, 4), (16, Read, 4), (0, Write, 4), (16, Write, 4)],
+            "{opt}: {seen:?}"
+        );
+        // Every part of both copies was made, 32 bytes each way.
+        let bytes = |k: AccessKind| -> u32 { seen.iter().filter(|s| s.2 == k).map(|s| s.1).sum() };
+        assert_eq!((bytes(Read), bytes(Write)), (32, 32), "{opt}: {seen:?}");
     }
 }

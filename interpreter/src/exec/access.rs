@@ -525,15 +525,19 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
             .unwrap_or(1);
         while i < size {
             self.gx.copy_undefined = 0;
+            // Each side's first chunk stands for it (its start is the instruction's alignment's).
+            self.gx.component = (i / step as u64).min(u8::MAX as u64) as u8;
             let v = self.load(s.wrapping_add(i), step, pc);
             if self.gx.faults == faults {
                 self.store(d.wrapping_add(i), step, v, pc);
             }
             if self.gx.faults != faults {
+                self.gx.component = 0;
                 return false;
             }
             i += step as u64;
         }
+        self.gx.component = 0;
         true
     }
 }

@@ -356,6 +356,20 @@ fn memory_access_alignment(inst: &Instruction, first: usize) -> Option<u64> {
     }
 }
 
+/// The alignment both sides of an OpCopyMemory(Sized) whose memory operands start at
+/// operand `first` declare: one set of operands covers both sides (SPIR-V before 1.4); with
+/// two (the target's, then the source's) the smaller, and none unless both declare one, so
+/// that a side is never held to the other's.
+fn copy_alignment(inst: &Instruction, first: usize) -> Option<u64> {
+    let target = memory_access_alignment(inst, first);
+    let second = (first + 1..inst.operands.len())
+        .find(|&i| matches!(inst.operands[i], Operand::MemoryAccess(_)));
+    match second {
+        None => target,
+        Some(i) => Some(target?.min(memory_access_alignment(inst, i)?)),
+    }
+}
+
 /// Notes the alignment the current instruction's access of a `ty` value requires: what the
 /// module declares (`Aligned`), else the type's own (OpenCL C 6.3: a data item is aligned
 /// to its size, a 3-element vector to that of 4). Scalars and vectors only: aggregates are
@@ -475,11 +489,16 @@ fn gapless(md: &Mod, t: Word) -> bool {
 }
 
 /// OpCopyMemory / OpCopyMemorySized: a constant size when it is one.
+/// Both sides of the copy must be aligned as its memory operands declare (a struct copied
+/// through a pointer: `llvm.memcpy` with the struct's alignment); see [`copy_alignment`].
 pub(super) fn lower_copy_memory(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let op = inst.class.opcode;
     let dp = fx.val(id_at(inst, 0)?)?;
     let sp = fx.val(id_at(inst, 1)?)?;
     let carry = !copies_only_values(fx, id_at(inst, 1)?);
+    if let Some(align) = copy_alignment(inst, if op == S::CopyMemory { 2 } else { 3 }) {
+        set_alignment(fx, align);
+    }
     if op == S::CopyMemory {
         let size = match fx.md.ty_of(id_at(inst, 0)?)?.k {
             TyK::Ptr(_, p) => fx.md.ty(p)?.size,
@@ -514,4 +533,37 @@ pub(super) fn lower_copy_memory(fx: &mut Fx, inst: &Instruction) -> R<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod copy_alignment_tests {
+    use super::copy_alignment;
+    use rspirv::dr::{Instruction, Operand};
+    use spirv::{MemoryAccess as M, Op as S};
+
+    /// An OpCopyMemorySized of ids 1 to 2 (size 3) with memory operands `ops`.
+    fn copy(ops: Vec<Operand>) -> Instruction {
+        let mut operands = vec![Operand::IdRef(1), Operand::IdRef(2), Operand::IdRef(3)];
+        operands.extend(ops);
+        Instruction::new(S::CopyMemorySized, None, None, operands)
+    }
+
+    #[test]
+    fn a_copy_holds_both_sides_to_what_both_declare() {
+        use Operand::{LiteralBit32 as Lit, MemoryAccess as Mem};
+        // One set of operands: both sides.
+        assert_eq!(
+            copy_alignment(&copy(vec![Mem(M::ALIGNED), Lit(8)]), 3),
+            Some(8)
+        );
+        assert_eq!(copy_alignment(&copy(vec![Mem(M::VOLATILE)]), 3), None);
+        assert_eq!(copy_alignment(&copy(vec![]), 3), None);
+        // Target's then source's: the smaller, only when both declare one.
+        let two = |t: Vec<Operand>, s: Vec<Operand>| copy_alignment(&copy([t, s].concat()), 3);
+        let aligned = |a| vec![Mem(M::ALIGNED), Lit(a)];
+        assert_eq!(two(aligned(8), aligned(4)), Some(4));
+        assert_eq!(two(aligned(2), aligned(16)), Some(2));
+        assert_eq!(two(aligned(8), vec![Mem(M::NONE)]), None);
+        assert_eq!(two(vec![Mem(M::VOLATILE)], aligned(8)), None);
+    }
 }

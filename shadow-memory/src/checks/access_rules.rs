@@ -23,8 +23,8 @@ pub(crate) struct RuleFree {
 }
 
 impl RuleFree {
-    /// Whether access `a` surely breaks no rule (a vector's later elements are not tested
-    /// for alignment: the first stands for the vector).
+    /// Whether access `a` surely breaks no rule (a value's later parts are not tested for
+    /// alignment: the first stands for the value).
     #[inline(always)]
     pub(crate) fn holds(&self, a: &Access<'_>) -> bool {
         (a.offset & self.mask == 0 || a.component > 0)
@@ -126,7 +126,8 @@ impl LaunchChecker<'_> {
             // Only reads of undefined private bytes are reported: nothing to check here.
             return;
         }
-        // A vector is one access: its first element stands for it (same start).
+        // A value accessed in parts (a vector's elements, a copy's chunks) is one access:
+        // its first part, which starts where the value does, stands for it.
         let align = self.alignments.of(a.inst) as u64;
         if align > 1 && a.component == 0 && a.offset & (align - 1) != 0 {
             self.report_rule(g, a, FindingKind::MisalignedAccess, || {
@@ -137,7 +138,7 @@ impl LaunchChecker<'_> {
                         a.size
                     )
                 } else {
-                    // A vector, accessed an element at a time.
+                    // A value accessed in parts.
                     format!(
                         "{op} of a value at offset {at}, whose type needs {align}-byte alignment"
                     )
@@ -176,7 +177,8 @@ impl LaunchChecker<'_> {
         (lo, hi): (u64, u64),
         offset_bits: u64,
     ) {
-        // A vector's later elements: its first element's operation tested the alignment.
+        // A vector's later elements: its first element's operation tested the alignment
+        // (copies, the other values accessed in parts, are not lockstep operations).
         let mask = match lanes.component {
             0 => (self.alignments.of(lanes.inst) as u64).max(1) - 1,
             _ => 0,
