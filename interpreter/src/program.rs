@@ -101,8 +101,9 @@ impl Program {
 }
 
 /// The alignment in bytes that each instruction's memory access requires: what the module
-/// declares for a load or store (`Aligned`, else the type's size), the natural one for an
-/// atomic, 1 for everything else. Checkers report an access whose offset is not a multiple
+/// declares for a load, store or copy (`Aligned`, else the type's size), the natural one for
+/// an atomic, a vload/vstore's element's (a vloada/vstorea's whole vector's), 1 for
+/// everything else. Checkers report an access whose offset is not a multiple
 /// of it (OpenCL C 6.3: undefined behaviour). A vector access is reported element by
 /// element, a memory copy chunk by chunk; the requirement is the whole value's and holds
 /// for the start of its first part ([`crate::Access::component`] 0).

@@ -176,3 +176,37 @@ fn a_struct_copys_alignment_holds_for_the_start_of_each_side() {
         assert_eq!((bytes(Read), bytes(Write)), (32, 32), "{opt}: {seen:?}");
     }
 }
+
+#[test]
+fn vload_and_vstore_need_their_elements_alignment_and_vloada_the_vectors() {
+    use AccessKind::*;
+    // A float pointer two bytes into the buffer: vload4 and vstore4 through it are
+    // misaligned (4), vload4 from a float boundary is not; vloada_half4 needs 8 bytes.
+    let src = r#"
+    __kernel void k(__global char *in, __global float *out, __global half *h) {
+        float4 a = vload4(0, (__global float *)(in + 2));
+        float4 b = vload4(0, (__global float *)(in + 4));
+        float4 c = vloada_half4(0, h + 2);
+        vstore4(a + b + c, 0, (__global float *)(in + 22));
+        out[0] = a.x + b.y + c.z;
+    }"#;
+    for opt in ["-O0", "-O2"] {
+        let (bi, bo, bh) = (
+            buf_bytes(&[0u8; 64]),
+            buf_f32(&[0.0; 4]),
+            buf_bytes(&[0u8; 32]),
+        );
+        let seen = accesses(src, opt, vec![arg(&bi), arg(&bo), arg(&bh)]);
+        let mut misaligned: Vec<(u64, AccessKind, u32)> = seen
+            .iter()
+            .filter(|s| s.0 % s.3 as u64 != 0)
+            .map(|&(start, _, kind, align)| (start, kind, align))
+            .collect();
+        misaligned.dedup();
+        assert_eq!(
+            misaligned,
+            [(2, Read, 4), (4, Read, 8), (22, Write, 4)],
+            "{opt}: {seen:?}"
+        );
+    }
+}

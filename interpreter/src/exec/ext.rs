@@ -145,6 +145,7 @@ fn vload<O: Observer>(
     let nn = if aligned && n == 3 { 4 } else { n } as u64;
     let addr = p.wrapping_add(off.wrapping_mul(nn * eb));
     for i in 0..n as u64 {
+        mx.gx.component = i as u8;
         let v = mx.load(addr.wrapping_add(i * eb), eb as usize, x.pc);
         let v = if half {
             let f = half::f16::from_bits(v as u16);
@@ -157,6 +158,7 @@ fn vload<O: Observer>(
         };
         x.regs[x.base + x.spec.d as usize + i as usize] = v;
     }
+    mx.gx.component = 0;
 }
 
 /// `ExtKind::VStore`: `(data, offset, pointer)`, narrowed to half (with `rounding`) when
@@ -189,8 +191,10 @@ fn vstore<O: Observer>(
         } else {
             *v
         };
+        mx.gx.component = i as u8;
         mx.store(addr.wrapping_add(i as u64 * eb), eb as usize, v, x.pc);
     }
+    mx.gx.component = 0;
 }
 
 /// `ExtKind::Printf`: formats to the process's stdout; the result (when used) is 0.

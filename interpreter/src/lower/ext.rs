@@ -64,6 +64,25 @@ pub(super) fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let d = if n > 0 { fx.dst(inst)? } else { 0 };
     let mut args = ext_args(fx, inst, num)?;
     let kind = ext_kind(fx, inst, num, n, &mut args)?;
+    // vloadn, vstoren and the half ones read through a pointer to their element, aligned
+    // to it; vloada_halfn and vstorea_halfn to the whole vector, a 3-vector's that of 4
+    // (OpenCL C 6.15.11).
+    if let ExtKind::VLoad {
+        n,
+        elem_bytes,
+        aligned,
+        ..
+    }
+    | ExtKind::VStore {
+        n,
+        elem_bytes,
+        aligned,
+        ..
+    } = kind
+    {
+        let lanes = if aligned { n.next_power_of_two() } else { 1 };
+        set_alignment(fx, elem_bytes as u64 * lanes as u64);
+    }
     if let Some(op) = fast_float_op(&kind, elem, n, d, &args) {
         fx.emit(op);
         return Ok(());
