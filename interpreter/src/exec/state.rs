@@ -22,8 +22,8 @@ pub(super) struct Gx<O: Observer> {
     pub(super) copying: bool,
     /// The undefined private bytes the copy's last load read (bit `i` = byte `i`).
     pub(super) copy_undefined: u8,
-    /// The element of a vector load or store being made
-    /// ([`Access::component`](crate::observer::Access::component)).
+    /// Which part of its instruction's value the access being made is (a vector's element,
+    /// a copy's chunk: [`Access::component`](crate::observer::Access::component)).
     pub(super) component: u8,
 }
 

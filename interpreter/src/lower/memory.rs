@@ -488,9 +488,9 @@ fn gapless(md: &Mod, t: Word) -> bool {
     }
 }
 
-/// OpCopyMemory / OpCopyMemorySized: a constant size when it is one.
-/// Both sides of the copy must be aligned as its memory operands declare (a struct copied
-/// through a pointer: `llvm.memcpy` with the struct's alignment); see [`copy_alignment`].
+/// OpCopyMemory / OpCopyMemorySized: a constant size when it is one. Both sides of the
+/// copy must be aligned as its memory operands declare (a struct copied through a pointer:
+/// `llvm.memcpy` with the struct's alignment); see [`copy_alignment`].
 pub(super) fn lower_copy_memory(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let op = inst.class.opcode;
     let dp = fx.val(id_at(inst, 0)?)?;
