@@ -508,6 +508,46 @@ impl LaunchOrder for InOrder {
     }
 }
 
+/// Launches `ids` of one queue (`InOrder`), in each one work-item writing `offset(id)`
+/// (site 151); none of them races with the ones before.
+fn queue_writes(s: &Session, ids: std::ops::RangeInclusive<u64>, offset: impl Fn(u64) -> u64) {
+    for k in ids {
+        let order = InOrder(k);
+        let c = s.launch(&loc, k, "serial", &order);
+        one_group(&c, &|c, g| {
+            write(c, g, Global, BUF, offset(k), wi(0, 0), 151)
+        });
+        drop(c);
+    }
+    assert!(
+        s.report().findings.is_empty(),
+        "{}",
+        s.report().render_text()
+    );
+}
+
+/// Launch `id`, ordered after no other (`Follows` of `key`), one group running `body`;
+/// then every finding's first launch and offset, sorted.
+fn unordered_launch(
+    s: &Session,
+    id: u64,
+    key: u64,
+    body: &dyn Fn(&LaunchChecker<'_>, &mut Box<GroupState>),
+) -> Vec<(u64, Option<i64>)> {
+    let order = Follows { key, after: &[] };
+    let c = s.launch(&loc, id, "serial", &order);
+    one_group(&c, body);
+    drop(c);
+    let mut firsts: Vec<(u64, Option<i64>)> = s
+        .report()
+        .findings
+        .iter()
+        .map(|f| (f.first.as_ref().unwrap().launch, f.offset))
+        .collect();
+    firsts.sort();
+    firsts
+}
+
 /// The window of launches a new one is compared with holds at most 256 (`WINDOW_CAP`), so a
 /// launch start stays cheap when thousands are enqueued without a wait: past it the oldest
 /// launches ordered before the new one are forgotten (their records read as reset), the
@@ -519,40 +559,14 @@ fn a_full_window_forgets_its_oldest_launches_first() {
     let c = s.launch(&loc, 0, "serial", &InOrder(0));
     one_group(&c, &|c, g| write(c, g, Global, BUF, 8, wi(0, 0), 150));
     drop(c);
-    for k in 1..=300 {
-        let order = InOrder(k);
-        let c = s.launch(&loc, k, "serial", &order);
-        one_group(&c, &|c, g| write(c, g, Global, BUF, 0, wi(0, 0), 151));
-        drop(c);
-    }
-    assert!(
-        s.report().findings.is_empty(),
-        "{}",
-        s.report().render_text()
-    );
+    queue_writes(&s, 1..=300, |_| 0);
     // A launch of another queue, ordered after none of them, reads both elements: element
     // 0 races with the last writer, still in the window; launch 0 was forgotten.
-    let c = s.launch(
-        &loc,
-        301,
-        "serial",
-        &Follows {
-            key: 1000,
-            after: &[],
-        },
-    );
-    one_group(&c, &|c, g| {
+    let firsts = unordered_launch(&s, 301, 1000, &|c, g| {
         read(c, g, Global, BUF, 0, wi(0, 0), 152);
         read(c, g, Global, BUF, 8, wi(0, 1), 152);
     });
-    drop(c);
-    let r = s.report();
-    let firsts: Vec<(u64, Option<i64>)> = r
-        .findings
-        .iter()
-        .map(|f| (f.first.as_ref().unwrap().launch, f.offset))
-        .collect();
-    assert_eq!(firsts, [(300, Some(0))], "{}", r.render_text());
+    assert_eq!(firsts, [(300, Some(0))], "{}", s.report().render_text());
 }
 
 /// Past the window's cap with a launch of another queue in it that every later launch may
@@ -562,57 +576,21 @@ fn a_full_window_keeps_the_launch_that_overlaps_and_forgets_the_oldest_before_it
     let s = session(Checks::default());
     // Launch 0 of another queue writes element 60; launch 1 writes element 50, launches
     // 2..=300 of its queue element 0.
-    let c = s.launch(
-        &loc,
-        0,
-        "serial",
-        &Follows {
-            key: 1000,
-            after: &[],
-        },
-    );
-    one_group(&c, &|c, g| write(c, g, Global, BUF, 240, wi(0, 0), 150));
-    drop(c);
-    for k in 1..=300 {
-        let order = InOrder(k);
-        let c = s.launch(&loc, k, "serial", &order);
-        let offset = if k == 1 { 200 } else { 0 };
-        one_group(&c, &|c, g| write(c, g, Global, BUF, offset, wi(0, 0), 151));
-        drop(c);
-    }
-    assert!(
-        s.report().findings.is_empty(),
-        "{}",
-        s.report().render_text()
-    );
+    unordered_launch(&s, 0, 1000, &|c, g| {
+        write(c, g, Global, BUF, 240, wi(0, 0), 150)
+    });
+    queue_writes(&s, 1..=300, |k| if k == 1 { 200 } else { 0 });
     // A launch ordered after none of them reads the three elements.
-    let c = s.launch(
-        &loc,
-        301,
-        "serial",
-        &Follows {
-            key: 2000,
-            after: &[],
-        },
-    );
-    one_group(&c, &|c, g| {
+    let firsts = unordered_launch(&s, 301, 2000, &|c, g| {
         for (l, offset) in [0, 200, 240].into_iter().enumerate() {
             read(c, g, Global, BUF, offset, wi(0, l as u32), 152);
         }
     });
-    drop(c);
-    let r = s.report();
-    let mut firsts: Vec<(u64, Option<i64>)> = r
-        .findings
-        .iter()
-        .map(|f| (f.first.as_ref().unwrap().launch, f.offset))
-        .collect();
-    firsts.sort();
     assert_eq!(
         firsts,
         [(0, Some(240)), (300, Some(0))],
         "{}",
-        r.render_text()
+        s.report().render_text()
     );
 }
 
