@@ -222,8 +222,10 @@ fn load_agg<O: Observer>(
 ) {
     let pv = r[p as usize];
     for (i, leaf) in leaves.iter().enumerate() {
+        mx.gx.component = i.min(u8::MAX as usize) as u8;
         r[d as usize + i] = mx.load(pv.wrapping_add(leaf.off as u64), leaf.size as usize, pc);
     }
+    mx.gx.component = 0;
 }
 
 /// `Op::StoreN`: the inverse of [`load_n`].
@@ -261,6 +263,7 @@ fn store_agg<O: Observer>(
 ) {
     let pv = r[p as usize];
     for (i, leaf) in leaves.iter().enumerate() {
+        mx.gx.component = i.min(u8::MAX as usize) as u8;
         mx.store(
             pv.wrapping_add(leaf.off as u64),
             leaf.size as usize,
@@ -268,6 +271,7 @@ fn store_agg<O: Observer>(
             pc,
         );
     }
+    mx.gx.component = 0;
 }
 
 /// `Op::Dot`: the dot product of `n` float lanes of `w` bits (halves summed as floats).

@@ -119,6 +119,7 @@ fn pure<O: Observer>(
     if let (Produced::ResultAndPointee, Some((ps, w, _))) = (r, ptr) {
         let p = x.regs[x.base + ps as usize];
         for (i, v) in out2[..n].iter().enumerate() {
+            mx.gx.component = i as u8;
             mx.store(
                 p.wrapping_add((i * w as usize) as u64),
                 w as usize,
@@ -126,6 +127,7 @@ fn pure<O: Observer>(
                 x.pc,
             );
         }
+        mx.gx.component = 0;
     }
     Ok(())
 }

@@ -225,6 +225,12 @@ fn ext_kind(
         {
             let last = inst.operands.len() - 1;
             let (w, e) = ptr_elem(fx, last)?;
+            // The second result is stored through a pointer to its whole type (OpenCL C
+            // 6.15.2), which must be aligned to it: a 3-vector's that of 4.
+            if let TyK::Ptr(_, pointee) = fx.md.ty_of(id_at(inst, last)?)?.k {
+                let align = fx.md.ty(pointee)?.align;
+                set_alignment(fx, align);
+            }
             let p = args
                 .pop()
                 .ok_or_else(|| malformed("missing pointer operand"))?;

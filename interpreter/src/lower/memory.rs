@@ -372,9 +372,9 @@ fn copy_alignment(inst: &Instruction, first: usize) -> Option<u64> {
 
 /// Notes the alignment the current instruction's access of a `ty` value requires: what the
 /// module declares (`Aligned`), else the type's own (OpenCL C 6.3: a data item is aligned
-/// to its size, a 3-element vector to that of 4). Scalars and vectors only: aggregates are
-/// not checked. A vector's elements are reported one by one, each with its index
-/// (`Access::component`), so that the requirement is tested on the vector's start.
+/// to its size, a 3-element vector to that of 4, an aggregate to its most aligned member).
+/// A vector's elements and an aggregate's leaves are reported one by one, each with its
+/// index (`Access::component`), so that the requirement is tested on the value's start.
 fn require_alignment(fx: &mut Fx, ty: Word, declared: Option<u64>) -> R<()> {
     let t = fx.md.ty(ty)?;
     let align = match t.k {
@@ -383,6 +383,9 @@ fn require_alignment(fx: &mut Fx, ty: Word, declared: Option<u64>) -> R<()> {
             let natural = fx.md.ty(e)?.size * (n as u64).next_power_of_two();
             declared.unwrap_or(natural)
         }
+        // A struct's or array's natural alignment is its most aligned member's (none
+        // when `CPacked`); the first leaf, at the start, stands for the value.
+        TyK::Array(..) | TyK::Struct(_) => declared.unwrap_or(t.align),
         _ => return Ok(()),
     };
     set_alignment(fx, align);
