@@ -211,12 +211,16 @@ pub fn launch_work(
         if empty {
             return Ok(());
         }
-        let state = kernel.program.state.lock().clone();
+        // The program's text as it is now (a rebuild may replace it), not a copy of it.
+        let (spirv, options) = {
+            let st = kernel.program.state.lock();
+            (st.spirv.clone(), st.options.clone())
+        };
         let how = launch::Enqueued {
             program: launch::ProgramText {
                 source: kernel.program.source.as_deref(),
-                spirv: state.spirv.as_deref().or(kernel.program.il.as_deref()),
-                options: &state.options,
+                spirv: spirv.as_deref().or(kernel.program.il.as_deref()),
+                options: &options,
             },
             kernel: &kernel.info,
             local_size_given,

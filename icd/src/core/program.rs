@@ -21,7 +21,8 @@ pub struct ProgramState {
     pub log: String,
     pub options: String,
     pub binary_type: cl_program_binary_type,
-    pub spirv: Option<Vec<u8>>,
+    /// Shared with the launches that run it (each takes a reference, not a copy).
+    pub spirv: Option<Arc<[u8]>>,
     pub bitcode: Option<Vec<u8>>,
     pub loaded: Option<Arc<Loaded>>,
     /// Built for OpenCL C 2.0 or later (or from IL): non-uniform work-groups allowed.
@@ -133,7 +134,7 @@ impl Program {
         {
             let mut st = p.state.lock();
             st.binary_type = ty;
-            st.spirv = Some(spirv);
+            st.spirv = Some(spirv.into());
             st.bitcode = bitcode;
             st.loaded = loaded;
             st.non_uniform = non_uniform;
@@ -300,10 +301,10 @@ pub fn build(p: &Program, options: &str) -> Result<(), cl_int> {
             st.no_arg_info = !options
                 .split_whitespace()
                 .any(|w| w == "-cl-kernel-arg-info");
-            c.spirv
+            c.spirv.into()
         } else if let Some(il) = &p.il {
             st.non_uniform = non_uniform(options, true);
-            il.clone()
+            il.as_slice().into()
         } else {
             let old = p.state.lock().clone();
             st.arg_meta = old.bitcode.as_deref().and_then(arg_meta);
@@ -351,7 +352,7 @@ pub fn compile(p: &Program, options: &str, headers: Vec<(String, String)>) -> Re
             .compile(&req)
             .map(|c| {
                 st.log = c.log;
-                st.spirv = Some(c.spirv);
+                st.spirv = Some(c.spirv.into());
                 st.bitcode = Some(c.bitcode);
             })
             .map_err(|f| {
@@ -368,7 +369,7 @@ pub fn compile(p: &Program, options: &str, headers: Vec<(String, String)>) -> Re
             .compiler
             .spirv_to_bitcode(il)
             .map(|bc| {
-                st.spirv = Some(il.clone());
+                st.spirv = Some(il.as_slice().into());
                 st.bitcode = Some(bc);
             })
             .map_err(|f| {
@@ -418,13 +419,13 @@ pub fn link(
             if create_library {
                 st.binary_type = CL_PROGRAM_BINARY_TYPE_LIBRARY;
                 st.status = CL_BUILD_SUCCESS as cl_build_status;
-                st.spirv = Some(c.spirv);
+                st.spirv = Some(c.spirv.into());
                 Ok(())
             } else {
                 match load(&c.spirv) {
                     Ok(l) => {
                         st.loaded = Some(l);
-                        st.spirv = Some(c.spirv);
+                        st.spirv = Some(c.spirv.into());
                         st.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
                         st.status = CL_BUILD_SUCCESS as cl_build_status;
                         Ok(())
@@ -462,7 +463,7 @@ mod tests {
             .collect();
         let st = ProgramState {
             binary_type: CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
-            spirv: Some(spirv.clone()),
+            spirv: Some(spirv.as_slice().into()),
             bitcode: Some(vec![1, 2, 3]),
             non_uniform: true,
             ..ProgramState::default()
