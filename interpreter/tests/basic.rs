@@ -692,3 +692,54 @@ fn lockstep_runs_vector_and_aggregate_ops_lane_by_lane() {
         assert_eq!(read_i32(&copies), want, "{opt}");
     }
 }
+
+/// A worker keeps its scratch (item states, lockstep lanes, local memory) from one launch to
+/// the next: a launch of another kernel, with other frames, private arrays and local memory,
+/// must start from nothing the last one left, under lockstep and per item.
+#[test]
+fn launches_of_different_kernels_share_a_workers_scratch() {
+    let src = r#"
+    __kernel void wide(__global int *out, __local int *tmp) {
+        int l = get_local_id(0), p[24];
+        for (int k = 0; k < 24; k++) p[k] = l * k;
+        tmp[l] = p[l % 24] + p[(l + 5) % 24];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = tmp[(l + 1) % get_local_size(0)];
+    }
+    __kernel void narrow(__global int *out) {
+        out[get_global_id(0)] += 1;
+    }"#;
+    let p = program(src, "-O2");
+    let expect = |g: usize| {
+        let l = (g % 64 + 1) % 64;
+        (l * (l % 24) + l * ((l + 5) % 24)) as i32
+    };
+    for quantum in [1, 0] {
+        let schedule = Schedule {
+            quantum,
+            ..Schedule::default()
+        };
+        for round in 0..3 {
+            let out = buf_i32(&[0; 256]);
+            let wide = launch(
+                "wide",
+                1,
+                [256, 1, 1],
+                [64, 1, 1],
+                vec![arg(&out), ArgValue::Local(64 * 4)],
+            );
+            let narrow = launch("narrow", 1, [256, 1, 1], [32, 1, 1], vec![arg(&out)]);
+            for l in [&narrow, &wide, &narrow] {
+                Device::new(1).run(&p, l, &schedule, &NoObserver).unwrap();
+            }
+            let got = read_i32(&out);
+            for (g, v) in got.iter().enumerate() {
+                assert_eq!(
+                    *v,
+                    expect(g) + 1,
+                    "quantum {quantum} round {round} item {g}"
+                );
+            }
+        }
+    }
+}

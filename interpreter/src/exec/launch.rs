@@ -732,7 +732,7 @@ fn run_groups<O: Observer>(
     });
     // `help` (the calling thread's only) calls the other workers.
     let worker = |mut help: Option<&dyn Fn()>| {
-        let mut scratch = Scratch::default();
+        let mut scratch = Scratch::kept();
         let mut stepped_aside = None;
         // Groups ended and instructions run, not yet in `done` and the launch's count: a
         // shared counter touched per group is a cache line the workers fight over when
@@ -791,6 +791,7 @@ fn run_groups<O: Observer>(
             }
         }
         done.fetch_add(ended, Ordering::Relaxed);
+        scratch.keep();
         // The launch is over for this worker: its count only has to be complete.
         lx.instructions
             .fetch_add(carry.unflushed, Ordering::Relaxed);

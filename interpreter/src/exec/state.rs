@@ -124,6 +124,48 @@ pub(super) struct Scratch {
     pub(super) order: Vec<usize>,
 }
 
+impl Scratch {
+    /// Most bytes a worker keeps from one launch to the next: past it (a launch of large
+    /// private arrays, say) the next launch starts afresh rather than hold the memory.
+    const KEEP: usize = 8 << 20;
+
+    /// The scratch this thread kept from its last launch, or a new one.
+    pub(super) fn kept() -> Scratch {
+        KEPT.with(|k| k.take()).unwrap_or_default()
+    }
+
+    /// Keeps this scratch for the thread's next launch (a launch of a few small groups then
+    /// allocates nothing), unless it holds more than [`Scratch::KEEP`].
+    pub(super) fn keep(self) {
+        let items: usize = self
+            .pool
+            .iter()
+            .map(|it| {
+                it.regs.capacity() * 8
+                    + it.mem.bytes.capacity()
+                    + it.mem.undefined.capacity()
+                    + it.mem.allocs.capacity() * 16
+                    + it.st.frames.capacity() * std::mem::size_of::<Frame>()
+            })
+            .sum();
+        let locals: usize = self.locals.iter().map(|m| m.lines.capacity() * 128).sum();
+        let bytes = items
+            + locals
+            + self.pool.capacity() * std::mem::size_of::<Item>()
+            + self.lanes.capacity() * 8
+            + self.wis.capacity() * std::mem::size_of::<WorkItem>()
+            + self.order.capacity() * 8;
+        if bytes <= Self::KEEP {
+            KEPT.with(|k| k.set(Some(self)));
+        }
+    }
+}
+
+thread_local! {
+    /// [`Scratch::keep`]'s: one per worker thread (the pool's and each queue's).
+    static KEPT: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
+}
+
 /// One 128-byte line of local memory.
 #[repr(C, align(128))]
 #[derive(Clone, Copy)]
