@@ -713,6 +713,9 @@ pub(crate) struct AsyncSpec {
     pub to_local: bool,
     /// Index into the per-group async counters.
     pub counter: u32,
+    /// The `event` operand: a copy given a non-zero event joins it (returns it, and is
+    /// complete when it is waited for), OpenCL C 6.15.10.
+    pub event: u32,
 }
 
 /// A lowered function.

@@ -181,7 +181,8 @@ impl LaneAccesses<'_> {
 pub struct GroupCopy<'a> {
     pub item: &'a WorkItem,
     pub inst: InstId,
-    /// The `event_t` value the copy returns (one per copy instruction).
+    /// The `event_t` value the copy returns: one per copy instruction, or the event it was
+    /// given to join (copies sharing an event are complete when it is waited for).
     pub event: u64,
     /// This arrival performs the copy (the group's first at this execution of it).
     pub first: bool,

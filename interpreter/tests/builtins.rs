@@ -279,3 +279,63 @@ fn work_item_functions_past_the_last_dimension() {
         }
     }
 }
+
+/// A copy given an event joins it: it returns that event (OpenCL C 6.15.10), so that one
+/// wait completes both copies; a copy given none returns its own.
+#[test]
+fn an_async_copy_given_an_event_returns_it() {
+    #[derive(Default)]
+    struct Events {
+        copies: std::sync::Mutex<Vec<u64>>,
+        waits: std::sync::Mutex<Vec<Vec<u64>>>,
+    }
+    impl Observer for Events {
+        type Group = ();
+        fn group_start(&self, _group: &GroupInfo) {}
+        fn group_copy(&self, _g: &mut (), c: &GroupCopy<'_>) {
+            if c.first {
+                self.copies.lock().unwrap().push(c.event);
+            }
+        }
+        fn group_wait(&self, _g: &mut (), w: &GroupWait<'_>) {
+            if w.item.local_linear == 0 {
+                self.waits.lock().unwrap().push(w.events.to_vec());
+            }
+        }
+    }
+    let src = r#"
+    __kernel void k(__global const int *in, __global int *out) {
+        __local int a[16], b[16], c[16];
+        event_t e = async_work_group_copy(a, in, 16, 0);
+        async_work_group_copy(b, in + 16, 16, e);
+        event_t f = async_work_group_copy(c, in + 32, 16, 0);
+        wait_group_events(1, &e);
+        wait_group_events(1, &f);
+        int l = get_local_id(0);
+        out[l] = a[l] + b[l] + c[l];
+    }"#;
+    for opt in OPTS {
+        let p = program(src, opt);
+        let input: Vec<i32> = (0..48).collect();
+        let (i, o) = (buf_i32(&input), buf_i32(&[0; 16]));
+        let obs = Events::default();
+        let l = launch("k", 1, [16, 1, 1], [16, 1, 1], vec![arg(&i), arg(&o)]);
+        Device::new(1)
+            .run(&p, &l, &Schedule::default(), &obs)
+            .unwrap();
+        let out = read_i32(&o);
+        for (l, v) in out.iter().enumerate() {
+            assert_eq!(*v, 3 * l as i32 + 48, "{opt}");
+        }
+        let copies = obs.copies.into_inner().unwrap();
+        assert_eq!(copies.len(), 3, "{opt}");
+        assert_eq!(
+            copies[0], copies[1],
+            "{opt}: the second copy joins the first's event"
+        );
+        assert_ne!(copies[0], copies[2], "{opt}: the third has its own");
+        assert!(copies.iter().all(|&e| e != 0), "{opt}");
+        let waits = obs.waits.into_inner().unwrap();
+        assert_eq!(waits, [vec![copies[0]], vec![copies[2]]], "{opt}");
+    }
+}

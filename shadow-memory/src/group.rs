@@ -7,7 +7,7 @@ use crate::local::LocalRecords;
 use crate::mar::{self, Me};
 use crate::raw::RawSet;
 use crate::shadow::{Shadow, WordCursor};
-use shadowcl_interpreter::{Access, AddressSpace, AllocId, InstId, WorkItem};
+use shadowcl_interpreter::{Access, AccessKind, AddressSpace, AllocId, InstId, WorkItem};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -45,6 +45,9 @@ pub struct GroupState {
     pub(crate) copies: Vec<PendingCopy>,
     /// Events named by `wait_group_events` arrivals since the last barrier release.
     pub(crate) waited: Vec<u64>,
+    /// Each arrival's event list at the `wait_group_events` in progress, compared when the
+    /// group passes it (every work-item must name the same events).
+    pub(crate) wait_lists: Vec<(WorkItem, InstId, Vec<u64>)>,
     /// Events of copies already completed (waiting on one again is fine).
     pub(crate) completed: Vec<u64>,
     /// What the pair pass needs from a first run (see `pairs`).
@@ -69,8 +72,8 @@ pub(crate) struct PendingCopy {
     /// Group epochs when it started.
     pub(crate) local_since: u8,
     pub(crate) global_since: u8,
-    /// Bytes it touched: (space, allocation, start, end).
-    pub(crate) ranges: Vec<(AddressSpace, AllocId, u64, u64)>,
+    /// Bytes it touched: (space, allocation, start, end, written).
+    pub(crate) ranges: Vec<(AddressSpace, AllocId, u64, u64, bool)>,
 }
 
 /// Entries of [`GroupState::recent_sites`].
@@ -163,6 +166,7 @@ impl GroupState {
         self.raw.index.clear();
         self.copies.clear();
         self.waited.clear();
+        self.wait_lists.clear();
         self.completed.clear();
         self.seen = Default::default();
         self.copy_undefined = 0;
@@ -171,9 +175,10 @@ impl GroupState {
     /// The running async copy touched `a`'s bytes (adjacent ranges merge).
     pub(crate) fn add_copy_range(&mut self, a: &Access<'_>) {
         if let Some(c) = self.copies.last_mut() {
-            let r = (a.space, a.alloc, a.offset, a.offset + a.size as u64);
+            let write = a.kind == AccessKind::Write;
+            let r = (a.space, a.alloc, a.offset, a.offset + a.size as u64, write);
             match c.ranges.last_mut() {
-                Some(l) if (l.0, l.1, l.3) == (r.0, r.1, r.2) => l.3 = r.3,
+                Some(l) if (l.0, l.1, l.3, l.4) == (r.0, r.1, r.2, r.4) => l.3 = r.3,
                 _ => c.ranges.push(r),
             }
         }

@@ -841,6 +841,7 @@ impl Observer for LaunchChecker<'_> {
             raw: RawSet::default(),
             copies: Vec::new(),
             waited: Vec::new(),
+            wait_lists: Vec::new(),
             completed: Vec::new(),
             seen: Default::default(),
             races_off: self.state().is_some_and(|s| s.races_off),

@@ -41,15 +41,16 @@ pub(super) fn async_copy<O: Observer>(
     let r = |x: u32| regs[base + x as usize];
     let n = r(s.n) & mask(s.n_w);
     let stride = r(s.stride) & mask(s.stride_w);
-    let (dst, src) = (r(s.dst), r(s.src));
-    let event = k as u64 + 1;
+    let (dst, src, given) = (r(s.dst), r(s.src), r(s.event));
+    // Its own event (one per copy instruction, never 0), or the one it was given to join.
+    let event = if given != 0 { given } else { k as u64 + 1 };
     regs[base + s.d as usize] = event;
     let Some(count) = seen.get_mut(k) else {
         return;
     };
     *count += 1;
     let first = mx.gx.async_counts[k] < *count;
-    let args = [dst, src, n, stride];
+    let args = [dst, src, n, stride, given];
     if first {
         mx.gx.async_counts[k] = *count;
         mx.gx.async_args[k] = args;

@@ -449,7 +449,7 @@ fn start_group<O: Observer>(
         obs,
         locals: std::mem::take(locals),
         async_counts: vec![0; lx.code.asyncs.len()],
-        async_args: vec![[0; 4]; lx.code.asyncs.len()],
+        async_args: vec![[0; 5]; lx.code.asyncs.len()],
         by_group: false,
         group,
         size,

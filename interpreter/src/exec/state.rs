@@ -9,8 +9,9 @@ pub(super) struct Gx<O: Observer> {
     pub(super) obs: O::Group,
     pub(super) locals: Vec<LocalMem>,
     pub(super) async_counts: Vec<u32>,
-    /// Arguments (dst, src, n, stride) of each copy's latest execution, from its first arrival.
-    pub(super) async_args: Vec<[u64; 4]>,
+    /// Arguments (dst, src, n, stride, event) of each copy's latest execution, from its first
+    /// arrival.
+    pub(super) async_args: Vec<[u64; 5]>,
     /// An async copy is being performed: accesses are the group's.
     pub(super) by_group: bool,
     pub(super) group: [u64; 3],

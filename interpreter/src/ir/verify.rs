@@ -180,7 +180,7 @@ impl Code {
             Op::AsyncCopy { a } => self
                 .asyncs
                 .get(a as usize)
-                .is_some_and(|x| all(&[x.d, x.dst, x.src, x.n, x.stride], 1)),
+                .is_some_and(|x| all(&[x.d, x.dst, x.src, x.n, x.stride, x.event], 1)),
             Op::AsyncWait { n, list, .. } => all(&[n, list], 1),
         }
     }

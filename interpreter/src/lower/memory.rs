@@ -175,6 +175,7 @@ pub(super) fn lower_async(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let n = fx.val(nid)?;
     let sid = id_at(inst, 4)?;
     let stride = fx.val(sid)?;
+    let event = fx.val(id_at(inst, 5)?)?;
     let (n_w, stride_w) = (
         fx.sc(fx.md.type_id_of(nid)?)?.1,
         fx.sc(fx.md.type_id_of(sid)?)?.1,
@@ -195,6 +196,7 @@ pub(super) fn lower_async(fx: &mut Fx, inst: &Instruction) -> R<()> {
         elem,
         to_local,
         counter: a,
+        event,
     });
     fx.emit(Op::AsyncCopy { a });
     // Every work-item of the group reaches the copy (a control barrier, no memory fence):

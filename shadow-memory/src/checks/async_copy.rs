@@ -4,10 +4,11 @@
 
 use crate::group::{GroupState, PendingCopy};
 use crate::launch::LaunchChecker;
+use crate::mar::Scope;
 use crate::mar::{self};
-use crate::raw::{Raw, RawKey};
-use crate::report::FindingKind;
-use shadowcl_interpreter::{AddressSpace, InstId, WorkItem};
+use crate::raw::{side_key, Raw, RawKey, RawSide};
+use crate::report::{FindingKind, RaceKind};
+use shadowcl_interpreter::{Access, AccessKind, AddressSpace, InstId, WorkItem};
 use shadowcl_interpreter::{GroupCopy, GroupWait};
 
 impl LaunchChecker<'_> {
@@ -34,6 +35,9 @@ impl LaunchChecker<'_> {
     }
 
     pub(crate) fn wait_copies(&self, g: &mut GroupState, w: &GroupWait<'_>) {
+        if self.checks.divergence {
+            g.wait_lists.push((*w.item, w.inst, w.events.to_vec()));
+        }
         for &e in w.events {
             if g.copies.iter().any(|c| c.event == e) {
                 if !g.waited.contains(&e) {
@@ -49,6 +53,29 @@ impl LaunchChecker<'_> {
                 );
             }
         }
+    }
+
+    /// The group passed a `wait_group_events`: every work-item must have named the same
+    /// events (OpenCL C 6.15.10; otherwise the results are undefined). Reported once, at the
+    /// lowest-numbered work-item whose list differs from work-item 0's (the lowest arrived),
+    /// so that every schedule reports the same.
+    pub(crate) fn check_wait_lists(&self, g: &mut GroupState) {
+        let mut lists = std::mem::take(&mut g.wait_lists);
+        lists.sort_by_key(|(item, ..)| item.local_linear);
+        let Some(((_, inst, first), rest)) = lists.split_first() else {
+            return;
+        };
+        if let Some((item, at, _)) = rest.iter().find(|(_, i, e)| (i, e) != (inst, first)) {
+            self.misuse(
+                g,
+                FindingKind::BarrierDivergence,
+                item,
+                *at,
+                "work-items of one work-group passed different events to wait_group_events",
+            );
+        }
+        lists.clear();
+        g.wait_lists = lists;
     }
 
     /// The group ended: copies it never waited for are misuse.
@@ -76,7 +103,7 @@ impl LaunchChecker<'_> {
         g.copies = still;
         let actor = g.actor();
         for c in done {
-            for &(space, alloc, start, end) in &c.ranges {
+            for &(space, alloc, start, end, _) in &c.ranges {
                 match space {
                     AddressSpace::Local => {
                         let now = g.epoch_local;
@@ -105,6 +132,63 @@ impl LaunchChecker<'_> {
                 g.completed.push(c.event);
             }
         }
+    }
+
+    /// The running async copy's access `a` against the other copies in flight: copies the
+    /// group has not waited for between them are unordered (a copy is complete only once
+    /// waited for, OpenCL C 6.15.10), so bytes one writes and another reads or writes race.
+    /// The group's copies share one record id, so their records cannot tell them apart.
+    pub(crate) fn check_copy_overlap(&self, g: &mut GroupState, a: &Access<'_>) {
+        let Some((_running, others)) = g.copies.split_last() else {
+            return;
+        };
+        let write = a.kind == AccessKind::Write;
+        let (start, end) = (a.offset, a.offset + a.size as u64);
+        let hit = others.iter().find_map(|c| {
+            c.ranges
+                .iter()
+                .find(|r| {
+                    (r.0, r.1) == (a.space, a.alloc) && r.2 < end && start < r.3 && (write || r.4)
+                })
+                .map(|r| (c.inst, c.item, r.4))
+        });
+        let Some((inst, item, other_writes)) = hit else {
+            return;
+        };
+        let (race, first_access) = match (other_writes, write) {
+            (true, true) => (RaceKind::WriteWrite, "write"),
+            (true, false) => (RaceKind::ReadWrite, "write"),
+            _ => (RaceKind::ReadWrite, "read"),
+        };
+        let here = if write { "write" } else { "read" };
+        let first = RawSide::Here {
+            inst: Some(inst),
+            access: first_access,
+            group: true,
+        };
+        g.raw.add(Raw {
+            key: RawKey {
+                kind: FindingKind::DataRace,
+                race: Some(race),
+                scope: Some(Scope::IntraGroup),
+                memory: Some(a.space),
+                alloc: Some(a.alloc),
+                first: Some(side_key(&first)),
+                second: Some((here, Some(a.inst))),
+            },
+            offset: Some(start as i64),
+            first: Some((first, Some(item))),
+            second: Some((
+                RawSide::Here {
+                    inst: Some(a.inst),
+                    access: here,
+                    group: true,
+                },
+                Some(*a.item),
+            )),
+            count: 1,
+            message: String::new(),
+        });
     }
 
     /// A misused collective (async copy or wait) at `inst`, reached by `item`.

@@ -47,6 +47,9 @@ impl LaunchChecker<'_> {
     }
 
     pub(crate) fn release_barrier(&self, g: &mut GroupState, why: Release) {
+        if !g.wait_lists.is_empty() {
+            self.check_wait_lists(g);
+        }
         if !g.waited.is_empty() {
             self.complete_copies(g);
         }

@@ -502,6 +502,9 @@ impl LaunchChecker<'_> {
             return;
         }
         if a.by_group {
+            if want.0 {
+                self.check_copy_overlap(g, a);
+            }
             g.add_copy_range(a);
         }
         let at = self.access_site(g, a, a.offset + a.size as u64);
