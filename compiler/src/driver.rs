@@ -204,6 +204,16 @@ impl Compiler {
             if self.mode == BuildMode::SourceFaithful {
                 // Unoptimised IR to mark, without the optnone that would stop `opt` later.
                 cmd.args(["-Xclang", "-disable-O0-optnone"]);
+                // `opt` must not delete what the source does on a path with undefined
+                // behaviour, which is what the checks are for: a private null pointer's
+                // access (made unreachable otherwise) and the code around an uninitialised
+                // value passed to a function (`noundef` lets `opt` assume the path is never
+                // taken, an atomic loop with it).
+                cmd.args([
+                    "-fno-delete-null-pointer-checks",
+                    "-Xclang",
+                    "-no-enable-noundef-analysis",
+                ]);
                 // The source sees the build the application asked for: clang defines
                 // __OPTIMIZE__ only when optimising, and front end runs at -O0 here.
                 if opt_level(&args) != '0' {
@@ -256,7 +266,7 @@ impl Compiler {
     fn cache_key(&self, req: &CompileRequest, versions: &str, args: &[String]) -> String {
         let mut hasher = Sha256::new();
         // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
-        hash_part(&mut hasher, b"shadowcl-compile-v10");
+        hash_part(&mut hasher, b"shadowcl-compile-v11");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, format!("{:?}", self.mode).as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());

@@ -401,6 +401,18 @@ pub(crate) fn oclgrind_verdict(
     child: &Child,
     problem: Option<String>,
 ) -> Result<String, String> {
+    if let Some(o) = case.oclgrind.as_ref().filter(|o| o.fatal) {
+        return match problem {
+            Some(_) if child.stderr.contains("OCLGRIND FATAL ERROR") => Ok(format!(
+                "oclgrind: fatal error (known difference: {})",
+                o.reason
+            )),
+            _ => Err(format!(
+                "expected Oclgrind to stop with a fatal error\n{}",
+                explain(&child.stderr, 8)
+            )),
+        };
+    }
     let (got, details) = oclgrind_kinds(&child.stderr);
     let (want, note): (BTreeSet<String>, Option<&str>) = match &case.oclgrind {
         Some(o) => (o.kinds.iter().cloned().collect(), Some(o.reason.as_str())),

@@ -652,16 +652,18 @@ fn compare_line(value: &str) -> Result<Compare, String> {
     Ok(Compare { mode, targets })
 }
 
-/// An `oclgrind:` line: the kinds Oclgrind reports instead (or `none`), and why.
+/// An `oclgrind:` line: the kinds Oclgrind reports instead (or `none`, or `fatal`: it stops
+/// with a fatal error), and why.
 fn oclgrind_line(value: &str) -> Result<OclgrindOverride, String> {
     let (kinds, reason) = match value.split_once(char::is_whitespace) {
         Some((k, r)) => (k, r.trim()),
         None => (value, ""),
     };
     if reason.is_empty() {
-        return Err("`oclgrind: KINDS|none REASON` needs a reason".into());
+        return Err("`oclgrind: KINDS|none|fatal REASON` needs a reason".into());
     }
-    let kinds: Vec<String> = if kinds == "none" {
+    let fatal = kinds == "fatal";
+    let kinds: Vec<String> = if kinds == "none" || fatal {
         Vec::new()
     } else {
         kinds.split(',').map(str::to_string).collect()
@@ -673,6 +675,7 @@ fn oclgrind_line(value: &str) -> Result<OclgrindOverride, String> {
     }
     Ok(OclgrindOverride {
         kinds,
+        fatal,
         reason: reason.to_string(),
     })
 }
