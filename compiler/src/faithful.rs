@@ -13,16 +13,238 @@
 /// SPIR address spaces whose accesses the checkers watch: global, constant, local, generic.
 const WATCHED: [u32; 4] = [1, 2, 3, 4];
 
-/// Rewrites textual LLVM IR (typed or opaque pointers) as the module doc says.
+/// Rewrites textual LLVM IR (typed or opaque pointers) as the module doc says, after
+/// narrowing accesses to one component of a vector in memory ([`narrow_components`]).
 pub fn mark_watched_accesses_volatile(ir: &str) -> String {
+    let mut lines: Vec<String> = ir.split_inclusive('\n').map(str::to_string).collect();
+    narrow_components(&mut lines);
     let mut out = String::with_capacity(ir.len() + ir.len() / 16);
-    for line in ir.split_inclusive('\n') {
+    for line in &lines {
         match rewrite_line(line) {
             Some(new) => out.push_str(&new),
             None => out.push_str(line),
         }
     }
     out
+}
+
+/// `v.y = x` and `v.y` on a vector in memory: clang emits a load of the whole vector, an
+/// `insertelement` (`extractelement`) and, for the store, a store of the whole vector.
+/// Checked as they are, work-items writing different components of one vector race, and a
+/// component written first reads the others before anyone wrote them; OpenCL C accesses
+/// only the component named. So the vector load becomes a pointer to the component and the
+/// access one of the component alone (each line still defines its value, so that numbered
+/// values keep their order). Only where clang's `-O0` shape is exact: the lines
+/// consecutive, the index constant, the vector temporaries used only there.
+fn narrow_components(lines: &mut [String]) {
+    let mut start = 0;
+    while start < lines.len() {
+        // One function at a time: value names are the function's.
+        let Some(open) = (start..lines.len()).find(|&i| lines[i].starts_with("define ")) else {
+            return;
+        };
+        let close = (open..lines.len())
+            .find(|&i| lines[i].trim_end() == "}")
+            .unwrap_or(lines.len() - 1);
+        let body = &mut lines[open..=close];
+        for i in 0..body.len().saturating_sub(1) {
+            let Some(load) = vector_load(&body[i]) else {
+                continue;
+            };
+            if uses(body, &load.name) != 1 {
+                continue;
+            }
+            if let Some(new) = narrowed_read(&load, &body[i + 1]) {
+                (body[i], body[i + 1]) = (new.0, new.1);
+            } else if let Some(new) = body
+                .get(i + 2)
+                .and_then(|store| narrowed_write(&load, &body[i + 1], store))
+                .filter(|n| uses(body, &n.3) == 1)
+            {
+                (body[i], body[i + 1], body[i + 2]) = (new.0, new.1, new.2);
+            }
+        }
+        start = close + 1;
+    }
+}
+
+/// `%a = load <N x T>, P %p, align A[, rest]` of watched memory.
+struct VectorLoad {
+    indent: String,
+    name: String,
+    vector: String,
+    elem: String,
+    pointer: String,
+    trailer: String,
+}
+
+fn vector_load(line: &str) -> Option<VectorLoad> {
+    let body = line.trim_start();
+    let indent = &line[..line.len() - body.len()];
+    let (name, rhs) = body.split_once(" = ")?;
+    let rest = rhs.strip_prefix("load ")?;
+    let parts = split_top(rest.trim_end());
+    let [vector, pointer, align, trailer @ ..] = parts.as_slice() else {
+        return None;
+    };
+    let vector = vector.trim();
+    let elem = vector
+        .strip_prefix('<')?
+        .strip_suffix('>')?
+        .split_once(" x ")?
+        .1;
+    if !align.trim().starts_with("align ")
+        || !WATCHED.contains(&pointer_space(pointer)?)
+        || !name.starts_with('%')
+    {
+        return None;
+    }
+    Some(VectorLoad {
+        indent: indent.into(),
+        name: name.into(),
+        vector: vector.into(),
+        elem: elem.into(),
+        pointer: pointer.trim().into(),
+        trailer: trailer.iter().map(|t| format!(",{t}")).collect(),
+    })
+}
+
+/// `%x = <op> <operands>[, rest]`: the result name and the operands before any metadata.
+fn operation<'a>(line: &'a str, op: &str) -> Option<(&'a str, Vec<&'a str>)> {
+    let (name, rhs) = line.trim().split_once(" = ")?;
+    let parts = split_top(rhs.strip_prefix(op)?);
+    Some((
+        name,
+        parts
+            .into_iter()
+            .filter(|p| !p.trim().starts_with('!'))
+            .collect(),
+    ))
+}
+
+/// `<type> <value>` split at its last top-level space.
+fn typed(operand: &str) -> Option<(&str, &str)> {
+    let operand = operand.trim();
+    let toks = tokens(operand);
+    let value = toks.last()?;
+    Some((operand[..operand.len() - value.len()].trim_end(), value))
+}
+
+/// The pointer type of an element of the vector `load.pointer` points at, and the
+/// element's size in bytes (its natural alignment).
+fn element_pointer(load: &VectorLoad) -> Option<(String, u32)> {
+    // Watched pointers only, so always in a numbered address space (the pointer may be a
+    // constant expression: its type is not simply what precedes its last token).
+    let space = pointer_space(&load.pointer)?;
+    let ty = if load.pointer.starts_with("ptr") {
+        format!("ptr addrspace({space})")
+    } else {
+        format!("{} addrspace({space})*", load.elem)
+    };
+    let size = match load.elem.as_str() {
+        "half" => 2,
+        "float" => 4,
+        "double" => 8,
+        t => t.strip_prefix('i')?.parse::<u32>().ok()?.div_ceil(8),
+    };
+    Some((ty, size))
+}
+
+/// `%a = load` + `%b = extractelement <N x T> %a, iK C` → a pointer to component C and a
+/// load of it.
+fn narrowed_read(load: &VectorLoad, next: &str) -> Option<(String, String)> {
+    let (name, ops) = operation(next, "extractelement ")?;
+    let [vec, idx] = ops.as_slice() else {
+        return None;
+    };
+    if typed(vec)? != (load.vector.as_str(), load.name.as_str()) {
+        return None;
+    }
+    let (idx_ty, c) = typed(idx)?;
+    c.parse::<u32>().ok()?;
+    let (elem_ptr, size) = element_pointer(load)?;
+    let (ind, trailer) = (&load.indent, trailer_of(next));
+    Some((
+        format!(
+            "{ind}{} = getelementptr inbounds {}, {}, i32 0, {idx_ty} {c}{}\n",
+            load.name, load.vector, load.pointer, load.trailer
+        ),
+        format!(
+            "{ind}{name} = load {}, {elem_ptr} {}, align {size}{trailer}\n",
+            load.elem, load.name
+        ),
+    ))
+}
+
+/// `%a = load` + `%b = insertelement <N x T> %a, T %x, iK C` + `store <N x T> %b, P %p` →
+/// a pointer to component C, the same pointer again (`%b` must still be defined), and a
+/// store of `%x` through it. The last element is `%b`, which must have no other use.
+fn narrowed_write(
+    load: &VectorLoad,
+    next: &str,
+    store: &str,
+) -> Option<(String, String, String, String)> {
+    let (name, ops) = operation(next, "insertelement ")?;
+    let [vec, val, idx] = ops.as_slice() else {
+        return None;
+    };
+    if typed(vec)? != (load.vector.as_str(), load.name.as_str()) {
+        return None;
+    }
+    let (idx_ty, c) = typed(idx)?;
+    c.parse::<u32>().ok()?;
+    let stored = split_top(store.trim().strip_prefix("store ")?);
+    let [value, pointer, ..] = stored.as_slice() else {
+        return None;
+    };
+    if typed(value)? != (load.vector.as_str(), name) || pointer.trim() != load.pointer {
+        return None;
+    }
+    let (elem_ptr, size) = element_pointer(load)?;
+    let ind = &load.indent;
+    Some((
+        format!(
+            "{ind}{} = getelementptr inbounds {}, {}, i32 0, {idx_ty} {c}{}\n",
+            load.name, load.vector, load.pointer, load.trailer
+        ),
+        format!(
+            "{ind}{name} = getelementptr inbounds {}, {elem_ptr} {}, i32 0{}\n",
+            load.elem,
+            load.name,
+            trailer_of(next)
+        ),
+        format!(
+            "{ind}store {}, {elem_ptr} {name}, align {size}{}\n",
+            val.trim(),
+            trailer_of(store)
+        ),
+        name.to_string(),
+    ))
+}
+
+/// The metadata attachments at the end of an instruction line (`, !dbg !48`), if any.
+fn trailer_of(line: &str) -> String {
+    split_top(line.trim_end())
+        .iter()
+        .filter(|p| p.trim().starts_with('!'))
+        .map(|p| format!(",{p}"))
+        .collect()
+}
+
+/// How many times value `name` appears in `lines` (its definition included).
+fn uses(lines: &[String], name: &str) -> usize {
+    lines
+        .iter()
+        .map(|l| {
+            l.match_indices(name)
+                .filter(|(i, _)| {
+                    !l[i + name.len()..]
+                        .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '.' || c == '_')
+                })
+                .count()
+        })
+        .sum::<usize>()
+        .saturating_sub(1)
 }
 
 fn rewrite_line(line: &str) -> Option<String> {
@@ -290,6 +512,59 @@ mod tests {
         assert!(rw(set).ends_with("i64 8, i1 true)\n"));
         let decl = "declare void @llvm.memcpy.p1i8.p3i8.i64(i8 addrspace(1)* noalias nocapture writeonly, i8 addrspace(3)* noalias nocapture readonly, i64, i1 immarg) #4\n";
         assert_eq!(rw(decl), decl);
+    }
+
+    #[test]
+    fn a_component_store_or_read_accesses_the_component_alone() {
+        let ir = "define spir_kernel void @k() {
+  %19 = load <4 x float>, <4 x float> addrspace(1)* %18, align 16, !dbg !48
+  %20 = insertelement <4 x float> %19, float %15, i64 2, !dbg !48
+  store <4 x float> %20, <4 x float> addrspace(1)* %18, align 16, !dbg !48
+  %43 = load <3 x i32>, ptr addrspace(3) %42, align 16, !dbg !70
+  %44 = extractelement <3 x i32> %43, i64 1, !dbg !70
+  %45 = load <4 x float>, <4 x float> addrspace(3)* getelementptr inbounds ([1 x <4 x float>], [1 x <4 x float>] addrspace(3)* @k.L, i64 0, i64 0), align 16
+  %46 = extractelement <4 x float> %45, i32 3
+  ret void
+}
+";
+        let want = "define spir_kernel void @k() {
+  %19 = getelementptr inbounds <4 x float>, <4 x float> addrspace(1)* %18, i32 0, i64 2, !dbg !48
+  %20 = getelementptr inbounds float, float addrspace(1)* %19, i32 0, !dbg !48
+  store volatile float %15, float addrspace(1)* %20, align 4, !dbg !48
+  %43 = getelementptr inbounds <3 x i32>, ptr addrspace(3) %42, i32 0, i64 1, !dbg !70
+  %44 = load volatile i32, ptr addrspace(3) %43, align 4, !dbg !70
+  %45 = getelementptr inbounds <4 x float>, <4 x float> addrspace(3)* getelementptr inbounds ([1 x <4 x float>], [1 x <4 x float>] addrspace(3)* @k.L, i64 0, i64 0), i32 0, i32 3
+  %46 = load volatile float, float addrspace(3)* %45, align 4
+  ret void
+}
+";
+        assert_eq!(rw(ir), want);
+    }
+
+    #[test]
+    fn a_vector_used_whole_stays_whole() {
+        // The loaded vector also used elsewhere; a run-time index; a private vector; the
+        // stored vector kept too.
+        let ir = "define spir_func void @f() {
+  %1 = load <4 x float>, <4 x float> addrspace(1)* %0, align 16
+  %2 = extractelement <4 x float> %1, i64 0
+  %3 = fadd <4 x float> %1, %1
+  %4 = load <4 x float>, <4 x float> addrspace(1)* %0, align 16
+  %5 = extractelement <4 x float> %4, i64 %i
+  %6 = load <2 x i32>, <2 x i32>* %p, align 8
+  %7 = extractelement <2 x i32> %6, i64 0
+  %8 = load <2 x i32>, <2 x i32> addrspace(3)* %q, align 8
+  %9 = insertelement <2 x i32> %8, i32 1, i64 0
+  store <2 x i32> %9, <2 x i32> addrspace(3)* %q, align 8
+  store <2 x i32> %9, <2 x i32> addrspace(3)* %r, align 8
+  ret void
+}
+";
+        let out = rw(ir);
+        assert!(!out.contains("getelementptr"), "{out}");
+        assert_eq!(out.matches("load volatile <4 x float>").count(), 2, "{out}");
+        assert!(out.contains("%6 = load <2 x i32>, <2 x i32>* %p"), "{out}");
+        assert!(out.contains("%8 = load volatile <2 x i32>"), "{out}");
     }
 
     #[test]
