@@ -214,6 +214,9 @@ impl Compiler {
                     "-Xclang",
                     "-no-enable-noundef-analysis",
                 ]);
+                // A 3-component vector is three components: clang otherwise loads and
+                // stores it as four, reading (and rewriting) its padding, which nobody wrote.
+                cmd.args(["-Xclang", "-fpreserve-vec3-type"]);
                 // The source sees the build the application asked for: clang defines
                 // __OPTIMIZE__ only when optimising, and front end runs at -O0 here.
                 if opt_level(&args) != '0' {
@@ -266,7 +269,7 @@ impl Compiler {
     fn cache_key(&self, req: &CompileRequest, versions: &str, args: &[String]) -> String {
         let mut hasher = Sha256::new();
         // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
-        hash_part(&mut hasher, b"shadowcl-compile-v11");
+        hash_part(&mut hasher, b"shadowcl-compile-v12");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, format!("{:?}", self.mode).as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());

@@ -51,8 +51,18 @@ fn narrow_components(lines: &mut [String]) {
             let Some(load) = vector_load(&body[i]) else {
                 continue;
             };
-            if uses(body, &load.name) != 1 {
-                continue;
+            match uses(body, &load.name) {
+                // A swizzle that assigns every component (`v.wzyx = u`) loads the vector
+                // first and never uses it.
+                0 if body[i + 1..body.len().min(i + 4)]
+                    .iter()
+                    .any(|l| stored_to(l).as_deref() == Some(load.pointer.as_str())) =>
+                {
+                    body[i] = component_pointer(&load, "i32 0", &load.trailer);
+                    continue;
+                }
+                1 => {}
+                _ => continue,
             }
             if let Some(new) = narrowed_read(&load, &body[i + 1]) {
                 (body[i], body[i + 1]) = (new.0, new.1);
@@ -62,6 +72,14 @@ fn narrow_components(lines: &mut [String]) {
                 .filter(|n| uses(body, &n.3) == 1)
             {
                 (body[i], body[i + 1], body[i + 2]) = (new.0, new.1, new.2);
+            } else if let Some((blend, stores)) = body
+                .get(i + 3)
+                .and_then(|store| narrowed_swizzle(&load, &body[i + 2], store))
+                .filter(|n| uses(body, &n.2) == 1)
+                .map(|n| (n.0, n.1))
+            {
+                body[i] = component_pointer(&load, "i32 0", &load.trailer);
+                (body[i + 2], body[i + 3]) = (blend, stores);
             }
         }
         start = close + 1;
@@ -69,6 +87,7 @@ fn narrow_components(lines: &mut [String]) {
 }
 
 /// `%a = load <N x T>, P %p, align A[, rest]` of watched memory.
+#[derive(Clone)]
 struct VectorLoad {
     indent: String,
     name: String,
@@ -220,6 +239,96 @@ fn narrowed_write(
         ),
         name.to_string(),
     ))
+}
+
+/// `%a = getelementptr inbounds <N x T>, P %p, i32 0, <index>`: a pointer to a component of
+/// the vector `load` loaded, defining `load`'s value in its place.
+fn component_pointer(load: &VectorLoad, index: &str, trailer: &str) -> String {
+    format!(
+        "{}{} = getelementptr inbounds {}, {}, i32 0, {index}{trailer}\n",
+        load.indent, load.name, load.vector, load.pointer
+    )
+}
+
+/// The pointer operand of a plain store line.
+fn stored_to(line: &str) -> Option<String> {
+    let parts = split_top(line.trim().strip_prefix("store ")?);
+    Some(parts.get(1)?.trim().to_string())
+}
+
+/// `v.yz = u` (a swizzle that assigns some components): after `%a = load`, clang widens `u`
+/// (`%w = shufflevector`, left as it is), blends (`%s = shufflevector <N x T> %a, <N x T> %w,
+/// mask`) and stores `%s`. The blend becomes a placeholder pointer (`%s` must still be
+/// defined) and the store one store per component assigned, of its element of `%w`.
+/// Returns the two new lines and `%s`, which must have no other use.
+fn narrowed_swizzle(
+    load: &VectorLoad,
+    blend: &str,
+    store: &str,
+) -> Option<(String, String, String)> {
+    let (name, ops) = operation(blend, "shufflevector ")?;
+    let [old, new, mask] = ops.as_slice() else {
+        return None;
+    };
+    let (new_ty, widened) = typed(new)?;
+    if typed(old)? != (load.vector.as_str(), load.name.as_str())
+        || new_ty != load.vector
+        || name.contains('"')
+    {
+        return None;
+    }
+    let (_, mask) = typed(mask)?;
+    let mask: Vec<&str> = mask
+        .strip_prefix('<')?
+        .strip_suffix('>')?
+        .split(',')
+        .collect();
+    let n = mask.len();
+    let stored = split_top(store.trim().strip_prefix("store ")?);
+    let [value, pointer, ..] = stored.as_slice() else {
+        return None;
+    };
+    if typed(value)? != (load.vector.as_str(), name) || pointer.trim() != load.pointer {
+        return None;
+    }
+    let (elem_ptr, size) = element_pointer(load)?;
+    let (ind, tr) = (&load.indent, trailer_of(store));
+    let tag = name.trim_start_matches('%');
+    let mut stores = String::new();
+    for (j, m) in mask.iter().enumerate() {
+        let m: usize = m.trim().strip_prefix("i32 ")?.parse().ok()?;
+        if m == j {
+            continue; // the component keeps its value
+        }
+        if m < n {
+            return None; // a component moved within the vector: not an assignment
+        }
+        let (v, p) = (format!("%scl.{tag}.{j}.v"), format!("%scl.{tag}.{j}.p"));
+        stores.push_str(&format!(
+            "{ind}{v} = extractelement {} {widened}, i32 {}{tr}\n",
+            load.vector,
+            m - n
+        ));
+        stores.push_str(&component_pointer(
+            &VectorLoad {
+                name: p.clone(),
+                ..load.clone()
+            },
+            &format!("i32 {j}"),
+            &tr,
+        ));
+        stores.push_str(&format!(
+            "{ind}store volatile {} {v}, {elem_ptr} {p}, align {size}{tr}\n",
+            load.elem
+        ));
+    }
+    let placeholder = format!(
+        "{ind}{name} = getelementptr inbounds {}, {elem_ptr} {}, i32 0{}\n",
+        load.elem,
+        load.name,
+        trailer_of(blend)
+    );
+    Some((placeholder, stores, name.to_string()))
 }
 
 /// The metadata attachments at the end of an instruction line (`, !dbg !48`), if any.
@@ -542,6 +651,38 @@ mod tests {
     }
 
     #[test]
+    fn a_swizzle_assignment_stores_the_components_it_names() {
+        let ir = "define spir_kernel void @k() {
+  %19 = load <4 x float>, <4 x float> addrspace(1)* %18, align 16, !dbg !5
+  %20 = shufflevector <2 x float> %15, <2 x float> poison, <4 x i32> <i32 0, i32 1, i32 undef, i32 undef>, !dbg !5
+  %21 = shufflevector <4 x float> %19, <4 x float> %20, <4 x i32> <i32 0, i32 5, i32 4, i32 3>, !dbg !5
+  store <4 x float> %21, <4 x float> addrspace(1)* %18, align 16, !dbg !5
+  %35 = load <4 x float>, <4 x float> addrspace(1)* %34, align 16, !dbg !6
+  %36 = shufflevector <4 x float> %31, <4 x float> poison, <4 x i32> <i32 3, i32 2, i32 1, i32 0>, !dbg !6
+  store <4 x float> %36, <4 x float> addrspace(1)* %34, align 16, !dbg !6
+  ret void
+}
+";
+        let want = "define spir_kernel void @k() {
+  %19 = getelementptr inbounds <4 x float>, <4 x float> addrspace(1)* %18, i32 0, i32 0, !dbg !5
+  %20 = shufflevector <2 x float> %15, <2 x float> poison, <4 x i32> <i32 0, i32 1, i32 undef, i32 undef>, !dbg !5
+  %21 = getelementptr inbounds float, float addrspace(1)* %19, i32 0, !dbg !5
+  %scl.21.1.v = extractelement <4 x float> %20, i32 1, !dbg !5
+  %scl.21.1.p = getelementptr inbounds <4 x float>, <4 x float> addrspace(1)* %18, i32 0, i32 1, !dbg !5
+  store volatile float %scl.21.1.v, float addrspace(1)* %scl.21.1.p, align 4, !dbg !5
+  %scl.21.2.v = extractelement <4 x float> %20, i32 0, !dbg !5
+  %scl.21.2.p = getelementptr inbounds <4 x float>, <4 x float> addrspace(1)* %18, i32 0, i32 2, !dbg !5
+  store volatile float %scl.21.2.v, float addrspace(1)* %scl.21.2.p, align 4, !dbg !5
+  %35 = getelementptr inbounds <4 x float>, <4 x float> addrspace(1)* %34, i32 0, i32 0, !dbg !6
+  %36 = shufflevector <4 x float> %31, <4 x float> poison, <4 x i32> <i32 3, i32 2, i32 1, i32 0>, !dbg !6
+  store volatile <4 x float> %36, <4 x float> addrspace(1)* %34, align 16, !dbg !6
+  ret void
+}
+";
+        assert_eq!(rw(ir), want);
+    }
+
+    #[test]
     fn a_vector_used_whole_stays_whole() {
         // The loaded vector also used elsewhere; a run-time index; a private vector; the
         // stored vector kept too.
@@ -557,14 +698,22 @@ mod tests {
   %9 = insertelement <2 x i32> %8, i32 1, i64 0
   store <2 x i32> %9, <2 x i32> addrspace(3)* %q, align 8
   store <2 x i32> %9, <2 x i32> addrspace(3)* %r, align 8
+  %10 = load <2 x i32>, <2 x i32> addrspace(3)* %q, align 8
+  %11 = shufflevector <2 x i32> %10, <2 x i32> %w, <2 x i32> <i32 1, i32 2>
+  store <2 x i32> %11, <2 x i32> addrspace(3)* %q, align 8
+  %12 = load <2 x i32>, <2 x i32> addrspace(3)* %q, align 8
   ret void
 }
 ";
+        // Also: a blend that moves a component within the vector; an unused load that no
+        // store to its vector follows.
         let out = rw(ir);
         assert!(!out.contains("getelementptr"), "{out}");
         assert_eq!(out.matches("load volatile <4 x float>").count(), 2, "{out}");
         assert!(out.contains("%6 = load <2 x i32>, <2 x i32>* %p"), "{out}");
         assert!(out.contains("%8 = load volatile <2 x i32>"), "{out}");
+        assert!(out.contains("%10 = load volatile <2 x i32>"), "{out}");
+        assert!(out.contains("%12 = load volatile <2 x i32>"), "{out}");
     }
 
     #[test]

@@ -401,7 +401,8 @@ pub struct Compare {
 pub struct OclgrindOverride {
     /// Kinds Oclgrind is expected to report (empty = none).
     pub kinds: Vec<String>,
-    /// Oclgrind is expected to stop with a fatal error instead of reporting (`fatal`).
+    /// Oclgrind is expected to stop with a fatal error or crash instead of reporting
+    /// (`fatal`).
     pub fatal: bool,
     pub reason: String,
 }

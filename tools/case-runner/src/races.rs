@@ -403,12 +403,15 @@ pub(crate) fn oclgrind_verdict(
 ) -> Result<String, String> {
     if let Some(o) = case.oclgrind.as_ref().filter(|o| o.fatal) {
         return match problem {
-            Some(_) if child.stderr.contains("OCLGRIND FATAL ERROR") => Ok(format!(
-                "oclgrind: fatal error (known difference: {})",
-                o.reason
-            )),
+            // A fatal error it reports, or a crash.
+            Some(_) if child.stderr.contains("OCLGRIND FATAL ERROR") || child.code.is_none() => {
+                Ok(format!(
+                    "oclgrind: fatal error or crash (known difference: {})",
+                    o.reason
+                ))
+            }
             _ => Err(format!(
-                "expected Oclgrind to stop with a fatal error\n{}",
+                "expected Oclgrind to stop with a fatal error or crash\n{}",
                 explain(&child.stderr, 8)
             )),
         };

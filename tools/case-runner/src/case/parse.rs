@@ -653,7 +653,7 @@ fn compare_line(value: &str) -> Result<Compare, String> {
 }
 
 /// An `oclgrind:` line: the kinds Oclgrind reports instead (or `none`, or `fatal`: it stops
-/// with a fatal error), and why.
+/// with a fatal error or crashes), and why.
 fn oclgrind_line(value: &str) -> Result<OclgrindOverride, String> {
     let (kinds, reason) = match value.split_once(char::is_whitespace) {
         Some((k, r)) => (k, r.trim()),
