@@ -12,6 +12,18 @@ use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+/// The sources that decide what a compile makes of its inputs (the fixed clang, opt and
+/// llvm-spirv flags, the IR rewrites, the device's macros and extensions): part of every
+/// cache key, so that a library whose compile differs in any way never takes a result
+/// another one cached (a version bumped by hand is easy to forget).
+const COMPILE_SOURCES: [&str; 5] = [
+    include_str!("driver.rs"),
+    include_str!("faithful.rs"),
+    include_str!("barriers.rs"),
+    include_str!("device.rs"),
+    include_str!("options.rs"),
+];
+
 /// The compile driver: tool names, build mode and the cache folder.
 #[derive(Clone, Debug)]
 pub struct Compiler {
@@ -263,13 +275,16 @@ impl Compiler {
         Ok(out)
     }
 
-    /// The cache key of a compile: everything that decides its result (tool versions, mode,
+    /// The cache key of a compile: everything that decides its result (this crate's compile
+    /// code, tool versions, mode,
     /// options, sources and headers, the debug folder, the working directory for relative
     /// `-I` folders).
     fn cache_key(&self, req: &CompileRequest, versions: &str, args: &[String]) -> String {
         let mut hasher = Sha256::new();
-        // Bump when the fixed clang or llvm-spirv flags below change: they are not hashed.
-        hash_part(&mut hasher, b"shadowcl-compile-v12");
+        hash_part(&mut hasher, b"shadowcl-compile");
+        for source in COMPILE_SOURCES {
+            hash_part(&mut hasher, source.as_bytes());
+        }
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, format!("{:?}", self.mode).as_bytes());
         hash_part(&mut hasher, req.options.as_bytes());

@@ -64,7 +64,9 @@ fn narrow_components(lines: &mut [String]) {
                 1 => {}
                 _ => continue,
             }
-            if let Some(new) = narrowed_read(&load, &body[i + 1]) {
+            if let Some(new) = narrowed_read(&load, &body[i + 1])
+                .or_else(|| narrowed_swizzle_read(&load, &body[i + 1]))
+            {
                 (body[i], body[i + 1]) = (new.0, new.1);
             } else if let Some(new) = body
                 .get(i + 2)
@@ -193,6 +195,70 @@ fn narrowed_read(load: &VectorLoad, next: &str) -> Option<(String, String)> {
             load.elem, load.name
         ),
     ))
+}
+
+/// `%a = load` + `%b = shufflevector <N x T> %a, <N x T> poison, <M x i32> mask` (`v.xy`,
+/// `v.odd`: a swizzle read of some components) → a placeholder pointer, then a load of each
+/// component named and the vector `%b` built from them.
+fn narrowed_swizzle_read(load: &VectorLoad, next: &str) -> Option<(String, String)> {
+    let (name, ops) = operation(next, "shufflevector ")?;
+    let [vec, _, mask] = ops.as_slice() else {
+        return None;
+    };
+    if typed(vec)? != (load.vector.as_str(), load.name.as_str()) || name.contains('"') {
+        return None;
+    }
+    let n: usize = load
+        .vector
+        .strip_prefix('<')?
+        .split_once(" x ")?
+        .0
+        .parse()
+        .ok()?;
+    let (_, mask) = typed(mask)?;
+    let mask = mask
+        .strip_prefix('<')?
+        .strip_suffix('>')?
+        .split(',')
+        .map(|m| {
+            m.trim()
+                .strip_prefix("i32 ")?
+                .parse::<usize>()
+                .ok()
+                .filter(|&m| m < n)
+        })
+        .collect::<Option<Vec<usize>>>()?;
+    let (elem_ptr, size) = element_pointer(load)?;
+    let (ind, tr, tag) = (&load.indent, trailer_of(next), name.trim_start_matches('%'));
+    let out_ty = format!("<{} x {}>", mask.len(), load.elem);
+    let mut lines = String::new();
+    let mut built = "undef".to_string();
+    for (j, m) in mask.iter().enumerate() {
+        let (v, p) = (format!("%scl.{tag}.{j}.v"), format!("%scl.{tag}.{j}.p"));
+        lines.push_str(&component_pointer(
+            &VectorLoad {
+                name: p.clone(),
+                ..load.clone()
+            },
+            &format!("i32 {m}"),
+            &tr,
+        ));
+        lines.push_str(&format!(
+            "{ind}{v} = load volatile {}, {elem_ptr} {p}, align {size}{tr}\n",
+            load.elem
+        ));
+        let into = if j + 1 == mask.len() {
+            name.to_string()
+        } else {
+            format!("%scl.{tag}.{j}")
+        };
+        lines.push_str(&format!(
+            "{ind}{into} = insertelement {out_ty} {built}, {} {v}, i32 {j}{tr}\n",
+            load.elem
+        ));
+        built = into;
+    }
+    Some((component_pointer(load, "i32 0", &load.trailer), lines))
 }
 
 /// `%a = load` + `%b = insertelement <N x T> %a, T %x, iK C` + `store <N x T> %b, P %p` →
@@ -676,6 +742,28 @@ mod tests {
   %35 = getelementptr inbounds <4 x float>, <4 x float> addrspace(1)* %34, i32 0, i32 0, !dbg !6
   %36 = shufflevector <4 x float> %31, <4 x float> poison, <4 x i32> <i32 3, i32 2, i32 1, i32 0>, !dbg !6
   store volatile <4 x float> %36, <4 x float> addrspace(1)* %34, align 16, !dbg !6
+  ret void
+}
+";
+        assert_eq!(rw(ir), want);
+    }
+
+    #[test]
+    fn a_swizzle_read_loads_the_components_it_names() {
+        let ir = "define spir_kernel void @k() {
+  %57 = load <4 x float>, <4 x float> addrspace(3)* %56, align 16, !dbg !9
+  %58 = shufflevector <4 x float> %57, <4 x float> poison, <2 x i32> <i32 1, i32 3>, !dbg !9
+  ret void
+}
+";
+        let want = "define spir_kernel void @k() {
+  %57 = getelementptr inbounds <4 x float>, <4 x float> addrspace(3)* %56, i32 0, i32 0, !dbg !9
+  %scl.58.0.p = getelementptr inbounds <4 x float>, <4 x float> addrspace(3)* %56, i32 0, i32 1, !dbg !9
+  %scl.58.0.v = load volatile float, float addrspace(3)* %scl.58.0.p, align 4, !dbg !9
+  %scl.58.0 = insertelement <2 x float> undef, float %scl.58.0.v, i32 0, !dbg !9
+  %scl.58.1.p = getelementptr inbounds <4 x float>, <4 x float> addrspace(3)* %56, i32 0, i32 3, !dbg !9
+  %scl.58.1.v = load volatile float, float addrspace(3)* %scl.58.1.p, align 4, !dbg !9
+  %58 = insertelement <2 x float> %scl.58.0, float %scl.58.1.v, i32 1, !dbg !9
   ret void
 }
 ";
