@@ -91,6 +91,14 @@ impl Compiler {
         self
     }
 
+    /// Uses another `opt` (tests: one that fails on purpose).
+    #[cfg(test)]
+    pub(crate) fn with_opt(mut self, opt: &str) -> Self {
+        self.opt = opt.to_string();
+        self.versions = OnceLock::new();
+        self
+    }
+
     /// Uses other tool programs (names looked up on PATH, or paths).
     pub fn with_tools(mut self, clang: &str, llvm_spirv: &str, llvm_link: &str) -> Self {
         self.clang = clang.to_string();
@@ -380,25 +388,49 @@ impl Compiler {
     fn rewrite_ir(&self, root: &Path, level: char, log: &mut String) -> Result<(), CompileFailure> {
         let ir = std::fs::read_to_string(root.join("program.ll"))
             .map_err(|e| CompileFailure::io("clang wrote no IR", e))?;
-        let mut ir = barriers::rewrite_dynamic_flags(&ir);
-        if self.mode == BuildMode::SourceFaithful {
-            ir = faithful::mark_watched_accesses_volatile(&ir);
+        let ir = barriers::rewrite_dynamic_flags(&ir);
+        if self.mode == BuildMode::Application {
+            std::fs::write(root.join("rewritten.ll"), ir)
+                .map_err(|e| CompileFailure::io("cannot write the rewritten IR", e))?;
+            let mut cmd = Command::new(LLVM_AS);
+            cmd.current_dir(root)
+                .args(["rewritten.ll", "-o", "program.bc"]);
+            return run_tool(cmd, LLVM_AS, "llvm-15", log);
         }
-        std::fs::write(root.join("rewritten.ll"), ir)
+        let optimise = |narrow: bool, log: &mut String| -> Result<(), CompileFailure> {
+            std::fs::write(
+                root.join("rewritten.ll"),
+                faithful::mark_watched_accesses_volatile(&ir, narrow),
+            )
             .map_err(|e| CompileFailure::io("cannot write the rewritten IR", e))?;
-        let (mut cmd, tool) = match self.mode {
-            BuildMode::SourceFaithful => {
-                let mut c = Command::new(&self.opt);
-                c.arg(format!("-O{level}"))
-                    // As clang's -fno-vectorize / -fno-slp-vectorize above.
-                    .args(["--vectorize-loops=false", "--vectorize-slp=false"]);
-                (c, self.opt.as_str())
-            }
-            BuildMode::Application => (Command::new(LLVM_AS), LLVM_AS),
+            let mut cmd = Command::new(&self.opt);
+            cmd.current_dir(root)
+                .arg(format!("-O{level}"))
+                // As clang's -fno-vectorize / -fno-slp-vectorize above.
+                .args(["--vectorize-loops=false", "--vectorize-slp=false"])
+                .args(["rewritten.ll", "-o", "program.bc"]);
+            run_tool(cmd, &self.opt, "llvm-15", log)
         };
-        cmd.current_dir(root)
-            .args(["rewritten.ll", "-o", "program.bc"]);
-        run_tool(cmd, tool, "llvm-15", log)
+        // The component rewrite is textual: should `opt` ever reject what it made, the
+        // program still builds, with whole-vector accesses, and the log says so.
+        let mut tried = String::new();
+        match optimise(true, &mut tried) {
+            Err(e) if e.kind == FailureKind::BuildFailed => {
+                tracing::warn!(
+                    "opt rejected the vector component rewrite: {}",
+                    e.log.trim()
+                );
+                log.push_str(
+                    "shadowcl: vector components are checked as whole vectors in this program \
+                     (the component rewrite failed)\n",
+                );
+                optimise(false, log)
+            }
+            r => {
+                log.push_str(&tried);
+                r
+            }
+        }
     }
 
     /// `program.bc` with its debug info cut to line tables (`lines.bc`), and its SPIR-V;

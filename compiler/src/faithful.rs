@@ -14,10 +14,13 @@
 const WATCHED: [u32; 4] = [1, 2, 3, 4];
 
 /// Rewrites textual LLVM IR (typed or opaque pointers) as the module doc says, after
-/// narrowing accesses to one component of a vector in memory ([`narrow_components`]).
-pub fn mark_watched_accesses_volatile(ir: &str) -> String {
+/// narrowing accesses to components of vectors in memory when `narrow`
+/// ([`narrow_components`]).
+pub fn mark_watched_accesses_volatile(ir: &str, narrow: bool) -> String {
     let mut lines: Vec<String> = ir.split_inclusive('\n').map(str::to_string).collect();
-    narrow_components(&mut lines);
+    if narrow {
+        narrow_components(&mut lines);
+    }
     let mut out = String::with_capacity(ir.len() + ir.len() / 16);
     for line in &lines {
         match rewrite_line(line) {
@@ -631,7 +634,7 @@ mod tests {
     use super::*;
 
     fn rw(line: &str) -> String {
-        mark_watched_accesses_volatile(line)
+        mark_watched_accesses_volatile(line, true)
     }
 
     #[test]

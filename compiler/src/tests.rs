@@ -541,3 +541,37 @@ fn tools_run_without_symbolising_their_crash_dumps() -> TestResult {
     assert_eq!(log, "1");
     Ok(())
 }
+
+/// Should `opt` reject the vector component rewrite, the program still builds with whole
+/// vectors, and the build log says so: an `opt` that fails on the rewrite's values (named
+/// `%scl.`) stands in for a rewrite gone wrong.
+#[test]
+fn a_component_rewrite_opt_rejects_falls_back_to_whole_vectors() -> TestResult {
+    if !have_tools() {
+        return Ok(());
+    }
+    let dir = tempfile::tempdir()?;
+    let fake = dir.path().join("opt");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nif grep -q '%scl\\.' rewritten.ll; then echo 'error: rejected' >&2; exit 1; fi\nexec {OPT} \"$@\"\n"
+        ),
+    )?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755))?;
+    let src = "__kernel void k(__global float4 *v) { v[get_global_id(0)].yz = (float2)(1, 2); }";
+    let out = Compiler::new()
+        .with_opt(&fake.display().to_string())
+        .compile(&req(src, ""))?;
+    assert!(is_spirv(&out.spirv));
+    assert!(
+        out.log.contains("checked as whole vectors"),
+        "no word of the fallback: {}",
+        out.log
+    );
+    // The real `opt` takes the rewrite: no such word.
+    let out = Compiler::new().compile(&req(src, ""))?;
+    assert!(!out.log.contains("whole vectors"), "{}", out.log);
+    Ok(())
+}
