@@ -32,6 +32,18 @@ fn value_offset(a: &Access<'_>) -> u64 {
     a.offset - a.component as u64 * a.size as u64
 }
 
+/// (start, kind, required alignment) of the accesses in `seen` whose value's start is not
+/// aligned, a value accessed in parts once.
+fn misaligned(seen: &[(u64, u32, AccessKind, u32)]) -> Vec<(u64, AccessKind, u32)> {
+    let mut found: Vec<(u64, AccessKind, u32)> = seen
+        .iter()
+        .filter(|s| s.0 % s.3 as u64 != 0)
+        .map(|&(start, _, kind, align)| (start, kind, align))
+        .collect();
+    found.dedup();
+    found
+}
+
 fn accesses(src: &str, opt: &str, args: Vec<ArgValue>) -> Vec<(u64, u32, AccessKind, u32)> {
     accesses_of(src, opt, 1, 0, args)
 }
@@ -197,14 +209,8 @@ fn vload_and_vstore_need_their_elements_alignment_and_vloada_the_vectors() {
             buf_bytes(&[0u8; 32]),
         );
         let seen = accesses(src, opt, vec![arg(&bi), arg(&bo), arg(&bh)]);
-        let mut misaligned: Vec<(u64, AccessKind, u32)> = seen
-            .iter()
-            .filter(|s| s.0 % s.3 as u64 != 0)
-            .map(|&(start, _, kind, align)| (start, kind, align))
-            .collect();
-        misaligned.dedup();
         assert_eq!(
-            misaligned,
+            misaligned(&seen),
             [(2, Read, 4), (4, Read, 8), (22, Write, 4)],
             "{opt}: {seen:?}"
         );
@@ -230,14 +236,8 @@ fn a_math_builtins_pointer_output_needs_its_whole_types_alignment() {
             buf_bytes(&[0u8; 32]),
         );
         let seen = accesses(src, opt, vec![arg(&bo), arg(&bv), arg(&bd)]);
-        let mut misaligned: Vec<(u64, AccessKind, u32)> = seen
-            .iter()
-            .filter(|s| s.0 % s.3 as u64 != 0)
-            .map(|&(start, _, kind, align)| (start, kind, align))
-            .collect();
-        misaligned.dedup();
         assert_eq!(
-            misaligned,
+            misaligned(&seen),
             [(4, Write, 16), (40, Write, 16)],
             "{opt}: {seen:?}"
         );
