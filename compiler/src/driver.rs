@@ -193,8 +193,11 @@ impl Compiler {
         let mut attempt = 0;
         let (bitcode, spirv, log) = loop {
             let (debug, opt) = attempts[attempt];
+            // Source-faithful builds take clang's IR before any optimisation (`-O1` with the
+            // LLVM passes off, not `-O0`: at `-O0` clang emits no body for a C99 `inline`
+            // function, which only optimisation was to inline).
             let front_opt = match self.mode {
-                BuildMode::SourceFaithful => '0',
+                BuildMode::SourceFaithful => '1',
                 BuildMode::Application => opt,
             };
             let mut cmd = Command::new(&self.clang);
@@ -222,8 +225,8 @@ impl Compiler {
                 .arg(&header_dir)
                 .args(args.iter().filter(|a| !is_opt_arg(a)));
             if self.mode == BuildMode::SourceFaithful {
-                // Unoptimised IR to mark, without the optnone that would stop `opt` later.
-                cmd.args(["-Xclang", "-disable-O0-optnone"]);
+                // Unoptimised IR to mark (`opt` runs after the rewrite).
+                cmd.args(["-Xclang", "-disable-llvm-passes"]);
                 // `opt` must not delete what the source does on a path with undefined
                 // behaviour, which is what the checks are for: a private null pointer's
                 // access (made unreachable otherwise) and the code around an uninitialised
@@ -238,9 +241,9 @@ impl Compiler {
                 // stores it as four, reading (and rewriting) its padding, which nobody wrote.
                 cmd.args(["-Xclang", "-fpreserve-vec3-type"]);
                 // The source sees the build the application asked for: clang defines
-                // __OPTIMIZE__ only when optimising, and front end runs at -O0 here.
-                if opt_level(&args) != '0' {
-                    cmd.arg("-D__OPTIMIZE__=1");
+                // __OPTIMIZE__ at the front end's -O1, which an unoptimised build lacks.
+                if opt_level(&args) == '0' {
+                    cmd.arg("-U__OPTIMIZE__");
                 }
             }
             // Textual IR, rewritten before it becomes bitcode (see `rewrite_ir`).

@@ -430,6 +430,12 @@ fn rewrite_line(line: &str) -> Option<String> {
     if body.starts_with("attributes #") {
         return drop_noinline(line);
     }
+    // A C99 `inline` function's body comes `available_externally`: `opt` drops it, and a
+    // call it did not inline would be left to a definition nobody provides. Kept as a
+    // mergeable definition instead (a linked program may hold it twice).
+    if let Some(rest) = line.strip_prefix("define available_externally ") {
+        return Some(format!("define linkonce_odr {rest}"));
+    }
     if let Some(rest) = instruction(body, "load ") {
         let at = line.len() - rest.len() - "load ".len();
         if rest.starts_with("atomic ") || rest.starts_with("volatile ") {
@@ -805,6 +811,14 @@ mod tests {
         assert!(out.contains("%8 = load volatile <2 x i32>"), "{out}");
         assert!(out.contains("%10 = load volatile <2 x i32>"), "{out}");
         assert!(out.contains("%12 = load volatile <2 x i32>"), "{out}");
+    }
+
+    #[test]
+    fn a_c99_inline_body_is_kept_as_a_mergeable_definition() {
+        assert_eq!(
+            rw("define available_externally dso_local spir_func float @sq(float %0) #1 {\n"),
+            "define linkonce_odr dso_local spir_func float @sq(float %0) #1 {\n"
+        );
     }
 
     #[test]
