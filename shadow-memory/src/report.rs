@@ -732,6 +732,16 @@ pub fn render_findings(findings: &[Finding], dropped: u64) -> String {
                         let _ = writeln!(out, "      {}", c.describe());
                     }
                 }
+                // A work-item that ended without reaching the barrier: no line to name.
+                None if s.access == "exit" => {
+                    let _ = writeln!(
+                        out,
+                        "    (it ended the kernel without reaching the barrier)"
+                    );
+                }
+                None if !s.unidentified() => {
+                    let _ = writeln!(out, "    at an unknown line");
+                }
                 None => {
                     // Say why, so nobody hunts for a line that was never kept.
                     let _ = writeln!(

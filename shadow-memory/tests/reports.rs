@@ -627,3 +627,23 @@ fn a_race_seen_in_both_orders_is_one_finding() {
     assert_eq!(r.findings[0].count, 2, "{}", r.render_text());
     assert_eq!(r.findings[1].count, 1, "{}", r.render_text());
 }
+
+/// The side of a barrier divergence that ended the kernel without reaching the barrier has a
+/// work-item and no line: the text says so, not that a record forgot who it was.
+#[test]
+fn an_item_that_skipped_the_barrier_is_described_as_ending_the_kernel() {
+    let mut f = local_write_read_race();
+    f.kind = shadowcl_shadow::FindingKind::BarrierDivergence;
+    f.race = None;
+    let second = f.second.as_mut().expect("the race has a second side");
+    second.access = "exit".into();
+    second.location = None;
+    let s = Session::new(Config::default());
+    s.add_finding(f);
+    let text = s.report().render_text();
+    assert!(
+        text.contains("(it ended the kernel without reaching the barrier)"),
+        "{text}"
+    );
+    assert!(!text.contains("record kept only"), "{text}");
+}
