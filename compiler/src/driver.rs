@@ -411,6 +411,13 @@ impl Compiler {
                 .arg(format!("-O{level}"))
                 // As clang's -fno-vectorize / -fno-slp-vectorize above.
                 .args(["--vectorize-loops=false", "--vectorize-slp=false"])
+                // Two branches' like accesses merged into one (sunk below or hoisted
+                // above the branch) take a merged debug location, line 0: a race between
+                // them would be reported without its lines.
+                .args([
+                    "--simplifycfg-sink-common=false",
+                    "--simplifycfg-hoist-common=false",
+                ])
                 .args(["rewritten.ll", "-o", "program.bc"]);
             run_tool(cmd, &self.opt, "llvm-15", log)
         };
