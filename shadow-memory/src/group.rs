@@ -45,8 +45,8 @@ pub struct GroupState {
     pub(crate) copies: Vec<PendingCopy>,
     /// Events named by `wait_group_events` arrivals since the last barrier release.
     pub(crate) waited: Vec<u64>,
-    /// Each arrival's event list at the `wait_group_events` in progress, compared when the
-    /// group passes it (every work-item must name the same events).
+    /// Each arrival's event list (sorted) at the `wait_group_events` in progress, compared
+    /// when the group passes it (every work-item must name the same events).
     pub(crate) wait_lists: Vec<(WorkItem, InstId, Vec<u64>)>,
     /// Events of copies already completed (waiting on one again is fine).
     pub(crate) completed: Vec<u64>,

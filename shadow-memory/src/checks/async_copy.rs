@@ -36,7 +36,10 @@ impl LaunchChecker<'_> {
 
     pub(crate) fn wait_copies(&self, g: &mut GroupState, w: &GroupWait<'_>) {
         if self.checks.divergence {
-            g.wait_lists.push((*w.item, w.inst, w.events.to_vec()));
+            // The same events in another order are the same events.
+            let mut events = w.events.to_vec();
+            events.sort_unstable();
+            g.wait_lists.push((*w.item, w.inst, events));
         }
         for &e in w.events {
             if g.copies.iter().any(|c| c.event == e) {
@@ -56,7 +59,7 @@ impl LaunchChecker<'_> {
     }
 
     /// The group passed a `wait_group_events`: every work-item must have named the same
-    /// events (OpenCL C 6.15.10; otherwise the results are undefined). Reported once, at the
+    /// events, in any order (OpenCL C 6.15.10; otherwise the results are undefined). Reported once, at the
     /// lowest-numbered work-item whose list differs from work-item 0's (the lowest arrived),
     /// so that every schedule reports the same.
     pub(crate) fn check_wait_lists(&self, g: &mut GroupState) {
