@@ -281,11 +281,7 @@ fn narrowed_write(
     }
     let (idx_ty, c) = typed(idx)?;
     c.parse::<u32>().ok()?;
-    let stored = split_top(store.trim().strip_prefix("store ")?);
-    let [value, pointer, ..] = stored.as_slice() else {
-        return None;
-    };
-    if typed(value)? != (load.vector.as_str(), name) || pointer.trim() != load.pointer {
+    if !stores_back(store, load, name) {
         return None;
     }
     let (elem_ptr, size) = element_pointer(load)?;
@@ -317,6 +313,19 @@ fn component_pointer(load: &VectorLoad, index: &str, trailer: &str) -> String {
         "{}{} = getelementptr inbounds {}, {}, i32 0, {index}{trailer}\n",
         load.indent, load.name, load.vector, load.pointer
     )
+}
+
+/// Whether `store` stores vector `value` (of `load`'s type) back where `load` loaded it.
+fn stores_back(store: &str, load: &VectorLoad, value: &str) -> bool {
+    let Some(rest) = store.trim().strip_prefix("store ") else {
+        return false;
+    };
+    match split_top(rest).as_slice() {
+        [v, pointer, ..] => {
+            typed(v) == Some((load.vector.as_str(), value)) && pointer.trim() == load.pointer
+        }
+        _ => false,
+    }
 }
 
 /// The pointer operand of a plain store line.
@@ -353,11 +362,7 @@ fn narrowed_swizzle(
         .split(',')
         .collect();
     let n = mask.len();
-    let stored = split_top(store.trim().strip_prefix("store ")?);
-    let [value, pointer, ..] = stored.as_slice() else {
-        return None;
-    };
-    if typed(value)? != (load.vector.as_str(), name) || pointer.trim() != load.pointer {
+    if !stores_back(store, load, name) {
         return None;
     }
     let (elem_ptr, size) = element_pointer(load)?;
