@@ -3,11 +3,11 @@
 //!
 //! An optimiser deletes a dead store to `__local` memory or a load whose value is unused, and
 //! with it the race the user wants to hear about. So the kernel that is checked is built in two
-//! steps: clang emits unoptimised LLVM IR (`-O0` without `optnone`), this module marks every
+//! steps: clang emits unoptimised LLVM IR (`-O1` with the LLVM passes off), this module marks every
 //! load, store and memory intrinsic whose pointer is not private `volatile`, and `opt-15`
 //! then optimises as usual. LLVM never deletes, merges, duplicates away or reorders volatile
 //! accesses against each other, while private variables are still promoted to registers and
-//! helpers are still inlined (clang's `-O0` `noinline` is dropped for that). The interpreter
+//! helpers are still inlined (a `noinline` is dropped for that). The interpreter
 //! treats a volatile access as a plain one.
 
 /// SPIR address spaces whose accesses the checkers watch: global, constant, local, generic.
@@ -37,7 +37,7 @@ pub fn mark_watched_accesses_volatile(ir: &str, narrow: bool) -> String {
 /// component written first reads the others before anyone wrote them; OpenCL C accesses
 /// only the component named. So the vector load becomes a pointer to the component and the
 /// access one of the component alone (each line still defines its value, so that numbered
-/// values keep their order). Only where clang's `-O0` shape is exact: the lines
+/// values keep their order). Only where clang's unoptimised shape is exact: the lines
 /// consecutive, the index constant, the vector temporaries used only there.
 fn narrow_components(lines: &mut [String]) {
     let mut start = 0;
@@ -506,8 +506,9 @@ fn mem_intrinsic(line: &str) -> Option<String> {
     ))
 }
 
-/// `attributes #0 = { convergent noinline ... }` without `noinline`: clang puts it on every
-/// function at `-O0`, and helpers that stay calls cost the interpreter a frame each.
+/// `attributes #0 = { convergent noinline ... }` without `noinline` (clang puts it on every
+/// function at `-O0`, the source on some): helpers that stay calls cost the interpreter a
+/// frame each.
 fn drop_noinline(line: &str) -> Option<String> {
     let at = find_word(line, "noinline")?;
     let end = at + "noinline".len();
