@@ -45,7 +45,12 @@ def main():
                          "their median is reported")
     ap.add_argument("--configs", default="", help="comma list of configurations to run (default: all)")
     a = ap.parse_args()
-    tmp = tempfile.mkdtemp(prefix="shadowcl-bench-")
+    # The capture of 10,000 launches and the reports fill gigabytes: never leave them behind.
+    with tempfile.TemporaryDirectory(prefix="shadowcl-bench-") as tmp:
+        bench(a, tmp)
+
+
+def bench(a, tmp):
     exe = os.path.join(tmp, "bench")
     subprocess.run(["gcc", "-O2", "-o", exe, os.path.join(HERE, "bench.c"), "-lOpenCL", "-lm"], check=True)
     with open(POCL_ICD) as f:
