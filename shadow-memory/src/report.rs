@@ -382,6 +382,7 @@ impl Finding {
                 })
                 .unwrap_or_default()
         };
+        let located = |s: &Option<Side>| s.as_ref().is_some_and(|s| s.location.is_some());
         let mut sides = [side(&self.first), side(&self.second)];
         let both = self.first.is_some() && self.second.is_some();
         if both {
@@ -397,16 +398,13 @@ impl Finding {
             self.buffer,
             sides[0],
             sides[1],
-            // Without locations, the message tells findings apart (e.g. different barriers).
-            if self
-                .first
-                .as_ref()
-                .and_then(|s| s.location.as_ref())
-                .is_none()
-            {
-                self.message.as_str()
-            } else {
+            // Without any location, the message tells findings apart (e.g. different
+            // barriers). With one, it only describes: an out-of-bounds line's message names
+            // the offset its launch met first, which a racy program's schedule may change.
+            if located(&self.first) || located(&self.second) {
                 ""
+            } else {
+                self.message.as_str()
             }
         )
     }

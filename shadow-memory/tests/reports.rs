@@ -628,6 +628,37 @@ fn a_race_seen_in_both_orders_is_one_finding() {
     assert_eq!(r.findings[1].count, 1, "{}", r.render_text());
 }
 
+/// An out-of-bounds line is one finding across launches whatever offset each launch met
+/// first (dwt2d's index depends on its own race, so on the schedule); another line is another.
+#[test]
+fn an_out_of_bounds_line_is_one_finding_whatever_its_offsets() {
+    let out_of_bounds = |launch: u64, offset: i64, line: u32| {
+        let mut f = local_write_read_race();
+        f.kind = shadowcl_shadow::FindingKind::OutOfBounds;
+        f.race = None;
+        f.first = None;
+        f.launch = launch;
+        f.offset = Some(offset);
+        f.message = format!("4-byte access at offset {offset} of a 64-byte allocation");
+        let second = f.second.as_mut().expect("the race has a second side");
+        second.location.as_mut().expect("the read has a line").line = line;
+        f
+    };
+    let s = Session::new(Config::default());
+    s.add_finding(out_of_bounds(2, -8, 11));
+    s.add_finding(out_of_bounds(3, -136, 11));
+    s.add_finding(out_of_bounds(3, 64, 12));
+    let r = s.report();
+    assert_eq!(r.findings.len(), 2, "{}", r.render_text());
+    assert_eq!(r.findings[0].count, 2, "{}", r.render_text());
+    assert_eq!(
+        r.findings[0].offset,
+        Some(-8),
+        "the first launch's example is kept"
+    );
+    assert_eq!(r.findings[1].count, 1, "{}", r.render_text());
+}
+
 /// The side of a barrier divergence that ended the kernel without reaching the barrier has a
 /// work-item and no line: the text says so, not that a record forgot who it was.
 #[test]
