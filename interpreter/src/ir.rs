@@ -446,6 +446,19 @@ pub(crate) enum Op {
         d: u32,
         p: u32,
     },
+    /// An access chain's run-time index `idx` (`w` bits, signed) into an array of `len`
+    /// elements must be below `len` (`strict`: the chain is only dereferenced) or at most
+    /// `len` (a one-past-the-end pointer may be formed); otherwise the observer hears of an
+    /// index past the array, even where the address stays inside its allocation (`s.b[i]`
+    /// reaching the next field, `a[i][j]` the next row).
+    CheckIndex {
+        idx: u32,
+        w: u8,
+        strict: bool,
+        len: u32,
+        /// The array's address space (`None`: a generic pointer).
+        space: Option<crate::AddressSpace>,
+    },
     /// `d = (a - b) / elem` (OpPtrDiff).
     PtrDiff {
         elem: u32,

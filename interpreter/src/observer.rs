@@ -246,6 +246,16 @@ pub enum Fault<'a> {
         item: &'a WorkItem,
         inst: InstId,
     },
+    /// An array index past the array's declared length (`s.b[i]` reaching the next field,
+    /// `a[i][j]` the next row): undefined behaviour even where the address stays inside its
+    /// allocation, so no bounds check of the access sees it. The access itself still runs.
+    IndexPastArray {
+        index: i64,
+        len: u32,
+        space: Option<AddressSpace>,
+        item: &'a WorkItem,
+        inst: InstId,
+    },
     /// Access through a pointer that names no allocation (NULL or garbage).
     InvalidPointer {
         pointer: u64,

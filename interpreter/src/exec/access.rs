@@ -68,6 +68,25 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
         }
     }
 
+    /// An access chain's index `index` is past the end of its array of `len` elements.
+    #[cold]
+    pub(super) fn index_past_array(
+        &mut self,
+        index: i64,
+        len: u32,
+        space: Option<AddressSpace>,
+        pc: usize,
+    ) {
+        let inst = InstId(self.lx.code.inst_of[pc]);
+        self.fault(Fault::IndexPastArray {
+            index,
+            len,
+            space,
+            item: self.wi,
+            inst,
+        });
+    }
+
     #[cold]
     pub(super) fn bad(&mut self, p: u64, size: usize, kind: AccessKind, pc: usize) {
         let (tag, idx, off) = ptr::dec(p);

@@ -113,6 +113,19 @@ pub(super) fn run_cold<O: Observer>(
         Op::StoreAgg { l, p, v } => {
             store_agg(mx, &regs[base..], &code.layouts[l as usize], p, v, pc)
         }
+        Op::CheckIndex {
+            idx,
+            w,
+            strict,
+            len,
+            space,
+        } => {
+            let i = alu::sext(r!(idx), w);
+            let last = i64::from(len) - i64::from(strict);
+            if !(0..=last).contains(&i) {
+                mx.index_past_array(i, len, space, pc);
+            }
+        }
         Op::PtrDiff { elem, d, a, b } => {
             r!(d) = (r!(a).wrapping_sub(r!(b)) as i64 / elem.max(1) as i64) as u64;
         }

@@ -136,6 +136,7 @@ impl Code {
                         .is_some_and(|g| g.terms.iter().all(|t| fits(t.slot, 1)))
             }
             Op::Alloca { d, .. } => fits(d, 1),
+            Op::CheckIndex { idx, .. } => fits(idx, 1),
             Op::CopyMem { d, s, .. } => all(&[d, s], 1),
             Op::CopyMemDyn { d, s, size, .. } => all(&[d, s, size], 1),
             Op::LoadBuiltin { b, comp, d } => {

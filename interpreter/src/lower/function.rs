@@ -47,6 +47,9 @@ pub(super) struct Fx<'a, 'm> {
     pub(super) sconv: HashMap<Word, (Word, u8)>,
     /// Pointer casts and access chains: result → the pointer they start from.
     pub(super) ptr_base: HashMap<Word, Word>,
+    /// Ids used only as the pointer a load or store goes through (never compared, offset
+    /// or passed on): an access chain among them may not end one past its array.
+    pub(super) deref_only: HashSet<Word>,
 }
 
 impl<'a, 'm> Fx<'a, 'm> {
@@ -304,6 +307,69 @@ fn index_sign_extensions(md: &Mod, f: &rspirv::dr::Function) -> HashMap<Word, (W
     sconv
 }
 
+/// The ids of `f` used only as pointers memory is accessed through: the pointer operand of
+/// loads, stores, copies and atomics, or the base of an access chain into the element (a
+/// member of an element past the end of an array is no object either), or a cast of one
+/// of those (a union member).
+fn dereferenced_only(f: &rspirv::dr::Function) -> HashSet<Word> {
+    let mut deref = HashSet::new();
+    let mut other = HashSet::new();
+    // (source, result) of the pointer casts: the source is as the result is used.
+    let mut casts = vec![];
+    for i in f.blocks.iter().flat_map(|b| &b.instructions) {
+        if let (S::Bitcast, Some(r), Ok(src)) = (i.class.opcode, i.result_id, id_at(i, 0)) {
+            casts.push((src, r));
+            deref.insert(src);
+            continue;
+        }
+        let pointers = match i.class.opcode {
+            S::Load
+            | S::Store
+            | S::AccessChain
+            | S::InBoundsAccessChain
+            | S::AtomicLoad
+            | S::AtomicStore
+            | S::AtomicExchange
+            | S::AtomicCompareExchange
+            | S::AtomicIIncrement
+            | S::AtomicIDecrement
+            | S::AtomicIAdd
+            | S::AtomicISub
+            | S::AtomicSMin
+            | S::AtomicUMin
+            | S::AtomicSMax
+            | S::AtomicUMax
+            | S::AtomicAnd
+            | S::AtomicOr
+            | S::AtomicXor => 1,
+            S::CopyMemory | S::CopyMemorySized => 2,
+            _ => 0,
+        };
+        for (k, o) in i.operands.iter().enumerate() {
+            if let Operand::IdRef(x) = o {
+                if k < pointers {
+                    deref.insert(*x);
+                } else {
+                    other.insert(*x);
+                }
+            }
+        }
+    }
+    loop {
+        let before = other.len();
+        for &(src, r) in &casts {
+            if other.contains(&r) || !deref.contains(&r) {
+                other.insert(src);
+            }
+        }
+        if other.len() == before {
+            break;
+        }
+    }
+    deref.retain(|x| !other.contains(x));
+    deref
+}
+
 /// Pointer casts and access chains of `f`: result → the pointer each starts from.
 fn pointer_bases(f: &rspirv::dr::Function) -> HashMap<Word, Word> {
     let mut bases = HashMap::new();
@@ -397,6 +463,7 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
         private_bytes: 0,
         sconv,
         ptr_base: pointer_bases(f),
+        deref_only: dereferenced_only(f),
     };
     emit_byval_copies(&mut fx, &byval);
     let key_pc = lower_blocks(&mut fx, f)?;

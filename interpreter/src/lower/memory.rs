@@ -75,6 +75,18 @@ pub(super) fn emit_store(fx: &mut Fx, ty: Word, p: u32, v: u32) -> R<()> {
     Ok(())
 }
 
+/// The address space a pointer of storage class `sc` points into (`None`: generic).
+fn address_space(sc: StorageClass) -> Option<crate::AddressSpace> {
+    use crate::AddressSpace as A;
+    match sc {
+        StorageClass::Function | StorageClass::Private => Some(A::Private),
+        StorageClass::Workgroup => Some(A::Local),
+        StorageClass::CrossWorkgroup => Some(A::Global),
+        StorageClass::UniformConstant => Some(A::Constant),
+        _ => None,
+    }
+}
+
 pub(super) fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let op = inst.class.opcode;
     let rid = result_id(inst)?;
@@ -96,24 +108,34 @@ pub(super) fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
     }
     let d = fx.dst(inst)?;
     let p = fx.val(base_id)?;
-    let mut ty = match fx.md.ty_of(base_id)?.k {
-        TyK::Ptr(_, pt) => pt,
+    let (mut ty, space) = match fx.md.ty_of(base_id)?.k {
+        TyK::Ptr(sc, pt) => (pt, address_space(sc)),
         _ => return Err(malformed("access chain base is not a pointer")),
     };
     let mut off: i64 = 0;
     let mut terms: Vec<GepTerm> = vec![];
-    let mut add = |fx: &mut Fx, idx_id: Word, scale: i64, off: &mut i64| -> R<()> {
-        if let Some(c) = fx.const_val(idx_id) {
+    // Run-time indices into arrays of known length: (index term, length).
+    let mut checks: Vec<(GepTerm, u32)> = vec![];
+    let mut add = |fx: &mut Fx, idx_id: Word, scale: i64, off: &mut i64| -> R<Option<GepTerm>> {
+        let term = if let Some(c) = fx.const_val(idx_id) {
             *off = off.wrapping_add(c.wrapping_mul(scale));
+            return Ok(None);
         } else if let Some(&(src, w)) = fx.sconv.get(&idx_id) {
-            let slot = fx.val(src)?;
-            terms.push(GepTerm { slot, w, scale });
+            GepTerm {
+                slot: fx.val(src)?,
+                w,
+                scale,
+            }
         } else {
-            let slot = fx.val(idx_id)?;
             let (_, w, _) = fx.sc(fx.md.type_id_of(idx_id)?)?;
-            terms.push(GepTerm { slot, w, scale });
-        }
-        Ok(())
+            GepTerm {
+                slot: fx.val(idx_id)?,
+                w,
+                scale,
+            }
+        };
+        terms.push(term);
+        Ok(Some(term))
     };
     let mut k = 1;
     if ptr_elem {
@@ -125,7 +147,15 @@ pub(super) fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
         let idx = id_at(inst, k)?;
         let t = fx.md.ty(ty)?.clone();
         match &t.k {
-            TyK::Array(e, _) | TyK::Vector(e, _) => {
+            TyK::Array(e, len) => {
+                let sz = fx.md.ty(*e)?.size as i64;
+                let term = add(fx, idx, sz, &mut off)?;
+                if let (Some(t), Ok(len @ 1..)) = (term, u32::try_from(*len)) {
+                    checks.push((t, len));
+                }
+                ty = *e;
+            }
+            TyK::Vector(e, _) => {
                 let sz = fx.md.ty(*e)?.size as i64;
                 add(fx, idx, sz, &mut off)?;
                 ty = *e;
@@ -144,6 +174,16 @@ pub(super) fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
             _ => return Err(malformed("access chain indexes a scalar")),
         }
         k += 1;
+    }
+    let strict = fx.deref_only.contains(&rid);
+    for (t, len) in checks {
+        fx.emit(Op::CheckIndex {
+            idx: t.slot,
+            w: t.w,
+            strict,
+            len,
+            space,
+        });
     }
     match terms.as_slice() {
         [] if off == 0 => fx.mov(d, p, 1),

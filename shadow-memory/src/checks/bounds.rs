@@ -5,7 +5,7 @@ use crate::group::GroupState;
 use crate::launch::LaunchChecker;
 use crate::raw::{Raw, RawKey};
 use crate::report::FindingKind;
-use shadowcl_interpreter::Fault;
+use shadowcl_interpreter::{AccessKind, Fault};
 
 impl LaunchChecker<'_> {
     pub(crate) fn report_fault(&self, g: &mut GroupState, f: &Fault<'_>) {
@@ -31,6 +31,24 @@ impl LaunchChecker<'_> {
                 inst,
                 format!("{size}-byte access at offset {offset} of a {alloc_size}-byte allocation"),
             ),
+            Fault::IndexPastArray {
+                index,
+                len,
+                space,
+                item,
+                inst,
+            } => (
+                space,
+                None,
+                None,
+                AccessKind::Read,
+                item,
+                inst,
+                format!(
+                    "index {index} is past the end of an array of {len} elements (undefined \
+                     even where the address stays inside the allocation)"
+                ),
+            ),
             Fault::InvalidPointer {
                 pointer,
                 size,
@@ -47,7 +65,10 @@ impl LaunchChecker<'_> {
                 format!("{size}-byte access through invalid pointer {pointer:#x}"),
             ),
         };
-        let access = op_of(kind).name();
+        let access = match f {
+            Fault::IndexPastArray { .. } => "index",
+            _ => op_of(kind).name(),
+        };
         g.raw.add(Raw {
             key: RawKey {
                 kind: FindingKind::OutOfBounds,

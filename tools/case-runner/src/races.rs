@@ -25,7 +25,10 @@ pub(crate) fn oclgrind_kinds(stderr: &str) -> (BTreeSet<String>, Vec<String>) {
             "invalid-access"
         } else if low.contains("not aligned") {
             "misaligned-access"
-        } else if low.starts_with("invalid read") || low.starts_with("invalid write") {
+        } else if low.starts_with("invalid read")
+            || low.starts_with("invalid write")
+            || low.contains("exceeds static array size")
+        {
             "out-of-bounds"
         } else if low.contains("divergence") {
             "barrier-divergence"
@@ -402,18 +405,19 @@ pub(crate) fn oclgrind_verdict(
     problem: Option<String>,
 ) -> Result<String, String> {
     if let Some(o) = case.oclgrind.as_ref().filter(|o| o.fatal) {
-        return match problem {
-            // A fatal error it reports, or a crash.
-            Some(_) if child.stderr.contains("OCLGRIND FATAL ERROR") || child.code.is_none() => {
-                Ok(format!(
-                    "oclgrind: fatal error or crash (known difference: {})",
-                    o.reason
-                ))
-            }
-            _ => Err(format!(
+        // A fatal error it reports (some plugins' fatal errors let the run go on), or a
+        // crash.
+        let fatal = child.stderr.contains("OCLGRIND FATAL ERROR") || child.code.is_none();
+        return if fatal {
+            Ok(format!(
+                "oclgrind: fatal error or crash (known difference: {})",
+                o.reason
+            ))
+        } else {
+            Err(format!(
                 "expected Oclgrind to stop with a fatal error or crash\n{}",
                 explain(&child.stderr, 8)
-            )),
+            ))
         };
     }
     let (got, details) = oclgrind_kinds(&child.stderr);

@@ -111,6 +111,7 @@ fn operands(op: &Op, code: &Code) -> Option<Operands> {
         Op::Reduce { n, d, a, .. } => ([(a, n as u32), none, none], (d, 1)),
         Op::Dot { n, d, a, b, .. } => ([(a, n as u32), (b, n as u32), none], (d, 1)),
         Op::PtrDiff { d, a, b, .. } => ([(a, 1), (b, 1), none], (d, 1)),
+        Op::CheckIndex { idx, .. } => ([(idx, 1), none, none], none),
         Op::Bitcast { fnl, tn, d, s, .. } => ([(s, fnl as u32), none, none], (d, tn as u32)),
         Op::ExtractDyn {
             n,

@@ -355,6 +355,7 @@ fn exec<O: Observer>(
         | Op::LoadAgg { .. }
         | Op::StoreAgg { .. }
         | Op::PtrDiff { .. }
+        | Op::CheckIndex { .. }
         | Op::CopyMem { .. }
         | Op::CopyMemDyn { .. }
         | Op::Dot { .. } => return builtins::per_lane(&mut Cx::of(ls), here, sel, &op),
