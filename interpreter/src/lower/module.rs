@@ -217,7 +217,8 @@ fn lower_globals(md: &mut Mod) -> R<()> {
 }
 
 /// A module-scope OpVariable: a builtin input, a `__constant` or program-scope `global`
-/// variable (launch allocation), or a `__local` one (per-group allocation).
+/// variable or clang's constant initializer of a local (launch allocation), or a `__local`
+/// one (per-group allocation).
 fn module_variable(md: &mut Mod, inst: &Instruction, id: Word) -> R<()> {
     let ty = result_ty(inst)?;
     let (sc, pointee) = match md.ty(ty)?.k {
@@ -238,25 +239,21 @@ fn module_variable(md: &mut Mod, inst: &Instruction, id: Word) -> R<()> {
             })?;
             md.builtins.insert(id, b);
         }
-        StorageClass::UniformConstant | StorageClass::CrossWorkgroup => {
-            let init = md.var_init_bytes(pointee, init)?;
-            let pt = md.ty(pointee)?;
-            let elem_size = match pt.k {
-                TyK::Array(e, _) => md.ty(e)?.size as u32,
-                _ => pt.size as u32,
-            };
-            let k = md.code.const_vars.len() as u32;
-            md.code.const_vars.push(ModVar {
-                name,
-                size: init.len() as u64,
-                elem_size: elem_size.max(1),
-                init,
-                writable: sc == StorageClass::CrossWorkgroup,
-            });
-            md.mod_vars.insert(id, (false, k));
-            md.consts
-                .insert(id, vec![ptr::enc(ptr::TAG_LAUNCH, k as u64 + 1, 0)]);
+        // A private module variable is clang's initializer of a local aggregate that is
+        // partly run-time (`struct S s = {{1}, &x}` at -O0: `@constinit`, a `private
+        // global` copied into the local): OpenCL C has no program-scope private variables,
+        // so nothing else makes one, and nothing writes it: constant data.
+        StorageClass::Function | StorageClass::Private if init.is_some() => {
+            add_const_var(md, id, name, pointee, init, false)?
         }
+        StorageClass::UniformConstant | StorageClass::CrossWorkgroup => add_const_var(
+            md,
+            id,
+            name,
+            pointee,
+            init,
+            sc == StorageClass::CrossWorkgroup,
+        )?,
         StorageClass::Workgroup => {
             let pt = md.ty(pointee)?;
             let elem_size = match pt.k {
@@ -287,6 +284,36 @@ fn module_variable(md: &mut Mod, inst: &Instruction, id: Word) -> R<()> {
             })
         }
     }
+    Ok(())
+}
+
+/// A module variable in launch memory (`writable`: a program-scope `global` one; else
+/// constant data), initialised from `init`.
+fn add_const_var(
+    md: &mut Mod,
+    id: Word,
+    name: String,
+    pointee: Word,
+    init: Option<Word>,
+    writable: bool,
+) -> R<()> {
+    let init = md.var_init_bytes(pointee, init)?;
+    let pt = md.ty(pointee)?;
+    let elem_size = match pt.k {
+        TyK::Array(e, _) => md.ty(e)?.size as u32,
+        _ => pt.size as u32,
+    };
+    let k = md.code.const_vars.len() as u32;
+    md.code.const_vars.push(ModVar {
+        name,
+        size: init.len() as u64,
+        elem_size: elem_size.max(1),
+        init,
+        writable,
+    });
+    md.mod_vars.insert(id, (false, k));
+    md.consts
+        .insert(id, vec![ptr::enc(ptr::TAG_LAUNCH, k as u64 + 1, 0)]);
     Ok(())
 }
 
