@@ -119,13 +119,14 @@ pub(super) fn run_cold<O: Observer>(
             strict,
             len,
             space,
-        } => {
+        } if O::ENABLED => {
             let i = alu::sext(r!(idx), w);
             let last = i64::from(len) - i64::from(strict);
             if !(0..=last).contains(&i) {
                 mx.index_past_array(i, len, space, pc);
             }
         }
+        Op::CheckIndex { .. } => {}
         Op::PtrDiff { elem, d, a, b } => {
             r!(d) = (r!(a).wrapping_sub(r!(b)) as i64 / elem.max(1) as i64) as u64;
         }

@@ -337,6 +337,34 @@ fn exec<O: Observer>(
         Op::LoadBuiltin { b, comp, d } => {
             builtins::load_builtin(&mut Cx::of(ls), sel, (b, comp, d))
         }
+        // Only an observer hears of an index past its array; the lanes that pass one (rare)
+        // report it in the schedule's order.
+        Op::CheckIndex {
+            idx,
+            w,
+            strict,
+            len,
+            ..
+        } if O::ENABLED => {
+            let cx = Cx::of(ls);
+            // Unsigned: a negative index is past the end too.
+            let last = (i64::from(len) - i64::from(strict)) as u64;
+            let past = |v: u64| crate::alu::sext(v, w) as u64 > last;
+            let any = match sel {
+                // One branch-free pass over the row (it vectorises).
+                Sel::All => {
+                    let row = cx.at(idx, 0);
+                    cx.regs[row..row + cx.n]
+                        .iter()
+                        .fold(false, |a, &v| a | past(v))
+                }
+                Sel::Some(_) => sel.lanes(cx.n).any(|l| past(cx.get(idx, l))),
+            };
+            if any {
+                return builtins::per_lane(&mut Cx::of(ls), here, sel, &op);
+            }
+        }
+        Op::CheckIndex { .. } => {}
         Op::ExtInst { e } => return builtins::ext(&mut Cx::of(ls), here, sel, e),
         Op::Br { .. } | Op::BrIf { .. } | Op::Switch { .. } => {
             return control::branch(&Cx::of(ls), sel, op)
@@ -355,7 +383,6 @@ fn exec<O: Observer>(
         | Op::LoadAgg { .. }
         | Op::StoreAgg { .. }
         | Op::PtrDiff { .. }
-        | Op::CheckIndex { .. }
         | Op::CopyMem { .. }
         | Op::CopyMemDyn { .. }
         | Op::Dot { .. } => return builtins::per_lane(&mut Cx::of(ls), here, sel, &op),
