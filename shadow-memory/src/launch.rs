@@ -630,6 +630,11 @@ pub(crate) fn name_and_index(
 ) -> (Option<String>, Option<i64>) {
     if let Some(slot) = alloc.local_slot() {
         return match ls.local_allocs.get(slot as usize) {
+            // A `__local` struct (or scalar) variable is one object: its byte says where, an
+            // element index would always be 0.
+            Some(l) if l.arg_index.is_none() && u64::from(l.elem_size) >= l.size => {
+                (Some(l.name.clone()), None)
+            }
             Some(l) => (
                 Some(l.name.clone()),
                 Some(off.div_euclid(l.elem_size.max(1) as i64)),

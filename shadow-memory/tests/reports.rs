@@ -678,3 +678,52 @@ fn an_item_that_skipped_the_barrier_is_described_as_ending_the_kernel() {
     );
     assert!(!text.contains("record kept only"), "{text}");
 }
+
+/// A race on a field of a `__local` struct variable names its byte, not an "element 0" that
+/// every field of the struct would share (Rodinia dwt2d); an array still names its element.
+#[test]
+fn a_local_struct_variable_has_no_element_index() {
+    let s = session(Checks::default());
+    let c = s.launch(
+        &loc,
+        0,
+        "wg=in-order,wi=in-order,q=0,seed=0,serial",
+        &Sequential,
+    );
+    let local = [
+        LocalAlloc {
+            name: "fdwt53".into(),
+            size: 48,
+            arg_index: None,
+            elem_size: 48,
+        },
+        LocalAlloc {
+            name: "tile".into(),
+            size: 64,
+            arg_index: None,
+            elem_size: 4,
+        },
+    ];
+    c.launch_start(&one_group_launch("k", LOCAL as u64, &[], &local));
+    let mut g = group(&c, 0);
+    for slot in 0..2 {
+        write(&c, &mut g, Local, AllocId::local(slot), 40, wi(0, 0), 10);
+        read(&c, &mut g, Local, AllocId::local(slot), 40, wi(0, 1), 11);
+    }
+    c.group_end(g);
+    c.launch_end();
+    let r = s.report();
+    let at = |name: &str| {
+        r.findings
+            .iter()
+            .find(|f| f.buffer.as_deref() == Some(name))
+            .map(|f| (f.offset, f.index))
+    };
+    assert_eq!(at("fdwt53"), Some((Some(40), None)), "{}", r.render_text());
+    assert_eq!(
+        at("tile"),
+        Some((Some(40), Some(10))),
+        "{}",
+        r.render_text()
+    );
+}
