@@ -147,10 +147,10 @@ impl LaunchChecker<'_> {
         }
         let local = a.space == AddressSpace::Local;
         let me = g.me(a);
-        let (epoch, barriers) = if local {
-            (g.epoch_local, g.barriers_local)
+        let (epoch, barriers, barriers_other) = if local {
+            (g.epoch_local, g.barriers_local, g.barriers_global)
         } else {
-            (g.epoch_global, g.barriers_global)
+            (g.epoch_global, g.barriers_global, g.barriers_local)
         };
         let op = crate::checks::races::op_of(a.kind);
         let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
@@ -170,6 +170,7 @@ impl LaunchChecker<'_> {
                 me,
                 epoch,
                 barriers,
+                barriers_other,
                 op,
                 same_value,
                 defined: log.defined,
@@ -203,6 +204,9 @@ struct Logged {
     me: Me,
     epoch: u8,
     barriers: u32,
+    /// Barriers that fenced only the other memory released so far in the group (a
+    /// barrier of this count between two accesses does not order them).
+    barriers_other: u32,
     op: Op,
     same_value: bool,
     /// The byte held a value before this access.
@@ -216,8 +220,9 @@ struct Logged {
 /// (two work-items, or two groups), not every access: a byte many items hit stays small.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct Class {
-    /// Group and barrier interval (`None` for the cross-group view).
-    within: Option<(u32, u32, Option<u8>)>,
+    /// Group, barrier interval and interval of the other memory's barriers (`None` for
+    /// the cross-group view).
+    within: Option<(u32, u32, Option<u8>, u32)>,
     inst: InstId,
     op: Op,
     same_value: bool,
@@ -244,7 +249,12 @@ impl ByteLog {
             defined: e.defined,
             by_group: e.by_group,
         };
-        let intra = class(Some((e.me.group_lo, e.barriers, e.me.actor_since)));
+        let intra = class(Some((
+            e.me.group_lo,
+            e.barriers,
+            e.me.actor_since,
+            e.barriers_other,
+        )));
         keep(&mut self.intra, intra, e, |a, b| a.me.item != b.me.item);
         keep(&mut self.inter, class(None), e, |a, b| {
             a.me.group_lo != b.me.group_lo
@@ -277,6 +287,18 @@ pub(crate) struct Probe {
     seq: AtomicU64,
 }
 
+/// What the watched bytes tell of one racing pair.
+struct PairFound {
+    bytes: u64,
+    /// The work-items of the first byte's pair.
+    items: (WorkItem, WorkItem),
+    /// The first byte's offset.
+    offset: u64,
+    /// Some byte's pair has a barrier between its accesses that fenced only the other
+    /// memory.
+    across: bool,
+}
+
 /// A racing pair: both accesses and how they race.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct PairKey {
@@ -290,13 +312,12 @@ struct PairKey {
 impl Probe {
     /// The pairs that race on each watched byte, as raw findings (count = bytes).
     fn pairs(&self, memory_of: impl Fn(AllocId) -> AddressSpace) -> Vec<(Raw, AllocId)> {
-        let mut found: BTreeMap<(AllocId, PairKey), (u64, WorkItem, WorkItem, u64)> =
-            BTreeMap::new();
+        let mut found: BTreeMap<(AllocId, PairKey), PairFound> = BTreeMap::new();
         let mut bytes: Vec<(&Byte, &usize)> = self.index.iter().collect();
         bytes.sort();
         for (byte, &at) in bytes {
             let log = self.logs[at].lock();
-            let mut here: HashMap<PairKey, (WorkItem, WorkItem)> = HashMap::new();
+            let mut here: HashMap<PairKey, (WorkItem, WorkItem, bool)> = HashMap::new();
             let mut buckets: HashMap<u32, Vec<Logged>> = HashMap::new();
             for e in log.intra.values().flatten() {
                 buckets.entry(e.me.group_lo).or_default().push(*e);
@@ -312,22 +333,28 @@ impl Probe {
                         if same_group != (x.me.group_lo == y.me.group_lo) {
                             continue;
                         }
+                        let across = same_group && x.barriers_other != y.barriers_other;
                         for (key, xi, yi) in race(x, y) {
-                            here.entry(key).or_insert((xi, yi));
+                            here.entry(key).or_insert((xi, yi, false)).2 |= across;
                         }
                     }
                 }
             }
-            for (key, (xi, yi)) in here {
-                let e = found
-                    .entry((byte.alloc, key))
-                    .or_insert((0, xi, yi, byte.offset));
-                e.0 += 1;
+            for (key, (xi, yi, across)) in here {
+                let e = found.entry((byte.alloc, key)).or_insert(PairFound {
+                    bytes: 0,
+                    items: (xi, yi),
+                    offset: byte.offset,
+                    across: false,
+                });
+                e.bytes += 1;
+                e.across |= across;
             }
         }
         found
             .into_iter()
-            .map(|((alloc, k), (count, xi, yi, offset))| {
+            .map(|((alloc, k), p)| {
+                let (count, (xi, yi), offset, across) = (p.bytes, p.items, p.offset, p.across);
                 let side = |s: (InstId, &'static str, bool)| RawSide::Here {
                     inst: Some(s.0),
                     access: s.1,
@@ -353,12 +380,28 @@ impl Probe {
                     first: Some((first, Some(xi))),
                     second: Some((second, Some(yi))),
                     count,
-                    message: String::new(),
+                    message: if across {
+                        other_fence_only(memory_of(alloc))
+                    } else {
+                        String::new()
+                    },
                 };
                 (raw, alloc)
             })
             .collect()
     }
+}
+
+/// Why two accesses of one group to `memory` with a barrier between them still race.
+fn other_fence_only(memory: AddressSpace) -> String {
+    let (fenced, flag, this) = match memory {
+        AddressSpace::Local => ("__global", "CLK_LOCAL_MEM_FENCE", "__local"),
+        _ => ("__local", "CLK_GLOBAL_MEM_FENCE", "__global"),
+    };
+    format!(
+        "a barrier between these accesses fences only {fenced} memory, which does not order \
+         {this} memory: it needs {flag}"
+    )
 }
 
 /// How `x` (earlier) and `y` race, by the records' own rules: a record that holds only `x`
@@ -696,6 +739,7 @@ mod tests {
             me: crate::mar::tests::me(item, group),
             epoch: barriers as u8,
             barriers,
+            barriers_other: 0,
             op,
             same_value: false,
             defined: true,
@@ -705,12 +749,13 @@ mod tests {
         }
     }
 
-    fn pairs(log: &[Logged]) -> Vec<(bool, RaceKind, Scope, u32, u32)> {
+    /// A probe whose one watched byte logged `log`.
+    fn probe(log: &[Logged]) -> Probe {
         let mut byte = ByteLog::default();
         for e in log {
             byte.add(*e);
         }
-        let probe = Probe {
+        Probe {
             originals: HashMap::new(),
             allocs: HashSet::new(),
             index: [(
@@ -724,8 +769,11 @@ mod tests {
             .into(),
             logs: vec![Mutex::new(byte)],
             seq: AtomicU64::new(0),
-        };
-        let mut v: Vec<_> = probe
+        }
+    }
+
+    fn pairs(log: &[Logged]) -> Vec<(bool, RaceKind, Scope, u32, u32)> {
+        let mut v: Vec<_> = probe(log)
             .pairs(|_| AddressSpace::Global)
             .into_iter()
             .map(|(r, _)| {
@@ -792,6 +840,33 @@ mod tests {
             pairs(&log),
             vec![(false, RaceKind::ReadWrite, Scope::InterGroup, 10, 12)]
         );
+    }
+
+    /// A barrier that fenced only local memory lies between a group's global write and read:
+    /// they race, and the finding says why; without that barrier, no reason is given.
+    #[test]
+    fn a_race_across_a_barrier_of_the_other_memory_says_so() {
+        let messages = |memory, other_barriers: u32| {
+            let read = Logged {
+                barriers_other: other_barriers,
+                ..logged(1, 2, 0, 0, Op::Read, 11)
+            };
+            probe(&[logged(0, 1, 0, 0, Op::Write, 10), read])
+                .pairs(|_| memory)
+                .into_iter()
+                .map(|(r, _)| r.message)
+                .collect::<Vec<_>>()
+        };
+        let global = messages(AddressSpace::Global, 1);
+        assert_eq!(global.len(), 1);
+        assert!(
+            global[0].contains("fences only __local memory"),
+            "{global:?}"
+        );
+        assert!(global[0].contains("CLK_GLOBAL_MEM_FENCE"), "{global:?}");
+        let local = messages(AddressSpace::Local, 1);
+        assert!(local[0].contains("needs CLK_LOCAL_MEM_FENCE"), "{local:?}");
+        assert_eq!(messages(AddressSpace::Global, 0), vec![String::new()]);
     }
 
     #[test]
