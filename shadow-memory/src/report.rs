@@ -704,7 +704,9 @@ pub fn render_findings(findings: &[Finding], dropped: u64) -> String {
         let _ = writeln!(out, "shadowcl: {}{times}", f.headline());
         for (label, side) in [("first", &f.first), ("second", &f.second)] {
             let Some(s) = side else { continue };
-            let _ = writeln!(out, "  {label}: {}", s.describe());
+            // A finding of one access (out of bounds, uninitialised...) has no pair to order.
+            let shown = if f.first.is_none() { "access" } else { label };
+            let _ = writeln!(out, "  {shown}: {}", s.describe());
             match &s.location {
                 Some(l) => {
                     let _ = writeln!(out, "    at {}:{}:{}", l.file, l.line, l.column);

@@ -657,6 +657,10 @@ fn an_out_of_bounds_line_is_one_finding_whatever_its_offsets() {
         "the first launch's example is kept"
     );
     assert_eq!(r.findings[1].count, 1, "{}", r.render_text());
+    // One access, no pair: the text does not call it a second one.
+    let text = r.render_text();
+    assert!(text.contains("\n  access: read by work-item"), "{text}");
+    assert!(!text.contains("second:"), "{text}");
 }
 
 /// The side of a barrier divergence that ended the kernel without reaching the barrier has a
