@@ -612,6 +612,8 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                     next_item!();
                 }
                 Op::Trap => break TurnEnd::Abort("unreachable code reached".into()),
+                // In line so that without an observer it costs its dispatch alone.
+                Op::CheckIndex { .. } if !O::ENABLED => {}
                 // Everything else runs out of line (see `run_cold`).
                 _ => {
                     if let Err(m) = run_cold(opr, regs!(), base, &mut mx, async_seen, here!()) {
