@@ -47,8 +47,8 @@ pub(super) struct Fx<'a, 'm> {
     pub(super) sconv: HashMap<Word, (Word, u8)>,
     /// Pointer casts and access chains: result → the pointer they start from.
     pub(super) ptr_base: HashMap<Word, Word>,
-    /// Ids used only as the pointer a load or store goes through (never compared, offset
-    /// or passed on): an access chain among them may not end one past its array.
+    /// Ids used only as pointers memory is accessed through ([`dereferenced_only`]): an
+    /// access chain among them may not end one past its array.
     pub(super) deref_only: HashSet<Word>,
 }
 

@@ -5,14 +5,14 @@ use crate::group::GroupState;
 use crate::launch::LaunchChecker;
 use crate::raw::{Raw, RawKey};
 use crate::report::FindingKind;
-use shadowcl_interpreter::{AccessKind, Fault};
+use shadowcl_interpreter::Fault;
 
 impl LaunchChecker<'_> {
     pub(crate) fn report_fault(&self, g: &mut GroupState, f: &Fault<'_>) {
         if !self.checks.bounds {
             return;
         }
-        let (memory, alloc, offset, kind, item, inst, message) = match *f {
+        let (memory, alloc, offset, access, item, inst, message) = match *f {
             Fault::OutOfBounds {
                 space,
                 alloc,
@@ -26,7 +26,7 @@ impl LaunchChecker<'_> {
                 Some(space),
                 Some(alloc),
                 Some(offset),
-                kind,
+                op_of(kind).name(),
                 item,
                 inst,
                 format!("{size}-byte access at offset {offset} of a {alloc_size}-byte allocation"),
@@ -41,7 +41,7 @@ impl LaunchChecker<'_> {
                 space,
                 None,
                 None,
-                AccessKind::Read,
+                "index",
                 item,
                 inst,
                 format!(
@@ -59,15 +59,11 @@ impl LaunchChecker<'_> {
                 None,
                 None,
                 None,
-                kind,
+                op_of(kind).name(),
                 item,
                 inst,
                 format!("{size}-byte access through invalid pointer {pointer:#x}"),
             ),
-        };
-        let access = match f {
-            Fault::IndexPastArray { .. } => "index",
-            _ => op_of(kind).name(),
         };
         g.raw.add(Raw {
             key: RawKey {
