@@ -114,6 +114,14 @@ def bench(a, tmp):
                 if app.startswith("vadd:") and int(app[5:]) > 22 and plats == ("Oclgrind",):
                     continue
                 got, err = run(exe, app, reps, a.scale, plats, vend, env)
+                if "SHADOWCL_CAPTURE" in env:
+                    # Thousands of launch records: gone, and on the disk, before the next
+                    # row runs, so that their write-back does not slow it down. Removed by
+                    # `rm`: walking them here would grow this process, whose peak RSS every
+                    # later bench process inherits through fork (Linux keeps ru_maxrss
+                    # across exec).
+                    subprocess.run(["rm", "-rf", env["SHADOWCL_CAPTURE"]], check=False)
+                    os.sync()
                 if err:
                     print(f"# {app} on {'+'.join(row_names)} failed: {' | '.join(err)}",
                           file=sys.stderr)
