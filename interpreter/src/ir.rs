@@ -635,6 +635,14 @@ pub(crate) struct Leaf {
     pub size: u8,
 }
 
+/// Whether `idx` (`w` bits, signed) fails an [`Op::CheckIndex`] of an array of `len`
+/// elements: negative, or past its end (`strict`) or past one past its end.
+#[inline(always)]
+pub(crate) fn index_past_array(idx: u64, w: u8, len: u32, strict: bool) -> bool {
+    // Unsigned: a negative index is past the end too.
+    crate::alu::sext(idx, w) as u64 > u64::from(len) - u64::from(strict)
+}
+
 /// One dynamic term of a GepN: `sext(slot, w) * scale`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct GepTerm {

@@ -354,7 +354,6 @@ impl Probe {
         found
             .into_iter()
             .map(|((alloc, k), p)| {
-                let (count, (xi, yi), offset, across) = (p.bytes, p.items, p.offset, p.across);
                 let side = |s: (InstId, &'static str, bool)| RawSide::Here {
                     inst: Some(s.0),
                     access: s.1,
@@ -376,11 +375,11 @@ impl Probe {
                         first: Some(side_key(&first)),
                         second: Some((k.second.1, Some(k.second.0))),
                     },
-                    offset: Some(offset as i64),
-                    first: Some((first, Some(xi))),
-                    second: Some((second, Some(yi))),
-                    count,
-                    message: if across {
+                    offset: Some(p.offset as i64),
+                    first: Some((first, Some(p.items.0))),
+                    second: Some((second, Some(p.items.1))),
+                    count: p.bytes,
+                    message: if p.across {
                         other_fence_only(memory_of(alloc))
                     } else {
                         String::new()

@@ -120,10 +120,8 @@ pub(super) fn run_cold<O: Observer>(
             len,
             space,
         } if O::ENABLED => {
-            let i = alu::sext(r!(idx), w);
-            let last = i64::from(len) - i64::from(strict);
-            if !(0..=last).contains(&i) {
-                mx.index_past_array(i, len, space, pc);
+            if crate::ir::index_past_array(r!(idx), w, len, strict) {
+                mx.index_past_array(alu::sext(r!(idx), w), len, space, pc);
             }
         }
         Op::CheckIndex { .. } => {}

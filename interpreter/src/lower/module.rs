@@ -255,12 +255,8 @@ fn module_variable(md: &mut Mod, inst: &Instruction, id: Word) -> R<()> {
             sc == StorageClass::CrossWorkgroup,
         )?,
         StorageClass::Workgroup => {
-            let pt = md.ty(pointee)?;
-            let elem_size = match pt.k {
-                TyK::Array(e, _) => md.ty(e)?.size as u32,
-                _ => pt.size as u32,
-            };
-            let size = pt.size;
+            let elem_size = element_size(md, pointee)?;
+            let size = md.ty(pointee)?.size;
             let k = md.code.local_vars.len() as u32;
             md.code.local_vars.push(ModVar {
                 name: name
@@ -269,7 +265,7 @@ fn module_variable(md: &mut Mod, inst: &Instruction, id: Word) -> R<()> {
                     .map(str::to_string)
                     .unwrap_or_default(),
                 size,
-                elem_size: elem_size.max(1),
+                elem_size,
                 init: vec![],
                 writable: true,
             });
@@ -287,6 +283,17 @@ fn module_variable(md: &mut Mod, inst: &Instruction, id: Word) -> R<()> {
     Ok(())
 }
 
+/// The size of a module variable's element (reports name "element i"): an array's
+/// element, else the whole variable; at least 1.
+fn element_size(md: &Mod, pointee: Word) -> R<u32> {
+    let pt = md.ty(pointee)?;
+    let size = match pt.k {
+        TyK::Array(e, _) => md.ty(e)?.size,
+        _ => pt.size,
+    };
+    Ok((size as u32).max(1))
+}
+
 /// A module variable in launch memory (`writable`: a program-scope `global` one; else
 /// constant data), initialised from `init`.
 fn add_const_var(
@@ -298,16 +305,12 @@ fn add_const_var(
     writable: bool,
 ) -> R<()> {
     let init = md.var_init_bytes(pointee, init)?;
-    let pt = md.ty(pointee)?;
-    let elem_size = match pt.k {
-        TyK::Array(e, _) => md.ty(e)?.size as u32,
-        _ => pt.size as u32,
-    };
+    let elem_size = element_size(md, pointee)?;
     let k = md.code.const_vars.len() as u32;
     md.code.const_vars.push(ModVar {
         name,
         size: init.len() as u64,
-        elem_size: elem_size.max(1),
+        elem_size,
         init,
         writable,
     });

@@ -347,9 +347,7 @@ fn exec<O: Observer>(
             ..
         } if O::ENABLED => {
             let cx = Cx::of(ls);
-            // Unsigned: a negative index is past the end too.
-            let last = (i64::from(len) - i64::from(strict)) as u64;
-            let past = |v: u64| crate::alu::sext(v, w) as u64 > last;
+            let past = |v: u64| crate::ir::index_past_array(v, w, len, strict);
             let any = match sel {
                 // One branch-free pass over the row (it vectorises).
                 Sel::All => {
