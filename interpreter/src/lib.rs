@@ -85,6 +85,9 @@ pub struct KernelArg {
     pub pointee_size: u32,
     /// True for `sampler_t` arguments.
     pub is_sampler: bool,
+    /// A buffer pointer that no instruction of the kernel, or of a function it calls, writes
+    /// through (every use of it reads memory; proven when the program loads).
+    pub never_written: bool,
 }
 
 /// A kernel of a loaded program.

@@ -297,6 +297,8 @@ pub struct ArgBinding {
     pub view_size: u64,
     /// Element size of the pointee (for "element index" in reports); 1 when unknown.
     pub elem_size: u32,
+    /// A buffer the kernel never writes through this argument ([`crate::KernelArg`]'s).
+    pub never_written: bool,
 }
 
 /// A local-memory allocation of each work-group.

@@ -91,6 +91,7 @@ impl Session {
                     view_offset: 0,
                     view_size: a.offset + a.len,
                     elem_size: 1,
+                    never_written: false,
                 });
                 args.len() - 1
             }));

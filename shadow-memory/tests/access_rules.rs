@@ -22,6 +22,7 @@ fn binding(index: u32, view_offset: u64, view_size: u64) -> ArgBinding {
         view_offset,
         view_size,
         elem_size: 4,
+        never_written: false,
     }
 }
 

@@ -31,6 +31,7 @@ fn launch(session: &Session, id: u64, groups: u64, offsets: &[u64]) {
         view_offset: 0,
         view_size: 1 << 16,
         elem_size: 4,
+        never_written: false,
     }];
     c.launch_start(&LaunchInfo {
         kernel: "k",

@@ -1244,6 +1244,7 @@ fn wide_ops_in(ops: &[WideOp], whole: bool, order: &[usize]) -> (Report, usize) 
         view_offset: 0,
         view_size: 512,
         elem_size: 4,
+        never_written: false,
     }];
     for (id, launch_ops) in ops.split(Option::is_none).enumerate() {
         let c = s.launch(&loc, id as u64, "wg=in-order,wi=reverse", &Sequential);

@@ -475,6 +475,7 @@ mod tests {
             size,
             pointee_size: 4,
             is_sampler: false,
+            never_written: false,
         }
     }
 
@@ -613,6 +614,7 @@ mod tests {
             size: 8,
             pointee_size: 0,
             is_sampler,
+            never_written: false,
         };
         let info = KernelInfo {
             name: "k".into(),

@@ -466,6 +466,7 @@ impl<'a> Bound<'a> {
                     view_offset: 0,
                     view_size: b.len() as u64,
                     elem_size: v.elem_size,
+                    never_written: false,
                 });
             }
         }
@@ -534,6 +535,7 @@ impl<'a> Bound<'a> {
             view_offset: 0,
             view_size: 0,
             elem_size: arg.pointee_size.max(1),
+            never_written: arg.never_written,
         };
         let mut lanes = vec![];
         let mut bv = None;

@@ -115,6 +115,8 @@ pub(super) fn kernel_info(
             size,
             pointee_size,
             is_sampler,
+            // Proven, where it holds, by the caller (`ParamWrites`).
+            never_written: false,
         });
         params.push(kind);
     }

@@ -19,6 +19,7 @@ mod inst;
 mod kernel_info;
 mod memory;
 mod module;
+mod param_writes;
 mod types;
 
 use ext::*;
@@ -27,6 +28,7 @@ use inst::*;
 use kernel_info::*;
 use memory::*;
 use module::*;
+use param_writes::*;
 use types::*;
 
 type Word = u32;

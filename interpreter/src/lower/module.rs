@@ -361,7 +361,7 @@ fn lower_kernels(
     uses: &[FnUses],
     dbg: &[DbgInst],
 ) -> R<Vec<KernelInfo>> {
-    // Kernels.
+    let mut writes = ParamWrites::new(md.m, bodies, md.func_index.clone(), md.opencl_std.clone());
     let mut kernels = vec![];
     for ep in &md.m.entry_points {
         if !matches!(
@@ -382,7 +382,12 @@ fn lower_kernels(
                 what: format!("kernel {name} has no body"),
                 function: Some(name.clone()),
             })?;
-        let (info, kc) = kernel_info(md, bodies[fi as usize], fid, fi, &name, uses, dbg)?;
+        let (mut info, kc) = kernel_info(md, bodies[fi as usize], fid, fi, &name, uses, dbg)?;
+        // Buffer pointers the kernel never writes through.
+        for (k, (arg, param)) in info.args.iter_mut().zip(&kc.params).enumerate() {
+            arg.never_written =
+                matches!(param, ParamKind::Buffer { .. }) && !writes.may_write(fi, k);
+        }
         kernels.push(info);
         md.code.kernels.push(kc);
     }

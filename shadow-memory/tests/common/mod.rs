@@ -47,6 +47,7 @@ pub fn args() -> Vec<ArgBinding> {
         view_offset: 0,
         view_size,
         elem_size: 4,
+        never_written: false,
     };
     vec![arg(0, "data", BUF, 256), arg(1, "out", OUT, 64)]
 }
