@@ -118,6 +118,9 @@ pub(crate) struct LaunchState {
     pub(crate) overlapping: Vec<(u32, u32)>,
     /// The access flags of the arguments' memory objects.
     pub(crate) rules: AccessRules,
+    /// Global memory no work-item of this launch writes: every argument bound to it is a
+    /// pointer the kernel never writes through ([`ArgBinding::never_written`]).
+    pub(crate) read_only: Vec<AllocId>,
     /// More work-items than race records tell apart ([`mar::MAX_ITEM`]): races are not
     /// checked in this launch (the report says so).
     pub(crate) races_off: bool,
@@ -579,6 +582,18 @@ impl LaunchChecker<'_> {
     }
 }
 
+/// The global allocations of `args` that every argument bound to them never writes.
+fn read_only_allocations(args: &[ArgBinding]) -> Vec<AllocId> {
+    let global = || args.iter().filter(|a| a.space == AddressSpace::Global);
+    let mut ids: Vec<AllocId> = global()
+        .filter_map(|a| a.alloc)
+        .filter(|&id| global().all(|b| b.alloc != Some(id) || b.never_written))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
 /// How a window entry stands to a starting launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Status {
@@ -786,6 +801,7 @@ impl Observer for LaunchChecker<'_> {
             shadows,
             overlapping,
             rules: AccessRules::of(self.session, info.args),
+            read_only: read_only_allocations(info.args),
             races_off: total > mar::MAX_ITEM,
         });
     }

@@ -433,6 +433,25 @@ pub(crate) fn settled_read(old: u64, me: &Me, site: u16, epoch: u8) -> bool {
         && (!r.one_site() || r.site() == site)
 }
 
+/// A plain read, of memory no work-item of this launch writes, that may leave record `old` as
+/// it is: the byte is initialised, its record names a plain read by an item of this launch,
+/// and it records no write or read-modify-write by anyone. The read finds nothing (reads race with writes
+/// and read-modify-writes only, and none can come from this launch), and what the full step
+/// would change (the item named, `many`, the flags for other groups) serves only accesses
+/// that write: a later launch or host command that may overlap this one conflicts with the
+/// read the record keeps as it would with this one. Leaving the record whole keeps a block
+/// of lockstep reads one record (a stencil's neighbour reads would split it).
+#[inline(always)]
+pub(crate) fn read_only_settled(old: u64, me: &Me) -> bool {
+    let r = Rec(old);
+    let writes = Op::Write.bit() | Op::Atomic.bit();
+    old & INIT_BIT != 0
+        && r.item() != 0
+        && (me.launch_lo..me.launch_hi).contains(&r.item())
+        && r.last() == Some(Op::Read)
+        && (r.e() | r.h() | r.o()) & writes == 0
+}
+
 /// Whether `n` steps, of word `k`'s record by item `me.item + k` for `k` in `0..n` (word
 /// `k`'s record is `old + k` when `old` names an item, else `old`: a shadow block's words),
 /// are the one step of `old` by `me` shifted: each finds what it finds, and its new record

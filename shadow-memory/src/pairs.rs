@@ -30,8 +30,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// `CL_KERNEL_ARG_TYPE_CONST` in [`shadowcl_interpreter::KernelArg::type_qualifier`].
-const CL_KERNEL_ARG_TYPE_CONST: u64 = 1;
 /// Most bytes of buffers and program variables copied before a checked launch.
 pub const SNAPSHOT_LIMIT: u64 = 256 << 20;
 /// Most racy bytes the second run watches (the lowest offsets of each allocation first).
@@ -456,14 +454,15 @@ struct Snapshot {
 impl Snapshot {
     /// `spares`: copies of earlier launches, reused when a length matches.
     fn take(program: &Program, launch: &Launch, spares: &mut Vec<Arc<Buffer>>) -> Option<Snapshot> {
-        // Buffers the kernel can only read (`const` or `__constant` pointers, read-only
-        // images) hold the same bytes in the second run: shared, not copied, unless another
-        // argument can write them.
+        // Buffers the kernel can only read (`__constant` pointers, pointers it never writes
+        // through, read-only images) hold the same bytes in the second run: shared, not
+        // copied, unless another argument can write them. (`const` alone proves nothing: a
+        // cast takes it away.)
         let params = program.kernel(&launch.kernel).map(|k| k.args.as_slice());
         let read_only = |i: usize| {
             params.and_then(|p| p.get(i)).is_some_and(|p| {
                 p.address == ArgAddress::Constant
-                    || p.type_qualifier & CL_KERNEL_ARG_TYPE_CONST != 0
+                    || p.never_written
                     || p.access == ArgAccess::ReadOnly
             })
         };

@@ -787,6 +787,54 @@ impl Shadow {
         }
     }
 
+    /// Whether `keep` holds for the records of all of `offset..offset + len` (whole words),
+    /// read without allocating a page or splitting a record: false where a byte has a
+    /// record of its own (a byte page, a split word) or the range leaves the shadow. For a
+    /// check that leaves the records as they are where it holds.
+    #[inline(always)]
+    pub fn words_all(&self, offset: u64, len: u64, keep: impl Fn(u64) -> bool) -> bool {
+        if !offset.is_multiple_of(WORD) || len == 0 || !len.is_multiple_of(WORD) {
+            return false;
+        }
+        let Some(end) = offset.checked_add(len).filter(|&e| e <= self.len) else {
+            return false;
+        };
+        // Block by block: the words of `at..stop`, inside one block.
+        let mut at = offset;
+        while at < end {
+            let stop = (at - at % BLOCK + BLOCK).min(end);
+            let index = (at / PAGE) as usize;
+            let (first, n) = (((at % PAGE) / WORD) as usize, ((stop - at) / WORD) as usize);
+            let words = |w: &WordRecords| {
+                w.words.get(first..first + n).is_some_and(|ws| {
+                    ws.iter().all(|c| {
+                        let r = c.load(Ordering::Acquire);
+                        r != SPLIT && keep(r)
+                    })
+                })
+            };
+            let all = match self.pages.get(index).and_then(|p| p.get()) {
+                None => keep(self.fresh_record(index)),
+                Some(Page::Blocks {
+                    blocks, words: w, ..
+                }) => match blocks.get(first / BLOCK_WORDS as usize) {
+                    Some(b) => match b.load(Ordering::Acquire) {
+                        SPLIT => w.get().is_some_and(words),
+                        b => (0..n as u64).all(|k| keep(block_word(b, (at % BLOCK) / WORD + k))),
+                    },
+                    None => false,
+                },
+                Some(Page::Words(w)) => words(w),
+                Some(Page::Bytes(_)) => false,
+            };
+            if !all {
+                return false;
+            }
+            at = stop;
+        }
+        true
+    }
+
     /// Applies `f` to every record of the pages touched since the last call (untouched pages
     /// hold `fresh` or were already swept).
     fn for_each_touched(&self, f: impl Fn(u64) -> u64) {

@@ -292,6 +292,9 @@ pub(crate) struct AccessSite {
     me: mar::Me,
     /// Index of the allocation's shadow in `GroupState::shadows` (global memory only).
     shadow: usize,
+    /// A plain read (not a copy's) of global memory this launch never writes: records that
+    /// [`mar::read_only_settled`] holds for stay as they are.
+    read_only: bool,
 }
 
 impl LaunchChecker<'_> {
@@ -312,11 +315,19 @@ impl LaunchChecker<'_> {
         } else {
             usize::MAX
         };
+        let read_only = op == Op::Read
+            && a.space == AddressSpace::Global
+            && !a.copy
+            && !a.by_group
+            && self
+                .state()
+                .is_some_and(|st| st.read_only.binary_search(&a.alloc).is_ok());
         AccessSite {
             op,
             site,
             me: g.me(a),
             shadow,
+            read_only,
         }
     }
 
@@ -391,10 +402,46 @@ impl LaunchChecker<'_> {
         want: (bool, bool),
     ) -> bool {
         let shadow = self.launch_shadow(at.shadow, a.alloc);
+        if at.read_only && shadow.is_some_and(|s| Self::read_settles(s, a.offset, 4, at)) {
+            return true;
+        }
         match shadow.and_then(|s| s.word_at(&mut g.word_cursor, a.offset)) {
             Some(cell) => self.check_word_cell::<FIRST>(g, a, at, want, cell),
             None => false,
         }
+    }
+
+    /// Whether every lane's read at `at` leaves its records as they are (as
+    /// [`LaunchChecker::read_settles`] says for each): the usual read of memory a launch
+    /// never writes, after its first, finds its words' block a block of this launch's reads,
+    /// which one test answers for all its lanes.
+    fn lanes_settle(shadow: &Shadow, lanes: &LaneAccesses<'_>, at: &AccessSite) -> bool {
+        let len = lanes.size as u64;
+        let inside =
+            |o: u64| o.is_multiple_of(4) && len.is_multiple_of(4) && o % BLOCK + len <= BLOCK;
+        // The start of the last block found settled as a whole.
+        let mut settled: Option<u64> = None;
+        for &l in lanes.order {
+            let o = lanes.offsets[l];
+            if settled == Some(o - o % BLOCK) && inside(o) {
+                continue;
+            }
+            // The lane's whole block (one record, or its words'), else the lane's words.
+            let start = o - o % BLOCK;
+            if inside(o) && Self::read_settles(shadow, start, BLOCK, at) {
+                settled = Some(start);
+            } else if !Self::read_settles(shadow, o, len, at) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether a read at `at` of `offset..offset + len` leaves its records as they are
+    /// ([`mar::read_only_settled`]; `at.read_only` is the caller's).
+    #[inline(always)]
+    fn read_settles(shadow: &Shadow, offset: u64, len: u64, at: &AccessSite) -> bool {
+        shadow.words_all(offset, len, |r| mar::read_only_settled(r, &at.me))
     }
 
     /// [`LaunchChecker::check_word_at`] of the access's word record `cell` (`SPLIT`: false,
@@ -531,6 +578,12 @@ impl LaunchChecker<'_> {
         }
         let mut bytes = [[0u8; 8]; 2];
         let mut at = self.access_site(g, &lanes.lane(first, &mut bytes), end);
+        if at.read_only
+            && (self.launch_shadow(at.shadow, lanes.alloc))
+                .is_some_and(|s| Self::lanes_settle(s, lanes, &at))
+        {
+            return;
+        }
         // The lanes' records are far apart in memory from anything the executor touched:
         // ask for them a few cache lines ahead.
         const AHEAD: usize = 32;
@@ -575,6 +628,11 @@ impl LaunchChecker<'_> {
                 continue;
             }
             let offset = lanes.offsets[l];
+            if at.read_only
+                && shadow.is_some_and(|s| Self::read_settles(s, offset, lanes.size as u64, &at))
+            {
+                continue;
+            }
             let cell = word.and_then(|shadow| shadow.word_at(&mut cursor, offset));
             // As `check_word_cell`, the lane's access made only when there is something to
             // note.
@@ -715,6 +773,15 @@ impl LaunchChecker<'_> {
             }
         };
         let step_block = |old: u64| {
+            // Reads of memory the launch never writes leave a block of this launch's reads
+            // as it is (its words' items are contiguous: the first and last word say it).
+            if global
+                && at.read_only
+                && mar::read_only_settled(old, &me)
+                && mar::read_only_settled(shadow::block_word(old, shadow::BLOCK_WORDS - 1), &me)
+            {
+                return Some(old);
+            }
             // One step for the block's words where they are its first word's shifted
             // (`mar::step_shifts`, which a property test holds `step` to).
             if alike && (!global || self.current_is_uniform(old, &me, n)) {
@@ -855,6 +922,9 @@ impl LaunchChecker<'_> {
             AddressSpace::Global => {
                 let epoch = g.epoch_global;
                 let shadow = &g.shadows[at.shadow].1;
+                if at.read_only && Self::read_settles(shadow, a.offset, a.size as u64, at) {
+                    return;
+                }
                 // Whole aligned words (a scalar or a short vector: most accesses) go straight
                 // to their word records, without the general loop's bookkeeping (vadd of 2^22
                 // floats, checks on: 19% faster); the rest of the access (a split word, a
