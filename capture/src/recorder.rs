@@ -279,7 +279,13 @@ struct State {
     gv_dirty: bool,
     /// When `log.json` was last written.
     gv_written: Option<std::time::Instant>,
+    /// Program files written so far, by name and content hash: a later launch of the same
+    /// program links to one instead of writing its own copy.
+    programs: HashMap<ProgramFile, PathBuf>,
 }
+
+/// A program file of a launch folder: its name and the SHA-256 of its bytes.
+type ProgramFile = (&'static str, [u8; 32]);
 
 /// Records launches into one process folder. Shareable between threads (`&self` methods).
 pub struct Recorder {
@@ -343,6 +349,7 @@ impl Recorder {
                 gv_entries: Vec::new(),
                 gv_dirty: false,
                 gv_written: None,
+                programs: HashMap::new(),
             }),
         })
     }
@@ -402,7 +409,7 @@ impl Recorder {
         let name = launch_dir_name(id);
         let tmp = self.dir.join(format!(".tmp-{name}"));
         let result = self.write_record(id, &tmp, launch);
-        let record = match result {
+        let (record, programs) = match result {
             Ok(r) => r,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&tmp);
@@ -427,6 +434,9 @@ impl Recorder {
         }
         let gv = gpuverify::log_entry(&record, &name);
         let mut st = self.lock();
+        for (file, digest) in programs {
+            st.programs.insert((file, digest), final_dir.join(file));
+        }
         match gv {
             Ok(entry) => {
                 st.gv_entries.push(entry);
@@ -447,17 +457,25 @@ impl Recorder {
         Ok(Some(RecordId(id)))
     }
 
-    fn write_record(&self, id: u32, tmp: &Path, launch: &LaunchInput<'_>) -> Result<LaunchRecord> {
+    /// The launch's record in folder `tmp`, and the program files written there anew (by
+    /// name and content hash) for later launches to link to.
+    fn write_record(
+        &self,
+        id: u32,
+        tmp: &Path,
+        launch: &LaunchInput<'_>,
+    ) -> Result<(LaunchRecord, Vec<ProgramFile>)> {
         std::fs::create_dir(tmp).map_err(|e| CaptureError::io(tmp, e))?;
         let mut skipped = Vec::new();
         let p = &launch.program;
         let mut hasher = Sha256::new();
+        let mut written = Vec::new();
         let mut source_file = None;
         if let Some(src) = p.source {
             hasher.update(src.as_bytes());
             // The program itself is always kept (a record is useless without it), but counts.
             let _ = self.take_budget(src.len() as u64);
-            write_file(&tmp.join("program.cl"), src.as_bytes())?;
+            written.extend(self.write_program(tmp, "program.cl", src.as_bytes())?);
             source_file = Some("program.cl".to_string());
         }
         let mut spirv_file = None;
@@ -466,7 +484,7 @@ impl Recorder {
                 hasher.update(spv);
             }
             let _ = self.take_budget(spv.len() as u64);
-            write_file(&tmp.join("program.spv"), spv)?;
+            written.extend(self.write_program(tmp, "program.spv", spv)?);
             spirv_file = Some("program.spv".to_string());
         }
         let sha256 = crate::record::to_hex(&hasher.finalize());
@@ -573,7 +591,7 @@ impl Recorder {
             skipped,
         };
         write_json(&tmp.join(RECORD_FILE), &record)?;
-        Ok(record)
+        Ok((record, written))
     }
 
     /// [`Recorder::record`] from the executor's own types: the platform library hands over the
@@ -823,6 +841,31 @@ fn check_input(l: &LaunchInput<'_>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+impl Recorder {
+    /// Program file `name` of the launch folder `tmp`: a hard link to the same file of an
+    /// earlier launch that held the same bytes (a kernel launched 10,000 times keeps one copy
+    /// of its program; creating files was most of the capture thread's time, taken from the
+    /// application's device threads), else a new file, whose name and hash are returned.
+    /// Every folder stays whole on its own: a link is a name of the same file.
+    fn write_program(
+        &self,
+        tmp: &Path,
+        name: &'static str,
+        bytes: &[u8],
+    ) -> Result<Option<ProgramFile>> {
+        let digest: [u8; 32] = Sha256::digest(bytes).into();
+        let path = tmp.join(name);
+        let earlier = self.lock().programs.get(&(name, digest)).cloned();
+        if let Some(earlier) = earlier {
+            if std::fs::hard_link(&earlier, &path).is_ok() {
+                return Ok(None);
+            }
+        }
+        write_file(&path, bytes)?;
+        Ok(Some((name, digest)))
+    }
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {

@@ -313,3 +313,37 @@ fn the_gpuverify_log_is_rewritten_eagerly_only_while_short() {
     rec.flush().unwrap();
     assert_eq!(entries(), 72);
 }
+
+#[test]
+fn launches_of_one_program_share_its_files_and_each_folder_stays_whole() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let rec = recorder(tmp.path(), DataMode::None);
+    let spv = spirv(SAXPY);
+    let (_, first) = record_saxpy(&rec, Some(&spv), None);
+    let (_, second) = record_saxpy(&rec, Some(&spv), None);
+    let other = record_shift(&rec, RACY);
+    let ino = |d: &std::path::Path, f: &str| std::fs::metadata(d.join(f)).unwrap().ino();
+    // One file under two names: the program of 10,000 launches is written once.
+    assert_eq!(ino(&first, "program.cl"), ino(&second, "program.cl"));
+    assert_eq!(ino(&first, "program.spv"), ino(&second, "program.spv"));
+    assert_ne!(ino(&first, "program.cl"), ino(&other, "program.cl"));
+    // Each folder reads back alone, also once the first is gone.
+    std::fs::remove_dir_all(&first).unwrap();
+    let rd = RecordDir::open(&second).unwrap();
+    assert_eq!(rd.source().unwrap().as_deref(), Some(SAXPY));
+    assert_eq!(rd.spirv().unwrap(), Some(spv.clone()));
+    // With the first copy gone, the next launch writes its own.
+    let (_, third) = record_saxpy(&rec, Some(&spv), None);
+    assert_eq!(
+        RecordDir::open(&third)
+            .unwrap()
+            .source()
+            .unwrap()
+            .as_deref(),
+        Some(SAXPY)
+    );
+    assert_ne!(ino(&third, "program.cl"), ino(&second, "program.cl"));
+    let rd = RecordDir::open(&other).unwrap();
+    assert!(rd.source().unwrap().is_some_and(|s| s.contains("shift")));
+}
