@@ -9,6 +9,10 @@
 //!                             arg-N.bin       contents of buffer argument N before the launch
 //!                             arg-N.out.bin   contents after the launch (inputs+outputs mode)
 //! ```
+//!
+//! The program files of launches of one program in one process are hard links of one file
+//! (the recorder writes a program once, not once per launch): each folder still holds its
+//! whole record, but a program file edited in place changes in every folder that shares it.
 
 use crate::error::{CaptureError, Result};
 use serde::{Deserialize, Serialize};
