@@ -160,25 +160,30 @@ fn makes_pointer(op: S) -> bool {
 
 /// `param` and every pointer made from it in `f`: what [`makes_pointer`] makes from one of
 /// them (any operand counts: a select's condition is a bool, an index an integer, so a use
-/// there would be of a non-pointer, which these never are).
+/// there would be of a non-pointer, which these never are). One pass to index the makers by
+/// what they take, then a walk: phis may name values defined later, and repeating passes
+/// until nothing was added would take one pass per link of a chain (quadratic on a hostile
+/// module).
 fn pointers_made_from(f: &rspirv::dr::Function, param: Word) -> HashSet<Word> {
-    let mut made = HashSet::from([param]);
-    // Phis may name values defined later: repeat until nothing is added.
-    loop {
-        let before = made.len();
-        for i in f.blocks.iter().flat_map(|b| &b.instructions) {
-            let Some(r) = i.result_id else { continue };
-            if makes_pointer(i.class.opcode)
-                && !made.contains(&r)
-                && i.operands
-                    .iter()
-                    .any(|o| matches!(o, Operand::IdRef(x) if made.contains(x)))
-            {
-                made.insert(r);
+    let mut makers: HashMap<Word, Vec<Word>> = HashMap::new();
+    for i in f.blocks.iter().flat_map(|b| &b.instructions) {
+        let Some(r) = i.result_id.filter(|_| makes_pointer(i.class.opcode)) else {
+            continue;
+        };
+        for o in &i.operands {
+            if let Operand::IdRef(x) = o {
+                makers.entry(*x).or_default().push(r);
             }
         }
-        if made.len() == before {
-            return made;
+    }
+    let mut made = HashSet::from([param]);
+    let mut todo = vec![param];
+    while let Some(x) = todo.pop() {
+        for &r in makers.get(&x).into_iter().flatten() {
+            if made.insert(r) {
+                todo.push(r);
+            }
         }
     }
+    made
 }
