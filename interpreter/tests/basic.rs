@@ -693,6 +693,62 @@ fn lockstep_runs_vector_and_aggregate_ops_lane_by_lane() {
     }
 }
 
+/// Under auto, a few lanes' early `return` behind a chain of compares (a stencil's border
+/// items) keeps the group in lockstep however many rounds the lanes spend apart, while a loop
+/// whose trip count differs between lanes hands the group to the per-item executor: the
+/// interior's store, after the border lanes left, reaches the observer whole; the store of
+/// the lanes that loop longest comes item by item. Results and accesses are those of run-to-barrier.
+#[test]
+fn auto_keeps_an_early_return_in_lockstep_and_hands_a_ragged_loop_over() {
+    let src = r#"
+        __kernel void border(__global const float *in, __global float *edge,
+                             __global float *mid, int n) {
+            int x = get_global_id(0);
+            if (x == 0 || x == n - 1 || in[x] > 10.0f || x == n / 2 || (x * 7) % 16 == 3
+                || x * x == 100) {
+                edge[x] = in[x] * 2.0f + 1.0f;
+                return;
+            }
+            mid[x] = 0.25f * (in[x - 1] + in[x + 1]) + 0.5f * in[x];
+        }
+        __kernel void ragged(__global const float *in, __global float *edge,
+                             __global float *mid, int n) {
+            int x = get_global_id(0);
+            float s = 0.0f;
+            for (int j = 0; j < (x & 7) * 4; j++) s += in[(x + j) % n];
+            if ((x & 7) == 7) edge[x] = s; else mid[x] = s;
+        }"#;
+    let p = program(src, "-O2");
+    let input = buf_f32(&(0..64).map(|x| (x * 5 % 13) as f32).collect::<Vec<_>>());
+    let (edge, mid) = (Buffer::new(64 * 4).unwrap(), Buffer::new(64 * 4).unwrap());
+    for kernel in ["border", "ragged"] {
+        let run_with = |quantum: u32| {
+            for b in [&edge, &mid] {
+                b.write(0, &[0; 64 * 4]).unwrap();
+            }
+            let args = vec![arg(&input), arg(&edge), arg(&mid), val(64)];
+            let l = launch(kernel, 1, [64, 1, 1], [16, 1, 1], args);
+            let (events, rec) = record_run(&p, &l, quantum);
+            let whole = rec.lane_allocs.into_inner().unwrap();
+            (read_f32(&edge), read_f32(&mid), events, whole)
+        };
+        let (edge_items, mid_items, by_item, _) = run_with(0);
+        let (edge_auto, mid_auto, by_auto, whole) = run_with(Schedule::AUTO);
+        assert_eq!((edge_auto, mid_auto), (edge_items, mid_items), "{kernel}");
+        assert_eq!(by_auto, by_item, "{kernel}");
+        // The border's interior, and the ragged loop's longest-running lanes.
+        let (stored, whole_wanted) = match kernel {
+            "border" => (&mid, true),
+            _ => (&edge, false),
+        };
+        assert_eq!(
+            whole.contains(&stored.id().0),
+            whole_wanted,
+            "{kernel}: {whole:?}"
+        );
+    }
+}
+
 /// A worker keeps its scratch (item states, lockstep lanes, local memory) from one launch to
 /// the next: a launch of another kernel, with other frames, private arrays and local memory,
 /// must start from nothing the last one left, under lockstep and per item.

@@ -45,6 +45,8 @@ struct Lanes {
     groups: Vec<(usize, Vec<usize>)>,
     /// Lanes that take single turns this round.
     turn: Vec<usize>,
+    /// A lane went back to an earlier op (a loop's edge) this round.
+    looped: bool,
 }
 
 impl Lanes {
@@ -100,9 +102,13 @@ fn apply<O: Observer>(
         Flow::Next => lanes.iter().for_each(|&l| st.lpc[l] = here + 1),
         Flow::Jump(t) => {
             lanes.iter().for_each(|&l| st.lpc[l] = t);
+            st.looped |= t <= here;
             return at_jump(ls, executed);
         }
-        Flow::Split { .. } | Flow::SwitchSplit { .. } => follow(ls, flow, here, lanes, &mut st.lpc),
+        Flow::Split { .. } | Flow::SwitchSplit { .. } => {
+            follow(ls, flow, here, lanes, &mut st.lpc);
+            st.looped |= lanes.iter().any(|&l| st.lpc[l] <= here);
+        }
         Flow::Barrier => {
             ls.idle = 0;
             lanes.iter().for_each(|&l| {
@@ -231,13 +237,22 @@ pub(in crate::exec) fn run<O: Observer>(
     }
 }
 
-/// Under `Schedule::AUTO`, the regroupings a diverged group gets before the per-item
-/// executor takes over: enough for an `if` or a short `if`/`else` to meet again (as a tree
-/// reduction's does) or for a few lanes' early `return` to finish (a stencil's border
-/// items: at 4 their groups went per item, and stencil took 3.9 ms checks off, 12.7 under
-/// the default checks, against 3.0 and 10.5 at 8), few against a loop with a different trip
-/// count per lane (`divergent`: 38.7 -> 40.3 ms checks off at 8, the same checked).
-const AUTO_ROUNDS: u32 = 8;
+/// Under `Schedule::AUTO`, the regroupings in which lanes went back to an earlier op while
+/// apart (a loop's edge taken by some lanes and not others) that a diverged group gets
+/// before the per-item executor takes over: a loop whose trip count differs between lanes
+/// keeps them apart, and the per-item executor runs each lane to its next barrier faster
+/// (`divergent`). Rounds that only go forward (an `if`, an `if`/`else`, a few lanes' early
+/// `return`: a stencil's border items, whose condition is a chain of compares) end when the
+/// lanes meet or finish, and count only against [`FORWARD_ROUNDS`]; lanes that loop together
+/// while the others wait or have finished are one group and take no round. Counting every
+/// round against 8 sent stencil's border groups per item: 4.5 ms checks off and 11.9 under
+/// the default checks, against 3.7 and 9.7 now (one thread, best of 6-8 runs; `divergent`,
+/// `reduce`, `matmul` and `priv_array` unchanged).
+const AUTO_ROUNDS: u32 = 2;
+
+/// Under `Schedule::AUTO`, the most regroupings of a diverged group in all (a long `if` and
+/// `else` run side by side).
+const FORWARD_ROUNDS: u32 = 64;
 
 /// Runs the diverged group in rounds of one op per running lane until its lanes meet again
 /// at one op (`Ok` with that op) or the turn ends.
@@ -248,10 +263,12 @@ fn diverged<O: Observer>(
     executed: &mut u64,
 ) -> Result<usize, LsStop> {
     let (lx, n) = (ls.lx, ls.wis.len());
-    let mut rounds = 0u32;
+    let (mut rounds, mut looping) = (0u32, 0u32);
+    st.looped = false;
     loop {
         rounds += 1;
-        if lx.lockstep_scatters && rounds > AUTO_ROUNDS {
+        looping += std::mem::take(&mut st.looped) as u32;
+        if lx.lockstep_scatters && (looping > AUTO_ROUNDS || rounds > FORWARD_ROUNDS) {
             // Still apart (a loop whose trip count differs between lanes): the per-item
             // executor runs each lane to its next barrier faster (`run` records where each
             // lane is).
