@@ -244,7 +244,7 @@ pub(in crate::exec) fn run<O: Observer>(
 /// (`divergent`). Rounds that only go forward (an `if`, an `if`/`else`, a few lanes' early
 /// `return`: a stencil's border items, whose condition is a chain of compares) end when the
 /// lanes meet or finish, and count only against [`FORWARD_ROUNDS`]; lanes that loop together
-/// while the others wait or have finished are one group and take no round. Counting every
+/// while the others wait or have finished take one round however long they loop. Counting every
 /// round against 8 sent stencil's border groups per item: 4.5 ms checks off and 11.9 under
 /// the default checks, against 3.7 and 9.7 now (one thread, best of 6-8 runs; `divergent`,
 /// `reduce`, `matmul` and `priv_array` unchanged).
