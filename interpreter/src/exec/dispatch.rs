@@ -614,6 +614,14 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                 Op::Trap => break TurnEnd::Abort("unreachable code reached".into()),
                 // In line so that without an observer it costs its dispatch alone.
                 Op::CheckIndex { .. } if !O::ENABLED => {}
+                // An index inside its array (nearly all) costs a compare, not a call.
+                Op::CheckIndex {
+                    idx,
+                    w,
+                    strict,
+                    len,
+                    ..
+                } if !crate::ir::index_past_array(r!(idx), w, len, strict) => {}
                 // Everything else runs out of line (see `run_cold`).
                 _ => {
                     if let Err(m) = run_cold(opr, regs!(), base, &mut mx, async_seen, here!()) {
