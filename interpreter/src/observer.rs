@@ -342,6 +342,21 @@ pub trait Observer: Sync {
     }
     fn group_start(&self, group: &GroupInfo) -> Self::Group;
     fn access(&self, _group: &mut Self::Group, _access: &Access<'_>) {}
+    /// Whether a work-item's plain read (not a copy's) of `size` bytes at `offset` of global
+    /// `alloc` by instruction `inst` needs no [`Observer::access`]: the observer knows, from
+    /// the group's earlier reads, that it would find nothing and change nothing. Asked before
+    /// the access is built; a read it answers true for is not reported at all.
+    #[inline(always)]
+    fn read_is_quiet(
+        &self,
+        _group: &Self::Group,
+        _alloc: AllocId,
+        _inst: InstId,
+        _offset: u64,
+        _size: u32,
+    ) -> bool {
+        false
+    }
     /// The accesses of one lockstep operation; the same as [`Observer::access`] for each in
     /// `order`, which is what this default does. An observer may hoist what the lanes share.
     fn access_lanes(&self, group: &mut Self::Group, lanes: &LaneAccesses<'_>) {

@@ -2,7 +2,7 @@
 //! arrivals, async copies in flight and raw findings (lives on the worker running the group).
 
 use crate::checks::divergence::Arrivals;
-use crate::checks::races::WordSite;
+use crate::checks::races::{QuietReads, WordSite};
 use crate::local::LocalRecords;
 use crate::mar::{self, Me};
 use crate::raw::RawSet;
@@ -62,6 +62,8 @@ pub struct GroupState {
     pub(crate) word_cursor: WordCursor,
     /// The site of the group's last word access (see `LaunchChecker::word_access_site`).
     pub(crate) last_word_site: Option<WordSite>,
+    /// Reads the group need not report (see [`QuietReads`]).
+    pub(crate) quiet: QuietReads,
 }
 
 /// An `async_work_group_copy` the group has not waited for yet.
@@ -170,6 +172,7 @@ impl GroupState {
         self.completed.clear();
         self.seen = Default::default();
         self.copy_undefined = 0;
+        self.quiet = QuietReads::default();
     }
 
     /// The running async copy touched `a`'s bytes (adjacent ranges merge).

@@ -869,6 +869,7 @@ impl Observer for LaunchChecker<'_> {
             copy_undefined: 0,
             word_cursor: Default::default(),
             last_word_site: None,
+            quiet: Default::default(),
         })
     }
 
@@ -879,6 +880,18 @@ impl Observer for LaunchChecker<'_> {
     /// Only the race checks compare a store with what it replaced (same-value writes).
     fn wants_previous(&self) -> bool {
         self.checks.races || self.checks.benign
+    }
+
+    #[inline(always)]
+    fn read_is_quiet(
+        &self,
+        g: &Box<GroupState>,
+        alloc: AllocId,
+        inst: InstId,
+        offset: u64,
+        size: u32,
+    ) -> bool {
+        g.quiet.covers(alloc, inst, offset, size)
     }
 
     fn access_lanes(&self, g: &mut Box<GroupState>, lanes: &LaneAccesses<'_>) {

@@ -1690,3 +1690,79 @@ fn rows_reading_one_global_row_find_what_lane_by_lane_checks_find() {
     assert_eq!(bytes, 512 / 64 * 8);
     assert_eq!(wide_ops_in(reads, false, &forward).1, 512 * 2);
 }
+
+/// A work-item's read of memory its launch never writes, finding a word this launch already
+/// read, makes that word and the read ones after it quiet for its instruction (the executor
+/// then reports no read there: `Observer::read_is_quiet`), and no word no one read: a later
+/// unordered write still races with the one read of each word, and not with a word never
+/// read.
+#[test]
+fn quiet_reads_cover_only_words_the_launch_already_read() {
+    let s = session(Checks::default());
+    let mut a = args();
+    a[0].never_written = true;
+    let l = locals();
+    let c = s.launch(&loc, 0, "serial", &Unordered);
+    c.launch_start(&one_group_launch("sum", LOCAL as u64, &a, &l));
+    let mut g = group(&c, 0);
+    let quiet = |g: &_, inst: u32, offset: u64| {
+        c.read_is_quiet(g, BUF, InstId(inst), offset, 4)
+    };
+    // Work-item 0 reads words 0..8 (each read steps its record: nothing is quiet yet).
+    for w in 0..8 {
+        read(&c, &mut g, Global, BUF, 4 * w, wi(0, 0), 30);
+    }
+    assert!((0..8).all(|w| !quiet(&g, 30, 4 * w)));
+    // Work-item 1's read of word 1 settles: words 1..8 go quiet, word 8 (unread) does not.
+    read(&c, &mut g, Global, BUF, 4, wi(0, 1), 30);
+    assert!((1..8).all(|w| quiet(&g, 30, 4 * w)));
+    assert!(!quiet(&g, 30, 0) && !quiet(&g, 30, 32));
+    // Only that instruction's reads, of that buffer, of whole aligned words.
+    assert!(!quiet(&g, 31, 4) && !c.read_is_quiet(&g, OUT, InstId(30), 4, 4));
+    assert!(!c.read_is_quiet(&g, BUF, InstId(30), 4, 8));
+    assert!(!c.read_is_quiet(&g, BUF, InstId(30), 6, 4));
+    // Work-item 1 reads word 8 (stepping it), then word 2 again: word 8 joins.
+    read(&c, &mut g, Global, BUF, 32, wi(0, 1), 30);
+    read(&c, &mut g, Global, BUF, 8, wi(0, 1), 30);
+    assert!(quiet(&g, 30, 32) && !quiet(&g, 30, 36));
+    c.group_end(g);
+    c.launch_end();
+    drop(c);
+    assert!(s.report().findings.is_empty());
+    // An unordered launch writes words 7 and 9: it races with the read of word 7 only.
+    let firsts = unordered_launch(&s, 1, 1, &|c, g| {
+        write(c, g, Global, BUF, 28, wi(0, 0), 40);
+        write(c, g, Global, BUF, 36, wi(0, 0), 40);
+    });
+    assert_eq!(firsts, [(0, Some(28))]);
+}
+
+/// A group's quiet reads are its own: the next group a worker starts on the same state
+/// begins with none (its first read of each instruction is checked, and noted as its).
+#[test]
+fn quiet_reads_end_with_their_group() {
+    let s = session(Checks::default());
+    let mut a = args();
+    a[0].never_written = true;
+    let l = locals();
+    let c = s.launch(&loc, 0, "serial", &Unordered);
+    c.launch_start(&one_group_launch("sum", 2 * LOCAL as u64, &a, &l));
+    let mut g = group(&c, 0);
+    read(&c, &mut g, Global, BUF, 0, wi(0, 0), 30);
+    read(&c, &mut g, Global, BUF, 0, wi(0, 1), 30);
+    assert!(c.read_is_quiet(&g, BUF, InstId(30), 0, 4));
+    let g = c
+        .group_end_keep(g)
+        .expect("the checker keeps its group states");
+    let next = c.group_start_on(
+        &GroupInfo {
+            group: [1, 0, 0],
+            group_linear: 1,
+            items: LOCAL as u32,
+        },
+        Some(g),
+    );
+    assert!(!c.read_is_quiet(&next, BUF, InstId(30), 0, 4));
+    c.group_end(next);
+    c.launch_end();
+}

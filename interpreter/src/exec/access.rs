@@ -299,7 +299,16 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                         let abs = a.view_off + off as u64;
                         let v = a.buf.load(abs as usize, n).unwrap_or(0);
                         let (space, id) = (a.space, a.buf.id());
-                        self.report(space, id, abs, n, AccessKind::Read, 0, 0, pc);
+                        // A copy's half is never quiet (it carries definedness).
+                        let plain = !(self.gx.copying || self.gx.by_group);
+                        let inst = InstId(self.lx.code.inst_of[pc]);
+                        let obs = &self.lx.obs;
+                        if !(O::ENABLED
+                            && plain
+                            && obs.read_is_quiet(&self.gx.obs, id, inst, abs, n as u32))
+                        {
+                            self.report(space, id, abs, n, AccessKind::Read, 0, 0, pc);
+                        }
                         return v;
                     }
                 }

@@ -33,6 +33,12 @@ impl RuleFree {
                 .checked_add(a.size as u64)
                 .is_some_and(|end| end <= self.hi)
     }
+
+    /// Whether every aligned word access inside `lo..hi` surely breaks no rule: the bytes
+    /// are inside the permitted ones and the instruction asks for word alignment at most.
+    pub(crate) fn admits_words(&self, lo: u64, hi: u64) -> bool {
+        self.mask < 4 && self.lo <= lo && hi <= self.hi
+    }
 }
 
 /// The access flags of one launch's global arguments. Empty (one test per access) unless an

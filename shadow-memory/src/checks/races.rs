@@ -2,7 +2,7 @@
 //! the byte records (`mar`), which say whether it conflicts with an unordered earlier one.
 
 use crate::checks::access_rules::RuleFree;
-use crate::group::{clamp_item, GroupState};
+use crate::group::{clamp_item, GroupState, NO_INST};
 use crate::launch::LaunchChecker;
 use crate::local::Run;
 use crate::mar::{self, Op, Party};
@@ -278,6 +278,82 @@ pub(crate) struct WordSite {
     rule_free: RuleFree,
 }
 
+/// Reads of global memory a group need not report ([`Observer::read_is_quiet`]): by
+/// instruction, allocation and bytes, whole words whose records every read of this launch
+/// leaves as they are ([`mar::read_only_settled`]: the allocation is never written by the
+/// launch, and each record names a read of the launch). Settled records stay settled until
+/// the launch ends: no work-item of it writes them, and another launch's write, which would
+/// change them, finds the read they name. Kept per instruction, so that a group's first
+/// access of each instruction still goes through the checks (`touched`, the sites); cleared
+/// when the state starts another group.
+#[derive(Clone)]
+pub(crate) struct QuietReads {
+    /// (instruction, allocation, quiet bytes), at a hash of the instruction.
+    ranges: [(InstId, AllocId, u64, u64); QUIET_RANGES],
+}
+
+/// Entries of [`QuietReads`] (the loads of an unrolled loop's body, each its own
+/// instruction: most find their own entry).
+const QUIET_RANGES: usize = 32;
+
+impl Default for QuietReads {
+    fn default() -> QuietReads {
+        QuietReads {
+            ranges: [(NO_INST, AllocId(u64::MAX), 0, 0); QUIET_RANGES],
+        }
+    }
+}
+
+impl QuietReads {
+    /// The entry of `inst` (multiplicative hashing, as `LaunchChecker::site`'s).
+    #[inline(always)]
+    fn slot(inst: InstId) -> usize {
+        (inst.0.wrapping_mul(0x9E37_79B9) >> 27) as usize % QUIET_RANGES
+    }
+
+    /// Whether a word read at `offset` by `inst` of `alloc` is quiet.
+    #[inline(always)]
+    pub(crate) fn covers(&self, alloc: AllocId, inst: InstId, offset: u64, size: u32) -> bool {
+        let (i, al, lo, hi) = self.ranges[Self::slot(inst)];
+        size == WORD_BYTES
+            && offset.is_multiple_of(WORD_BYTES as u64)
+            && i == inst
+            && al == alloc
+            && lo <= offset
+            && offset + WORD_BYTES as u64 <= hi
+    }
+
+    /// Where words from `offset` on that are not yet quiet for `inst` start: the end of its
+    /// quiet bytes when `offset` is inside them or just past them, else `offset`.
+    #[inline(always)]
+    fn extends(&self, inst: InstId, alloc: AllocId, offset: u64) -> u64 {
+        let (i, al, lo, hi) = self.ranges[Self::slot(inst)];
+        if i == inst && al == alloc && lo <= offset && offset <= hi {
+            hi
+        } else {
+            offset
+        }
+    }
+
+    /// Makes `lo..hi` quiet for `inst`: joined to its quiet bytes where the two meet or
+    /// overlap, else in their place.
+    fn add(&mut self, inst: InstId, alloc: AllocId, lo: u64, hi: u64) {
+        if lo >= hi {
+            return;
+        }
+        let r = &mut self.ranges[Self::slot(inst)];
+        if r.0 == inst && r.1 == alloc && r.2 <= hi && lo <= r.3 {
+            r.2 = r.2.min(lo);
+            r.3 = r.3.max(hi);
+        } else {
+            *r = (inst, alloc, lo, hi);
+        }
+    }
+}
+
+/// The one access shape [`QuietReads`] covers: an aligned word.
+const WORD_BYTES: u32 = 4;
+
 /// A word record's step: its old record, its new record, and the step when it found
 /// something.
 type WordStep = (u64, u64, Option<mar::Step>);
@@ -359,7 +435,7 @@ impl LaunchChecker<'_> {
         if self.checks.bounds && !rule_free.holds(a) && !self.breaks_no_rule(a) {
             return false;
         }
-        self.check_word_at::<FIRST>(g, a, &at, want)
+        self.check_word_at::<FIRST>(g, a, &at, want, &rule_free)
     }
 
     /// [`LaunchChecker::access_site`] and [`LaunchChecker::rule_free`] of a work-item's word
@@ -400,15 +476,46 @@ impl LaunchChecker<'_> {
         a: &Access<'_>,
         at: &AccessSite,
         want: (bool, bool),
+        rule_free: &RuleFree,
     ) -> bool {
         let shadow = self.launch_shadow(at.shadow, a.alloc);
-        if at.read_only && shadow.is_some_and(|s| Self::read_settles(s, a.offset, 4, at)) {
-            return true;
+        if let Some(s) = shadow.filter(|_| at.read_only) {
+            if Self::read_settles(s, a.offset, 4, at) {
+                Self::note_quiet_words(g, s, a, at, rule_free);
+                return true;
+            }
         }
         match shadow.and_then(|s| s.word_at(&mut g.word_cursor, a.offset)) {
             Some(cell) => self.check_word_cell::<FIRST>(g, a, at, want, cell),
             None => false,
         }
+    }
+
+    /// After a work-item's read at `at` of memory this launch never writes settled: the
+    /// words from it on (or from the end of the instruction's quiet bytes it starts at) that
+    /// settle too, up to a block's worth, join the instruction's quiet bytes
+    /// ([`QuietReads`]): later reads of them need not be reported at all. They would each
+    /// settle (a settled word stays settled until the launch ends), and they break no access
+    /// rule: they are inside `rule_free`'s bytes, and any word-aligned offset meets the
+    /// instruction's alignment. A loop walking an array tests each word once.
+    #[inline]
+    fn note_quiet_words(
+        g: &mut GroupState,
+        shadow: &Shadow,
+        a: &Access<'_>,
+        at: &AccessSite,
+        rule_free: &RuleFree,
+    ) {
+        let from = g.quiet.extends(a.inst, a.alloc, a.offset);
+        let stop = (from + BLOCK).min(shadow.len());
+        if !rule_free.admits_words(a.offset, stop) {
+            return;
+        }
+        let mut upto = from;
+        while upto < stop && Self::read_settles(shadow, upto, WORD_BYTES as u64, at) {
+            upto += WORD_BYTES as u64;
+        }
+        g.quiet.add(a.inst, a.alloc, a.offset, upto);
     }
 
     /// Whether every lane's read at `at` leaves its records as they are (as
