@@ -172,7 +172,7 @@ impl GroupState {
         self.completed.clear();
         self.seen = Default::default();
         self.copy_undefined = 0;
-        self.quiet = QuietReads::default();
+        self.quiet.next_group();
     }
 
     /// The running async copy touched `a`'s bytes (adjacent ranges merge).

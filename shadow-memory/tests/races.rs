@@ -1705,9 +1705,7 @@ fn quiet_reads_cover_only_words_the_launch_already_read() {
     let c = s.launch(&loc, 0, "serial", &Unordered);
     c.launch_start(&one_group_launch("sum", LOCAL as u64, &a, &l));
     let mut g = group(&c, 0);
-    let quiet = |g: &_, inst: u32, offset: u64| {
-        c.read_is_quiet(g, BUF, InstId(inst), offset, 4)
-    };
+    let quiet = |g: &_, inst: u32, offset: u64| c.read_is_quiet(g, BUF, InstId(inst), offset, 4);
     // Work-item 0 reads words 0..8 (each read steps its record: nothing is quiet yet).
     for w in 0..8 {
         read(&c, &mut g, Global, BUF, 4 * w, wi(0, 0), 30);

@@ -288,8 +288,12 @@ pub(crate) struct WordSite {
 /// when the state starts another group.
 #[derive(Clone)]
 pub(crate) struct QuietReads {
-    /// (instruction, allocation, quiet bytes), at a hash of the instruction.
-    ranges: [(InstId, AllocId, u64, u64); QUIET_RANGES],
+    /// (instruction, allocation, quiet bytes, the group that found them), at a hash of the
+    /// instruction.
+    ranges: [(InstId, AllocId, u64, u64, u32); QUIET_RANGES],
+    /// Counts the groups this state served: entries of earlier groups are void (so a new
+    /// group need not clear them).
+    group: u32,
 }
 
 /// Entries of [`QuietReads`] (the loads of an unrolled loop's body, each its own
@@ -299,7 +303,8 @@ const QUIET_RANGES: usize = 32;
 impl Default for QuietReads {
     fn default() -> QuietReads {
         QuietReads {
-            ranges: [(NO_INST, AllocId(u64::MAX), 0, 0); QUIET_RANGES],
+            ranges: [(NO_INST, AllocId(u64::MAX), 0, 0, 0); QUIET_RANGES],
+            group: 0,
         }
     }
 }
@@ -311,27 +316,30 @@ impl QuietReads {
         (inst.0.wrapping_mul(0x9E37_79B9) >> 27) as usize % QUIET_RANGES
     }
 
+    /// The quiet bytes of `inst` and `alloc` this group found.
+    #[inline(always)]
+    fn entry(&self, inst: InstId, alloc: AllocId) -> Option<(u64, u64)> {
+        let (i, al, lo, hi, group) = self.ranges[Self::slot(inst)];
+        (i == inst && al == alloc && group == self.group).then_some((lo, hi))
+    }
+
     /// Whether a word read at `offset` by `inst` of `alloc` is quiet.
     #[inline(always)]
     pub(crate) fn covers(&self, alloc: AllocId, inst: InstId, offset: u64, size: u32) -> bool {
-        let (i, al, lo, hi) = self.ranges[Self::slot(inst)];
         size == WORD_BYTES
             && offset.is_multiple_of(WORD_BYTES as u64)
-            && i == inst
-            && al == alloc
-            && lo <= offset
-            && offset + WORD_BYTES as u64 <= hi
+            && self
+                .entry(inst, alloc)
+                .is_some_and(|(lo, hi)| lo <= offset && offset + WORD_BYTES as u64 <= hi)
     }
 
     /// Where words from `offset` on that are not yet quiet for `inst` start: the end of its
     /// quiet bytes when `offset` is inside them or just past them, else `offset`.
     #[inline(always)]
     fn extends(&self, inst: InstId, alloc: AllocId, offset: u64) -> u64 {
-        let (i, al, lo, hi) = self.ranges[Self::slot(inst)];
-        if i == inst && al == alloc && lo <= offset && offset <= hi {
-            hi
-        } else {
-            offset
+        match self.entry(inst, alloc) {
+            Some((lo, hi)) if lo <= offset && offset <= hi => hi,
+            _ => offset,
         }
     }
 
@@ -341,13 +349,16 @@ impl QuietReads {
         if lo >= hi {
             return;
         }
-        let r = &mut self.ranges[Self::slot(inst)];
-        if r.0 == inst && r.1 == alloc && r.2 <= hi && lo <= r.3 {
-            r.2 = r.2.min(lo);
-            r.3 = r.3.max(hi);
-        } else {
-            *r = (inst, alloc, lo, hi);
-        }
+        let (lo, hi) = match self.entry(inst, alloc) {
+            Some((l, h)) if l <= hi && lo <= h => (l.min(lo), h.max(hi)),
+            _ => (lo, hi),
+        };
+        self.ranges[Self::slot(inst)] = (inst, alloc, lo, hi, self.group);
+    }
+
+    /// The state starts another group: every entry is void.
+    pub(crate) fn next_group(&mut self) {
+        self.group = self.group.wrapping_add(1);
     }
 }
 
