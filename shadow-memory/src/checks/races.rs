@@ -284,7 +284,7 @@ pub(crate) struct WordSite {
 /// launch, and each record names a read of the launch). Settled records stay settled until
 /// the launch ends: no work-item of it writes them, and another launch's write, which would
 /// change them, finds the read they name. Kept per instruction, so that a group's first
-/// access of each instruction still goes through the checks (`touched`, the sites); cleared
+/// access of each instruction still goes through the checks (`touched`, the sites); void
 /// when the state starts another group.
 #[derive(Clone)]
 pub(crate) struct QuietReads {
