@@ -347,6 +347,21 @@ impl Buffer {
             .then(|| unsafe { AtomicU32::from_ptr(p as *mut u32) })
     }
 
+    /// The 32-bit atomics of the `count` words from `offset`, when in range and 4-byte
+    /// aligned: the lanes of a lockstep operation over one span of words then look each of
+    /// theirs up with no range test of its own.
+    pub fn atomic_u32s(&self, offset: usize, count: usize) -> Option<&[AtomicU32]> {
+        self.check(offset, count.checked_mul(4)?).ok()?;
+        // SAFETY: `offset` is in range (checked above).
+        let p = unsafe { self.base.add(offset) };
+        // SAFETY: the `4 * count` bytes from `p` are inside the buffer, `p` is 4-byte aligned
+        // (tested before the cast), and the buffer's bytes live as long as `self` and are
+        // read and written only through atomics while it is shared.
+        (p as usize)
+            .is_multiple_of(4)
+            .then(|| unsafe { std::slice::from_raw_parts(p as *const AtomicU32, count) })
+    }
+
     /// The 64-bit atomic at `offset`, when in range and 8-byte aligned.
     pub fn atomic_u64(&self, offset: usize) -> Option<&AtomicU64> {
         self.check(offset, 8).ok()?;
@@ -484,6 +499,22 @@ mod tests {
         copy.read(0, &mut got).unwrap();
         assert_eq!(got, vec![7; 21]);
         assert!(copy.overwrite_with(&Buffer::new(20).unwrap()).is_err());
+    }
+
+    #[test]
+    fn word_spans_are_the_buffers_words_in_range_and_aligned_only() {
+        let b = Buffer::new(40).unwrap();
+        b.write(0, &(0..40).collect::<Vec<u8>>()).unwrap();
+        let words = b.atomic_u32s(8, 8).unwrap();
+        assert_eq!(words.len(), 8);
+        assert_eq!(words[0].load(Relaxed), u32::from_le_bytes([8, 9, 10, 11]));
+        words[7].store(0xDEAD_BEEF, Relaxed);
+        assert_eq!(b.load(36, 4), Some(0xDEAD_BEEF));
+        // Past the end, misaligned, or a count whose bytes overflow: none.
+        assert!(b.atomic_u32s(8, 9).is_none());
+        assert!(b.atomic_u32s(2, 1).is_none());
+        assert!(b.atomic_u32s(4, usize::MAX / 2).is_none());
+        assert_eq!(b.atomic_u32s(40, 0).map(<[_]>::len), Some(0));
     }
 
     #[test]

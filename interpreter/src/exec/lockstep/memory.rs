@@ -8,6 +8,7 @@ use super::{Cx, Sel};
 use crate::ir::{ptr, AtomicOp, Op};
 use crate::memory::AllocId;
 use crate::observer::{AccessKind, AddressSpace, InstId, LaneAccesses, Observer};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Without observers, a load or store whose lanes all point into one allocation resolves
 /// that allocation once. Returns false, having changed nothing another try would not redo
@@ -341,9 +342,16 @@ fn run_observed<O: Observer>(
                 *cx.scratch = buf;
                 return;
             };
-            for &l in lanes {
-                let v = a.buf.load(offsets[l] as usize, w).unwrap_or(0);
-                cx.regs[(cx.base + dv as usize) * n + l] = v;
+            let dst = (cx.base + dv as usize) * n;
+            if let Some((lo, words)) = word_span(&a.buf, w, span) {
+                for &l in lanes {
+                    let v = words[((offsets[l] - lo) / 4) as usize].load(Relaxed);
+                    cx.regs[dst + l] = v as u64;
+                }
+            } else {
+                for &l in lanes {
+                    cx.regs[dst + l] = a.buf.load(offsets[l] as usize, w).unwrap_or(0);
+                }
             }
         }
         (_, _) => {
@@ -354,18 +362,29 @@ fn run_observed<O: Observer>(
             if want_previous {
                 _order = store_order_locks(t.alloc, lanes.iter().map(|&l| offsets[l]));
             }
-            for &l in lanes {
-                let (o, v) = (
-                    offsets[l] as usize,
-                    cx.regs[(cx.base + dv as usize) * n + l],
-                );
-                previous[l] = if want_previous {
-                    a.buf.load(o, w).unwrap_or(0)
-                } else {
-                    0
-                };
-                values[l] = v;
-                a.buf.store(o, w, v);
+            let src = (cx.base + dv as usize) * n;
+            if let Some((lo, words)) = word_span(&a.buf, w, span) {
+                for &l in lanes {
+                    let (word, v) = (&words[((offsets[l] - lo) / 4) as usize], cx.regs[src + l]);
+                    previous[l] = if want_previous {
+                        word.load(Relaxed) as u64
+                    } else {
+                        0
+                    };
+                    values[l] = v;
+                    word.store(v as u32, Relaxed);
+                }
+            } else {
+                for &l in lanes {
+                    let (o, v) = (offsets[l] as usize, cx.regs[src + l]);
+                    previous[l] = if want_previous {
+                        a.buf.load(o, w).unwrap_or(0)
+                    } else {
+                        0
+                    };
+                    values[l] = v;
+                    a.buf.store(o, w, v);
+                }
             }
         }
     }
@@ -388,6 +407,22 @@ fn run_observed<O: Observer>(
     );
     drop(_order);
     *cx.scratch = buf;
+}
+
+/// The buffer's words over `span` (as [`LaneAccesses::span`] says it: the lanes' bytes, and
+/// their offsets or'ed together), with the span's start, when every lane accesses one aligned
+/// word of it: the lanes then index their words with no range test each.
+#[inline(always)]
+fn word_span(
+    buf: &crate::memory::Buffer,
+    w: usize,
+    ((lo, hi), bits): ((u64, u64), u64),
+) -> Option<(u64, &[AtomicU32])> {
+    if w != 4 || bits % 4 != 0 || hi < lo {
+        return None;
+    }
+    let count = usize::try_from((hi - lo) / 4).ok()?;
+    Some((lo, buf.atomic_u32s(usize::try_from(lo).ok()?, count)?))
 }
 
 /// Runs a load, store or atomic op at `here` for the lanes of `sel`.
