@@ -106,7 +106,7 @@ def bench(a, tmp):
     # interleaved, and a row is the median of its processes' medians: on a small shared
     # machine one process's median moves by a third from run to run (thread placement,
     # frequency), more than the differences the rows are read for.
-    cheap = {name for c in configs for name in c[0] if not name.startswith("oclgrind")}
+    repeated = {name for c in configs for name in c[0] if not name.startswith("oclgrind")}
     rows = {}
     pair_ratios = {}
     checks_samples = {}
@@ -114,7 +114,7 @@ def bench(a, tmp):
         samples = {}
         for rnd in range(max(a.rounds, 1)):
             for row_names, plats, vend, env, reps in configs:
-                if rnd > 0 and not cheap & set(row_names):
+                if rnd > 0 and not repeated & set(row_names):
                     continue
                 # Oclgrind needs minutes per repetition past 2^22 elements.
                 if app.startswith("vadd:") and int(app[5:]) > 22 and plats == ("Oclgrind",):
