@@ -210,15 +210,32 @@ pub struct WordCursor {
     start: u64,
     words: *const AtomicU64,
     len: usize,
+    /// What a page this cursor's access touches first starts with.
+    grain: Grain,
 }
 
 impl Default for WordCursor {
+    /// A work-item's: a page it touches first starts with word records.
     fn default() -> WordCursor {
         WordCursor {
             shadow: 0,
             start: 0,
             words: std::ptr::null(),
             len: 0,
+            grain: Grain::Words,
+        }
+    }
+}
+
+impl WordCursor {
+    /// A lockstep operation's lanes': a page they touch first starts with block records
+    /// (only the block of the access is split). The lanes that go word by word are often a
+    /// few at an edge (a 2-D group's border column, first in its page): the page's other
+    /// blocks are rows that later operations check as one record each.
+    pub fn for_lanes() -> WordCursor {
+        WordCursor {
+            grain: Grain::Blocks,
+            ..WordCursor::default()
         }
     }
 }
@@ -235,10 +252,11 @@ unsafe impl Send for WordCursor {}
 /// a word splits it: its record is copied to the word's four byte records and the word
 /// holds `SPLIT` from then on. A page first touched by a narrower access starts with byte
 /// records (8 shadow bytes per data byte, as a char buffer needs). A page first touched by a
-/// lockstep operation of consecutive lanes over whole blocks of consecutive words starts
-/// with block records (1/8 shadow byte per data byte): as long as such operations are all
-/// that touch a block, its words' records differ only by their items (see [`block_word`]);
-/// the first access of another shape splits the block into word records the same way.
+/// lockstep operation's word access starts with block records (1/8 shadow byte per data
+/// byte): as long as operations of consecutive lanes over whole blocks of consecutive words
+/// are all that touch a block, its words' records differ only by their items (see
+/// [`block_word`]); the first access of another shape splits the block into word records the
+/// same way (the page's word records are allocated then, 2 1/8 shadow bytes per data byte).
 enum Page {
     Blocks {
         blocks: Box<[AtomicU64]>,
@@ -639,10 +657,16 @@ impl Shadow {
     /// word records.
     #[inline]
     pub fn block_words(&self, offset: u64) -> Option<&[AtomicU64]> {
+        self.block_words_in(offset, Grain::Words)
+    }
+
+    /// [`Shadow::block_words`], an untouched page allocated with `grain`'s records.
+    #[inline]
+    fn block_words_in(&self, offset: u64, grain: Grain) -> Option<&[AtomicU64]> {
         let start = offset - offset % BLOCK;
         let whole = (self.len.checked_sub(start)? / WORD).min(BLOCK_WORDS) as usize;
         let at = (start % PAGE) as usize;
-        let words = self.page(start / PAGE, Grain::Words)?.words_at(self, at)?;
+        let words = self.page(start / PAGE, grain)?.words_at(self, at)?;
         let first = at / WORD as usize;
         words
             .words
@@ -661,12 +685,13 @@ impl Shadow {
         }
         let start = offset - offset % BLOCK;
         if cursor.shadow != self.id || cursor.start != start {
-            let words = self.block_words(start)?;
+            let words = self.block_words_in(start, cursor.grain)?;
             *cursor = WordCursor {
                 shadow: self.id,
                 start,
                 words: words.as_ptr(),
                 len: words.len(),
+                grain: cursor.grain,
             };
         }
         let k = (offset % BLOCK / WORD) as usize;
@@ -1112,6 +1137,32 @@ mod tests {
             "not a whole word"
         );
         assert!(s.word_at(&mut cursor, 6).is_none(), "not aligned");
+    }
+
+    #[test]
+    fn a_lanes_word_access_first_in_its_page_splits_its_block_only() {
+        let item = |b: u64| move |k: u64, _: u64| Some(1 << 50 | (1 + b * BLOCK_WORDS + k));
+        // A work-item's word access: the page starts with word records (no block of it is
+        // one record then).
+        let s = Shadow::new(PAGE, false, ShadowBudget::new(u64::MAX));
+        assert!(s.word_at(&mut WordCursor::default(), 4).is_some());
+        assert_eq!(s.allocated_bytes() as u64, PAGE / WORD * 8);
+        assert!(by_words(&s, BLOCK, item(1)).is_none());
+        // A lockstep lane's (the border column of a 2-D group, first in its page): the
+        // page starts with block records and only the lane's block is split, so the
+        // rows of consecutive lanes after it step one record per block.
+        let s = Shadow::new(PAGE, false, ShadowBudget::new(u64::MAX));
+        let cell = s.word_at(&mut WordCursor::for_lanes(), 4).expect("a word record");
+        assert!(std::ptr::eq(cell, s.word(4).expect("split block")));
+        assert!(by_words(&s, 0, item(0)).is_none(), "the lane's block is split");
+        for b in 1..PAGE / BLOCK {
+            assert!(by_words(&s, b * BLOCK, item(b)).is_some(), "block {b}");
+        }
+        assert_eq!(
+            s.allocated_bytes() as u64,
+            PAGE / BLOCK * 8 + PAGE / WORD * 8,
+            "block records, and word records for the split block's page"
+        );
     }
 
     #[test]

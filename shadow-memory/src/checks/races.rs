@@ -721,7 +721,7 @@ impl LaunchChecker<'_> {
         // `check_word_at`), the block's looked up once for the lanes that follow in it.
         let shadow = self.launch_shadow(at.shadow, lanes.alloc);
         let word = shadow.filter(|_| global && lanes.size == 4);
-        let mut cursor = WordCursor::default();
+        let mut cursor = WordCursor::for_lanes();
         let run_firsts = runs.shared_firsts();
         // Lanes before this one in the order were checked with a run.
         let mut run_end = 0;
