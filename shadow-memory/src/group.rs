@@ -2,7 +2,7 @@
 //! arrivals, async copies in flight and raw findings (lives on the worker running the group).
 
 use crate::checks::divergence::Arrivals;
-use crate::checks::races::{QuietReads, WordSite};
+use crate::checks::races::{PendingRead, QuietReads, WordSite};
 use crate::local::LocalRecords;
 use crate::mar::{self, Me};
 use crate::raw::RawSet;
@@ -64,6 +64,9 @@ pub struct GroupState {
     pub(crate) last_word_site: Option<WordSite>,
     /// Reads the group need not report (see [`QuietReads`]).
     pub(crate) quiet: QuietReads,
+    /// Reads kept for the launch's end (see [`PendingRead`]), handed to the launch when
+    /// the group ends.
+    pub(crate) pending: Vec<PendingRead>,
 }
 
 /// An `async_work_group_copy` the group has not waited for yet.
@@ -173,6 +176,7 @@ impl GroupState {
         self.seen = Default::default();
         self.copy_undefined = 0;
         self.quiet.next_group();
+        self.pending.clear();
     }
 
     /// The running async copy touched `a`'s bytes (adjacent ranges merge).

@@ -3,6 +3,7 @@
 //! findings into the session at the end.
 
 use crate::checks::access_rules::AccessRules;
+use crate::checks::races::PendingRead;
 use crate::group::{GroupState, SiteMap, TouchedSet, NO_INST, RECENT_SITES};
 use crate::local::LocalRecords;
 use crate::mar::{self, Me, Op, Scope};
@@ -21,7 +22,7 @@ use shadowcl_interpreter::{
     WorkItem,
 };
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// Launch shape, enough to turn a session item id back into work-item ids.
@@ -160,6 +161,10 @@ pub struct LaunchChecker<'a> {
     /// that made it and whether another group did too (see [`Touched`]).
     pub(crate) touched: Mutex<HashMap<(AllocId, InstId, Op), TouchedBy>>,
     pub(crate) raw: Mutex<RawSet>,
+    /// Reads the groups kept for the launch's end, and how many were kept (see
+    /// [`PendingRead`]).
+    pub(crate) pending: Mutex<Vec<PendingRead>>,
+    pub(crate) pending_count: AtomicUsize,
     pub(crate) finished: AtomicBool,
     /// Whether this run takes part in naming racing pairs (`pairs`).
     pub(crate) pass: Pass,
@@ -287,6 +292,8 @@ impl LaunchChecker<'_> {
         if self.finished.swap(true, Ordering::AcqRel) {
             return 0;
         }
+        // Before the findings are collected: what the kept reads find is this launch's.
+        self.apply_pending_reads();
         let Some(ls) = self.state() else { return 0 };
         self.note_limits(ls);
         let mut raws = std::mem::take(&mut *self.raw.lock()).list;
@@ -870,6 +877,7 @@ impl Observer for LaunchChecker<'_> {
             word_cursor: Default::default(),
             last_word_site: None,
             quiet: Default::default(),
+            pending: Vec::new(),
         })
     }
 
@@ -967,6 +975,9 @@ impl Observer for LaunchChecker<'_> {
     fn group_end_keep(&self, mut g: Box<GroupState>) -> Option<Box<GroupState>> {
         self.end_copies(&mut g);
         self.pass_group_end(&mut g);
+        if !g.pending.is_empty() {
+            self.pending.lock().append(&mut g.pending);
+        }
         if !g.raw.list.is_empty() {
             let mut all = self.raw.lock();
             for r in g.raw.list.drain(..) {

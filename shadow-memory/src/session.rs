@@ -385,6 +385,8 @@ impl Session {
             sites: Mutex::new(HashMap::new()),
             touched: Mutex::new(HashMap::new()),
             raw: Mutex::new(RawSet::default()),
+            pending: Mutex::new(Vec::new()),
+            pending_count: Default::default(),
             finished: AtomicBool::new(false),
             pass: crate::pairs::Pass::Only,
             host: false,

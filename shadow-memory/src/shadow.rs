@@ -604,6 +604,23 @@ impl Shadow {
         }
     }
 
+    /// The record of the aligned word at `offset` while its block is one record (of a page
+    /// that exists): what [`Shadow::word`] would split the block for. `None` for any other
+    /// word. Allocates and splits nothing.
+    pub fn whole_block_word(&self, offset: u64) -> Option<u64> {
+        if !offset.is_multiple_of(WORD) || offset.checked_add(WORD)? > self.len {
+            return None;
+        }
+        let page = self.pages.get((offset / PAGE) as usize)?.get()?;
+        let Page::Blocks { blocks, .. } = page else {
+            return None;
+        };
+        let b = blocks
+            .get((offset % PAGE / BLOCK) as usize)?
+            .load(Ordering::Acquire);
+        (b != SPLIT).then(|| block_word(b, offset % BLOCK / WORD))
+    }
+
     /// Checks and updates the records of the [`BLOCK`] bytes at `offset` (aligned) as one:
     /// `step(old)` gives the block's new record (word `k`'s: [`block_word`]; [`block_map`]
     /// makes it from the words' steps), or `None` when the caller wants to see the words'
@@ -1152,12 +1169,22 @@ mod tests {
         // page starts with block records and only the lane's block is split, so the
         // rows of consecutive lanes after it step one record per block.
         let s = Shadow::new(PAGE, false, ShadowBudget::new(u64::MAX));
-        let cell = s.word_at(&mut WordCursor::for_lanes(), 4).expect("a word record");
+        let cell = s
+            .word_at(&mut WordCursor::for_lanes(), 4)
+            .expect("a word record");
         assert!(std::ptr::eq(cell, s.word(4).expect("split block")));
-        assert!(by_words(&s, 0, item(0)).is_none(), "the lane's block is split");
+        assert!(
+            by_words(&s, 0, item(0)).is_none(),
+            "the lane's block is split"
+        );
         for b in 1..PAGE / BLOCK {
             assert!(by_words(&s, b * BLOCK, item(b)).is_some(), "block {b}");
         }
+        // A whole block's word records are read from its record, without splitting it.
+        assert_eq!(s.whole_block_word(BLOCK + 8), item(1)(2, 0));
+        assert!(s.whole_block_word(8).is_none(), "split");
+        assert!(s.whole_block_word(BLOCK + 2).is_none(), "not a word");
+        assert!(by_words(&s, BLOCK, item(1)).is_some(), "still one record");
         assert_eq!(
             s.allocated_bytes() as u64,
             PAGE / BLOCK * 8 + PAGE / WORD * 8,

@@ -9,10 +9,10 @@ use crate::mar::{self, Op, Party};
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
 use crate::shadow::{self, Shadow, WordCursor, BLOCK};
-use shadowcl_interpreter::{Access, AllocId, InstId, LaneAccesses};
+use shadowcl_interpreter::{Access, AllocId, GroupInfo, InstId, LaneAccesses, Observer, WorkItem};
 use shadowcl_interpreter::{AccessKind, AddressSpace};
 use std::cell::Cell;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The record kind of an access (an atomic read is named and paired as an atomic).
 pub(crate) fn op_of(k: AccessKind) -> Op {
@@ -266,6 +266,30 @@ impl LaneSet {
             .is_some_and(|w| w >> (l % 64) & 1 != 0)
     }
 }
+
+/// A lockstep lane's read of memory the launch never writes, kept for the launch's end
+/// ([`LaunchChecker::apply_pending_reads`]) instead of made at once: its step would have
+/// found nothing and split a block record (a stencil's `x + 1` read of the next group's
+/// row, before that group reads it). By the launch's end another read of the launch has
+/// mostly named the word (the row's own group reads it whole, as one block record): then
+/// the kept read leaves the record as it is, as it would have at once
+/// ([`mar::read_only_settled`]), and the block stays one record. Reads commute with reads,
+/// and a write of another launch or a host command that may overlap this one either finds
+/// the read the record names or is found by the kept read when it is made.
+#[derive(Clone, Copy)]
+pub(crate) struct PendingRead {
+    at: AccessSite,
+    epoch: u8,
+    item: WorkItem,
+    inst: InstId,
+    alloc: AllocId,
+    offset: u64,
+    component: u8,
+}
+
+/// Most reads a launch keeps for its end (about 100 bytes each); past it they are made at
+/// once.
+const PENDING_READS: usize = 1 << 16;
 
 /// What `LaunchChecker::word_access_site` keeps of a group's last word access, and what
 /// it is kept for (instruction, allocation, `GroupState::group_serial`).
@@ -751,6 +775,9 @@ impl LaunchChecker<'_> {
             {
                 continue;
             }
+            if at.read_only && word.is_some_and(|s| self.keep_read(g, s, lanes, l, &at)) {
+                continue;
+            }
             let cell = word.and_then(|shadow| shadow.word_at(&mut cursor, offset));
             // As `check_word_cell`, the lane's access made only when there is something to
             // note.
@@ -768,6 +795,96 @@ impl LaunchChecker<'_> {
             }
             let a = lanes.lane(l, &mut bytes);
             self.check_at::<FIRST>(g, &a, &at, want);
+        }
+    }
+
+    /// Keeps lane `l`'s read at `at` (of a word of memory the launch never writes, not
+    /// settled) for the launch's end ([`PendingRead`]) when its word's block is one record
+    /// and the read's step finds nothing now. Whether it was kept.
+    fn keep_read(
+        &self,
+        g: &mut GroupState,
+        shadow: &Shadow,
+        lanes: &LaneAccesses<'_>,
+        l: usize,
+        at: &AccessSite,
+    ) -> bool {
+        let offset = lanes.offsets[l];
+        let Some(rec) = shadow.whole_block_word(offset) else {
+            return false;
+        };
+        let epoch = g.epoch_global;
+        let s = mar::step(
+            self.current(rec, &at.me),
+            &at.me,
+            at.site,
+            epoch,
+            Op::Read,
+            false,
+        );
+        if s.uninit || s.conflicts.any() {
+            return false;
+        }
+        if self.pending_count.fetch_add(1, Ordering::Relaxed) >= PENDING_READS {
+            return false;
+        }
+        g.pending.push(PendingRead {
+            at: *at,
+            epoch,
+            item: lanes.items[l],
+            inst: lanes.inst,
+            alloc: lanes.alloc,
+            offset,
+            component: lanes.component,
+        });
+        true
+    }
+
+    /// Makes the reads the launch's groups kept ([`PendingRead`]), once every group has
+    /// ended: a read whose word another read of the launch has named since leaves it as it
+    /// is; the others step their words now, and what they find is reported as theirs.
+    pub(crate) fn apply_pending_reads(&self) {
+        let pending = std::mem::take(&mut *self.pending.lock());
+        let Some(ls) = self.state() else {
+            return;
+        };
+        let mut state: Option<Box<GroupState>> = None;
+        for p in pending {
+            let Some(shadow) = self.launch_shadow(p.at.shadow, p.alloc) else {
+                continue;
+            };
+            if Self::read_settles(shadow, p.offset, 4, &p.at) {
+                continue;
+            }
+            let [x, y, z] = p.item.group.map(u64::from);
+            let [nx, ny, _] = ls.geometry.num_groups;
+            let info = GroupInfo {
+                group: p.item.group,
+                group_linear: x + nx * (y + ny * z),
+                items: ls.geometry.group_items as u32,
+            };
+            let mut g = self.group_start_on(&info, state.take());
+            g.epoch_global = p.epoch;
+            let a = Access {
+                space: AddressSpace::Global,
+                alloc: p.alloc,
+                offset: p.offset,
+                size: 4,
+                kind: AccessKind::Read,
+                value: &[],
+                previous: &[],
+                item: &p.item,
+                inst: p.inst,
+                by_group: false,
+                copy: false,
+                undefined: 0,
+                component: p.component,
+            };
+            // Never a first run's: the pair pass names pairs of this launch's own
+            // work-items, and a read of memory the launch never writes races with none.
+            let want = self.wanted(&g);
+            self.check_at::<false>(&mut g, &a, &p.at, want);
+            state = self.group_end_keep(g);
         }
     }
 
