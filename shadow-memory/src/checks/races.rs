@@ -287,9 +287,10 @@ pub(crate) struct PendingRead {
     component: u8,
 }
 
-/// Most reads a launch keeps for its end (about 100 bytes each); past it they are made at
+/// Most reads a launch keeps for its end (at most 10 MB of them); past it they are made at
 /// once.
 const PENDING_READS: usize = 1 << 16;
+const _: () = assert!(PENDING_READS * std::mem::size_of::<PendingRead>() <= 10 << 20);
 
 /// What `LaunchChecker::word_access_site` keeps of a group's last word access, and what
 /// it is kept for (instruction, allocation, `GroupState::group_serial`).

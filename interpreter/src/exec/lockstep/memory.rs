@@ -360,7 +360,7 @@ fn run_observed<O: Observer>(
                 return;
             };
             if want_previous {
-                _order = store_order_locks(t.alloc, lanes.iter().map(|&l| offsets[l]));
+                _order = store_order_locks(t.alloc, lanes.iter().map(|&l| offsets[l]), span.0);
             }
             let src = (cx.base + dv as usize) * n;
             if let Some((lo, words)) = word_span(&a.buf, w, span) {
