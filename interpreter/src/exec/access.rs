@@ -602,10 +602,10 @@ fn store_order_lock(id: AllocId, offset: u64) -> parking_lot::MutexGuard<'static
 
 /// The locks of [`store_order_lock`] for stores at each of `offsets` of `id`, each taken
 /// once and in stripe order (so two threads taking several cannot wait for each other).
-/// `span`: the bytes the offsets lie in; when it holds no more lines than there are
-/// offsets (a run of lanes over consecutive words), the stripes of its lines are taken
-/// instead, one per line rather than one hash per lane (a few more locks at most, never
-/// fewer).
+/// `span`: the bytes the offsets lie in; when it holds no more than a line per four
+/// offsets (a run of lanes over consecutive words: sixteen per line), the stripes of its
+/// lines are taken instead, one per line rather than one hash per lane (a few more locks at
+/// most, never fewer). Rows of a 2-D group far apart keep one per offset.
 pub(super) fn store_order_locks(
     id: AllocId,
     offsets: impl ExactSizeIterator<Item = u64>,
@@ -617,7 +617,7 @@ pub(super) fn store_order_locks(
         wanted[s / 64] |= 1 << (s % 64);
     };
     let lines = (hi.saturating_sub(1) >> 6).saturating_sub(lo >> 6) + 1;
-    if lo < hi && lines <= offsets.len() as u64 {
+    if lo < hi && lines.saturating_mul(4) <= offsets.len() as u64 {
         (lo >> 6..=(hi - 1) >> 6).for_each(|line| want(line << 6));
     } else {
         offsets.for_each(want);
