@@ -7,6 +7,7 @@
 
 use crate::clstd::{Elem, Rounding};
 use crate::observer::Fences;
+use std::sync::Arc;
 
 /// Binary lane operations; `w` (element bits) travels next to it in the instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -783,7 +784,7 @@ pub(crate) struct KernelCode {
 /// A module-scope variable with a launch-wide or per-group allocation.
 #[derive(Clone, Debug)]
 pub(crate) struct ModVar {
-    pub name: String,
+    pub name: Arc<str>,
     pub size: u64,
     pub elem_size: u32,
     pub init: Vec<u8>,

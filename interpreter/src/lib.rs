@@ -71,7 +71,8 @@ pub enum ArgAccess {
 /// What the platform needs to know about one kernel argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelArg {
-    pub name: String,
+    /// Shared by every launch's [`ArgBinding`].
+    pub name: Arc<str>,
     /// OpenCL C type name as written (`float*`, `int4`, `struct foo`), from
     /// `-cl-kernel-arg-info` metadata; empty when absent.
     pub type_name: String,

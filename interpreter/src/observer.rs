@@ -7,6 +7,7 @@
 //! per-group state `Self::Group`, which the executor threads through every hook of that group.
 
 use crate::memory::AllocId;
+use std::sync::Arc;
 
 /// OpenCL address spaces as the checkers see them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -289,7 +290,8 @@ pub struct ArgBinding {
     /// The kernel argument's position; `u32::MAX` for a program-scope variable, bound after
     /// the arguments.
     pub index: u32,
-    pub name: String,
+    /// Shared with the kernel's [`crate::KernelArg`]: bound at every launch.
+    pub name: Arc<str>,
     pub space: AddressSpace,
     /// For buffers: the allocation and the view (sub-buffer offset and size).
     pub alloc: Option<AllocId>,
@@ -305,7 +307,7 @@ pub struct ArgBinding {
 #[derive(Clone, Debug)]
 pub struct LocalAlloc {
     /// Argument name, or the `__local` variable's name.
-    pub name: String,
+    pub name: Arc<str>,
     pub size: u64,
     /// Argument index when it came from a `__local` pointer argument.
     pub arg_index: Option<u32>,
@@ -389,6 +391,12 @@ pub trait Observer: Sync {
     fn group_start_on(&self, group: &GroupInfo, previous: Option<Self::Group>) -> Self::Group {
         drop(previous);
         self.group_start(group)
+    }
+    /// A worker has no group of this launch left to run: `kept` is the state its last
+    /// group gave back ([`Observer::group_end_keep`]), which the observer may keep for a
+    /// later launch.
+    fn worker_done(&self, kept: Option<Self::Group>) {
+        drop(kept);
     }
     fn launch_end(&self) {}
 }

@@ -92,11 +92,7 @@ impl Program {
 
     /// Names of the module-scope `__constant` variables, in allocation order.
     pub fn constant_names(&self) -> Vec<&str> {
-        self.code
-            .const_vars
-            .iter()
-            .map(|v| v.name.as_str())
-            .collect()
+        self.code.const_vars.iter().map(|v| &*v.name).collect()
     }
 }
 

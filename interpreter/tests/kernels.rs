@@ -500,7 +500,7 @@ fn kernel_info_from_arg_metadata() {
            __constant uint *d, __local float4 *l, int n, float4 v, S s) {}"#;
     let p = program(src, "-O0");
     let k = p.kernel("k").unwrap();
-    let names: Vec<&str> = k.args.iter().map(|a| a.name.as_str()).collect();
+    let names: Vec<&str> = k.args.iter().map(|a| &*a.name).collect();
     assert_eq!(names, ["a", "b", "c", "d", "l", "n", "v", "s"]);
     let types: Vec<&str> = k.args.iter().map(|a| a.type_name.as_str()).collect();
     assert_eq!(

@@ -3,6 +3,7 @@
 
 use crate::checks::divergence::Arrivals;
 use crate::checks::races::{PendingRead, QuietReads, WordSite};
+use crate::launch::LaunchState;
 use crate::local::LocalRecords;
 use crate::mar::{self, Me};
 use crate::raw::RawSet;
@@ -95,6 +96,14 @@ pub(crate) type SiteMap = HashMap<InstId, u16, std::hash::BuildHasherDefault<Ins
 pub(crate) type TouchedSet =
     HashSet<(InstId, AllocId), std::hash::BuildHasherDefault<InstIdHasher>>;
 
+/// The launch's `touched` map (see [`crate::launch::LaunchChecker::touched`]), hashed like
+/// [`SiteMap`] keys: each group's first access at each site looks it up.
+pub(crate) type TouchedMap = HashMap<
+    (AllocId, InstId, mar::Op),
+    crate::launch::TouchedBy,
+    std::hash::BuildHasherDefault<InstIdHasher>,
+>;
+
 /// Keys of the launch's `touched` map, hashed like [`SiteMap`] keys.
 pub(crate) type ManyGroupsSet =
     HashSet<(AllocId, InstId, mar::Op), std::hash::BuildHasherDefault<InstIdHasher>>;
@@ -177,6 +186,34 @@ impl GroupState {
         self.copy_undefined = 0;
         self.quiet.next_group();
         self.pending.clear();
+    }
+
+    /// Makes the state a worker's last group of an earlier launch left the start state of
+    /// group `lo..hi` of the launch `ls` describes: [`GroupState::restart`], and what
+    /// belonged to the earlier launch (its sites, shadows, local allocations, shared
+    /// `touched` entries, word cursor) replaced. A loop of small launches then builds no
+    /// state per launch.
+    pub(crate) fn relaunch(&mut self, lo: u64, hi: u64, ls: &LaunchState, local: bool) {
+        self.launch_lo = ls.lo;
+        self.launch_hi = ls.hi;
+        self.races_off = ls.races_off;
+        let sizes = ls.local_allocs.iter().map(|l| l.size as usize);
+        match local {
+            true if self.local.len() == ls.local_allocs.len() => self
+                .local
+                .iter_mut()
+                .zip(sizes)
+                .for_each(|(r, n)| r.resize(n)),
+            true => self.local = sizes.map(LocalRecords::new).collect(),
+            false => self.local.clear(),
+        }
+        self.shadows.clone_from(&ls.shadows);
+        self.sites.clear();
+        self.touched_by_many.clear();
+        // Points into a shadow page of the earlier launch, which may be gone.
+        self.word_cursor = WordCursor::default();
+        self.last_word_site = None;
+        self.restart(lo, hi);
     }
 
     /// The running async copy touched `a`'s bytes (adjacent ranges merge).

@@ -81,11 +81,11 @@ impl Session {
         for a in &accesses {
             let bound = args
                 .iter()
-                .position(|b| b.alloc == Some(a.alloc) && b.name == a.param);
+                .position(|b| b.alloc == Some(a.alloc) && *b.name == *a.param);
             param.push(bound.unwrap_or_else(|| {
                 args.push(ArgBinding {
                     index: args.len() as u32,
-                    name: a.param.to_string(),
+                    name: a.param.into(),
                     space: AddressSpace::Global,
                     alloc: Some(a.alloc),
                     view_offset: 0,

@@ -4,7 +4,7 @@
 
 use crate::checks::access_rules::AccessRules;
 use crate::checks::races::PendingRead;
-use crate::group::{GroupState, SiteMap, TouchedSet, NO_INST, RECENT_SITES};
+use crate::group::{GroupState, SiteMap, TouchedMap, TouchedSet, NO_INST, RECENT_SITES};
 use crate::local::LocalRecords;
 use crate::mar::{self, Me, Op, Scope};
 use crate::pairs::Pass;
@@ -21,7 +21,6 @@ use shadowcl_interpreter::{
     GroupInfo, GroupWait, InstId, LaneAccesses, LaunchInfo, LocalAlloc, Observer, Release,
     WorkItem,
 };
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -140,6 +139,10 @@ impl LaunchState {
     }
 }
 
+/// Group states kept between launches ([`Session::spare_groups`]): one per worker of a
+/// device's pool, with room to spare.
+const SPARE_GROUPS: usize = 64;
+
 /// The first group that made an access (allocation, instruction, kind), and whether another
 /// group made it too.
 pub(crate) type TouchedBy = ([u32; 3], bool);
@@ -153,13 +156,13 @@ pub struct LaunchChecker<'a> {
     pub(crate) alignments: Alignments<'a>,
     pub(crate) order: &'a dyn LaunchOrder,
     pub(crate) id: u64,
-    pub(crate) schedule: String,
+    pub(crate) schedule: Arc<str>,
     pub(crate) checks: Checks,
     pub(crate) st: OnceLock<LaunchState>,
-    pub(crate) sites: Mutex<HashMap<InstId, u16>>,
+    pub(crate) sites: Mutex<SiteMap>,
     /// Each (allocation, instruction, kind) of this launch's accesses, with the first group
     /// that made it and whether another group did too (see [`Touched`]).
-    pub(crate) touched: Mutex<HashMap<(AllocId, InstId, Op), TouchedBy>>,
+    pub(crate) touched: Mutex<TouchedMap>,
     pub(crate) raw: Mutex<RawSet>,
     /// Reads the groups kept for the launch's end, and how many were kept (see
     /// [`PendingRead`]).
@@ -529,7 +532,7 @@ impl LaunchChecker<'_> {
                 };
                 let name = kernel_side
                     .and_then(|w| bound_arg(&w.args, a, off))
-                    .map(|b| b.name.clone());
+                    .map(|b| b.name.to_string());
                 (name.or(name_and_index(ls, a, off).0), None)
             }
             (Some(a), Some(off)) => name_and_index(ls, a, off),
@@ -655,10 +658,10 @@ pub(crate) fn name_and_index(
             // A `__local` struct (or scalar) variable is one object: its byte says where, an
             // element index would always be 0.
             Some(l) if l.arg_index.is_none() && u64::from(l.elem_size) >= l.size => {
-                (Some(l.name.clone()), None)
+                (Some(l.name.to_string()), None)
             }
             Some(l) => (
-                Some(l.name.clone()),
+                Some(l.name.to_string()),
                 Some(off.div_euclid(l.elem_size.max(1) as i64)),
             ),
             None => (Some(format!("local#{slot}")), None),
@@ -666,7 +669,7 @@ pub(crate) fn name_and_index(
     }
     match bound_arg(&ls.args, alloc, off) {
         Some(a) => (
-            Some(a.name.clone()),
+            Some(a.name.to_string()),
             Some((off - a.view_offset as i64).div_euclid(a.elem_size.max(1) as i64)),
         ),
         None => (Some(format!("buffer#{}", alloc.0)), None),
@@ -695,7 +698,7 @@ impl Observer for LaunchChecker<'_> {
     fn launch_start(&self, info: &LaunchInfo<'_>) {
         let geometry = Geometry::from_info(info);
         let total = geometry.total_items();
-        let kernel: Arc<str> = Arc::from(info.kernel);
+        let kernel = self.session.name(info.kernel);
         let (lo, hi, overlapping) = {
             let mut st = self.session.state.lock();
             let order = self.order;
@@ -780,7 +783,7 @@ impl Observer for LaunchChecker<'_> {
             if !self.host {
                 st.launches.push(LaunchSummary {
                     id: self.id,
-                    kernel: info.kernel.to_string(),
+                    kernel: kernel.clone(),
                     global_size: info.global_size,
                     local_size: info.local_size,
                     global_offset: info.global_offset,
@@ -831,12 +834,19 @@ impl Observer for LaunchChecker<'_> {
             previous.restart(lo, hi);
             return previous;
         }
+        // Local records are needed only by the access checks.
+        let local = self.checks.races || self.checks.benign || self.checks.uninit;
+        if let Some(ls) = ls {
+            if let Some(mut spare) = self.session.spare_groups.lock().pop() {
+                spare.relaunch(lo, hi, ls, local);
+                return spare;
+            }
+        }
         let (launch_lo, launch_hi, local, shadows) = match ls {
             Some(ls) => (
                 ls.lo,
                 ls.hi,
-                // Local records are needed only by the access checks.
-                if self.checks.races || self.checks.benign || self.checks.uninit {
+                if local {
                     ls.local_allocs
                         .iter()
                         .map(|l| LocalRecords::new(l.size as usize))
@@ -879,6 +889,16 @@ impl Observer for LaunchChecker<'_> {
             quiet: Default::default(),
             pending: Vec::new(),
         })
+    }
+
+    /// Keeps the state a worker's last group left for the next launch's first group
+    /// ([`GroupState::relaunch`]), as many as there are workers.
+    fn worker_done(&self, kept: Option<Box<GroupState>>) {
+        let Some(state) = kept else { return };
+        let mut spares = self.session.spare_groups.lock();
+        if spares.len() < SPARE_GROUPS {
+            spares.push(state);
+        }
     }
 
     fn wants_definedness(&self) -> bool {

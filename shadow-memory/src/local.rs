@@ -69,7 +69,21 @@ impl LocalRecords {
     /// Every byte back to "never accessed" (a new group). Byte records of split words are
     /// not cleared: a later split overwrites them.
     pub(crate) fn reset(&mut self) {
-        self.words.fill(0);
+        // A variable the kernel does not use has no words: no call into `memset` for it
+        // (every group of every launch restarts its state).
+        if !self.words.is_empty() {
+            self.words.fill(0);
+        }
+    }
+
+    /// Records of a `len`-byte allocation, every byte "never accessed" (a new launch's
+    /// group), in the allocations these records have when they fit.
+    pub(crate) fn resize(&mut self, len: usize) {
+        if len == self.len {
+            self.reset();
+        } else {
+            *self = LocalRecords::new(len);
+        }
     }
 
     /// The word indices of bytes `start..start + n`, when they are whole words inside the

@@ -557,7 +557,7 @@ impl Session {
         id: u64,
         order: &dyn LaunchOrder,
     ) -> Result<LaunchStats, ExecError> {
-        let describe = schedule.describe();
+        let describe = self.schedule_name(schedule);
         if !self.checks().any() {
             // Nothing to check (a session kept for its report files): the unobserved
             // executor, at checks-off speed; the report still lists the launch.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
 use shadowcl_interpreter::{AddressSpace, SourceLoc};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 pub use crate::mar::Scope;
 
@@ -487,11 +488,12 @@ impl Finding {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchSummary {
     pub id: u64,
-    pub kernel: String,
+    /// Shared with every launch of the kernel (a program launches few kernels many times).
+    pub kernel: Arc<str>,
     pub global_size: [u64; 3],
     pub local_size: [u64; 3],
     pub global_offset: [u64; 3],
-    pub schedule: String,
+    pub schedule: Arc<str>,
 }
 
 /// Everything found so far: the JSON report (DESIGN.md "Contracts"), which also names the

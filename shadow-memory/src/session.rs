@@ -1,6 +1,7 @@
 //! The process-wide [`Session`]: buffer shadows, the window of launches whose records may
 //! still race, the findings, and the text/JSON/SARIF outputs.
 
+use crate::group::GroupState;
 use crate::launch::{Geometry, LaunchChecker};
 use crate::mar::Op;
 use crate::raw::RawSet;
@@ -10,7 +11,8 @@ use crate::sources::SourceMap;
 use crate::{default_shadow_limit, Checks, Config};
 use parking_lot::{Mutex, RwLock};
 use shadowcl_interpreter::{
-    AddressSpace, Alignments, AllocId, ArgBinding, ArgValue, InstId, Launch, Program, SourceLoc,
+    AddressSpace, Alignments, AllocId, ArgBinding, ArgValue, InstId, Launch, Program, Schedule,
+    SourceLoc,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::AtomicBool;
@@ -206,7 +208,24 @@ pub struct Session {
     written: Mutex<Option<(std::time::Instant, usize, usize)>>,
     /// Copies of launch inputs kept for the next launch's pair pass (`pairs`).
     pub(crate) spares: Mutex<Vec<Arc<shadowcl_interpreter::Buffer>>>,
+    /// Kernel names and schedule descriptions, which every launch repeats (see
+    /// [`Session::name`]).
+    names: Mutex<Names>,
+    /// The states the workers' last groups left at the end of their launches, for the
+    /// first groups of the next launch (`LaunchChecker::worker_done`).
+    pub(crate) spare_groups: Mutex<Vec<Box<GroupState>>>,
 }
+
+/// Shared copies of the strings each launch's checker and report entry hold: a loop of
+/// small launches neither formats its schedule nor copies its kernel's name per launch.
+#[derive(Default)]
+struct Names {
+    strings: HashSet<Arc<str>>,
+    schedules: Vec<(Schedule, Arc<str>)>,
+}
+
+/// Distinct strings [`Names`] keeps (beyond them, each launch has its own copy).
+const NAMES_CAP: usize = 4096;
 
 impl Session {
     pub fn new(config: Config) -> Session {
@@ -225,6 +244,8 @@ impl Session {
             views: RwLock::new(HashMap::new()),
             written: Mutex::new(None),
             spares: Mutex::new(Vec::new()),
+            names: Mutex::default(),
+            spare_groups: Mutex::default(),
             state: Mutex::new(State {
                 next_item: 1,
                 window: VecDeque::new(),
@@ -361,6 +382,32 @@ impl Session {
         st.sites.truncate(1);
     }
 
+    /// `s`, shared with every earlier and later launch that names it.
+    pub(crate) fn name(&self, s: &str) -> Arc<str> {
+        let mut names = self.names.lock();
+        if let Some(n) = names.strings.get(s) {
+            return n.clone();
+        }
+        let n: Arc<str> = Arc::from(s);
+        if names.strings.len() < NAMES_CAP {
+            names.strings.insert(n.clone());
+        }
+        n
+    }
+
+    /// `schedule.describe()`, formatted once per schedule.
+    pub(crate) fn schedule_name(&self, schedule: &Schedule) -> Arc<str> {
+        let mut names = self.names.lock();
+        if let Some((_, n)) = names.schedules.iter().find(|(s, _)| s == schedule) {
+            return n.clone();
+        }
+        let n: Arc<str> = Arc::from(schedule.describe());
+        if names.schedules.len() < NAMES_CAP {
+            names.schedules.push((schedule.clone(), n.clone()));
+        }
+        n
+    }
+
     /// Starts checking one launch. `order` tells which earlier launches happen before it:
     /// their records no longer count against this launch's accesses, while those of launches
     /// that may overlap it (out-of-order queue, other queues without events between them) do,
@@ -379,11 +426,11 @@ impl Session {
             alignments: program.alignments(),
             order,
             id: launch_id,
-            schedule: schedule.to_string(),
+            schedule: self.name(schedule),
             checks: self.config.checks,
             st: OnceLock::new(),
-            sites: Mutex::new(HashMap::new()),
-            touched: Mutex::new(HashMap::new()),
+            sites: Mutex::default(),
+            touched: Mutex::default(),
             raw: Mutex::new(RawSet::default()),
             pending: Mutex::new(Vec::new()),
             pending_count: Default::default(),
@@ -489,10 +536,11 @@ impl Session {
     }
 
     /// A launch ran with every check off: listed in the report like a checked one.
-    pub(crate) fn unobserved_launch(&self, id: u64, launch: &Launch, schedule: String) {
+    pub(crate) fn unobserved_launch(&self, id: u64, launch: &Launch, schedule: Arc<str>) {
+        let kernel = self.name(&launch.kernel);
         self.state.lock().launches.push(LaunchSummary {
             id,
-            kernel: launch.kernel.clone(),
+            kernel,
             global_size: launch.global_size,
             local_size: launch.local_size,
             global_offset: launch.global_offset,

@@ -16,7 +16,7 @@ const BUF: AllocId = AllocId(2000);
 fn binding(index: u32, view_offset: u64, view_size: u64) -> ArgBinding {
     ArgBinding {
         index,
-        name: format!("arg{index}"),
+        name: format!("arg{index}").into(),
         space: AddressSpace::Global,
         alloc: Some(BUF),
         view_offset,

@@ -1764,3 +1764,78 @@ fn quiet_reads_end_with_their_group() {
     c.group_end(next);
     c.launch_end();
 }
+
+#[test]
+fn a_group_state_kept_from_a_launch_serves_the_next_launch_as_a_new_one() {
+    let s = session(Checks::default());
+    // Launch 0: item 0 writes local word 8 and global `out` word 4; its worker gives the
+    // group's state back for the next launch.
+    let r = launch(&s, 0, false, |c| {
+        let mut g = group(c, 0);
+        write(c, &mut g, Local, AllocId::local(0), 8, wi(0, 0), 10);
+        write(c, &mut g, Global, OUT, 4, wi(0, 0), 10);
+        let kept = c.group_end_keep(g);
+        assert!(kept.is_some());
+        c.worker_done(kept);
+    });
+    assert!(r.findings.is_empty());
+    // Launch 1, after it: its first group takes that state. Launch 0's local records are
+    // gone (another item's read of word 8 is no race, but a read of memory this group never
+    // wrote), its global one is an earlier launch's (no race); the same instruction's race
+    // is this launch's.
+    // Another program: its instruction 10 is at line 110 (the kept state's sites are gone).
+    let moved = |inst: InstId| loc(InstId(inst.0 + 100));
+    let c = s.launch(
+        &moved,
+        1,
+        "wg=in-order,wi=in-order,q=0,seed=0,serial",
+        &Sequential,
+    );
+    // Its local variable is twice as large: the race is past the kept records' end.
+    let (a, mut l) = (args(), locals());
+    l[0].size = 128;
+    c.launch_start(&LaunchInfo {
+        kernel: "k",
+        work_dim: 1,
+        global_offset: [0; 3],
+        global_size: [(LOCAL * GROUPS) as u64, 1, 1],
+        local_size: [LOCAL as u64, 1, 1],
+        num_groups: [GROUPS as u64, 1, 1],
+        args: &a,
+        local_allocs: &l,
+    });
+    {
+        let mut g = group(&c, 0);
+        let c = &c;
+        read(c, &mut g, Local, AllocId::local(0), 8, wi(0, 1), 11);
+        read(c, &mut g, Global, OUT, 4, wi(0, 1), 11);
+        write(c, &mut g, Local, AllocId::local(0), 96, wi(0, 0), 10);
+        read(c, &mut g, Local, AllocId::local(0), 96, wi(0, 1), 11);
+        c.group_end(g);
+    }
+    c.launch_end();
+    let r = s.report();
+    assert_eq!(
+        kinds(&r),
+        [
+            (
+                FindingKind::DataRace,
+                Some(RaceKind::ReadWrite),
+                Some(Scope::IntraGroup)
+            ),
+            (FindingKind::UninitializedRead, None, None)
+        ]
+    );
+    let uninit = &r.findings[1];
+    assert_eq!(
+        (uninit.buffer.as_deref(), uninit.offset),
+        (Some("tile"), Some(8))
+    );
+    let f = &r.findings[0];
+    assert_eq!((f.buffer.as_deref(), f.offset), (Some("tile"), Some(96)));
+    let first = f.first.as_ref().unwrap();
+    assert_eq!(
+        (first.launch, first.location.as_ref().map(|l| l.line)),
+        (1, Some(110))
+    );
+}

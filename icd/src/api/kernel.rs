@@ -253,7 +253,7 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
             CL_KERNEL_ARG_TYPE_NAME => v(&a.type_name),
             CL_KERNEL_ARG_TYPE_QUALIFIER => v(&a.type_qualifier),
             CL_KERNEL_ARG_NAME if a.name.is_empty() => Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE),
-            CL_KERNEL_ARG_NAME => v(&a.name),
+            CL_KERNEL_ARG_NAME => v(&*a.name),
             _ => Err(CL_INVALID_VALUE),
         };
         write_info(answer, param_value_size, param_value, param_value_size_ret)

@@ -128,7 +128,7 @@ fn bind_args(q: &Ref<Queue>, k: &Ref<Kernel>) -> Result<BoundArgs, cl_int> {
     let mut keep = Vec::new();
     for (index, a) in set.into_iter().enumerate() {
         let a = a.ok_or(CL_INVALID_KERNEL_ARGS)?;
-        let arg_name = || k.info.args.get(index).map_or("?", |a| a.name.as_str());
+        let arg_name = || k.info.args.get(index).map_or("?", |a| &*a.name);
         let a = match a {
             ArgSet::Mem(Some(weak)) => {
                 let Some(m) = weak.upgrade() else {

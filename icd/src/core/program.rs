@@ -59,7 +59,7 @@ pub fn apply_arg_meta(info: &mut shadowcl_interpreter::KernelInfo, meta: Option<
     }
     for (a, m) in info.args.iter_mut().zip(args) {
         if !m.name.is_empty() {
-            a.name = m.name.clone();
+            a.name = m.name.as_str().into();
         }
         if !m.type_name.is_empty() {
             a.type_name = m.type_name.clone();

@@ -156,6 +156,7 @@ pub(super) fn run_group<O: Observer>(
         wis,
         locals,
         order,
+        ops,
     } = scratch;
     let mut result = Ok(());
     // Where the group's unfinished items were when a watchdog stopped lockstep.
@@ -175,6 +176,7 @@ pub(super) fn run_group<O: Observer>(
                 order,
                 &mut g.rng,
                 lanes,
+                ops,
                 &mut at,
                 &mut g.executed,
             ) {

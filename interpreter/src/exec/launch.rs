@@ -770,6 +770,8 @@ fn run_groups<O: Observer>(
             }))
             .unwrap_or_else(|_| {
                 scratch = Scratch::default();
+                // Nor is the observer's state of a group that panicked reused.
+                carry.obs = None;
                 GroupEnd::Ended(Err(ExecError::Aborted(format!(
                     "internal interpreter error in work-group {g}"
                 ))))
@@ -794,6 +796,7 @@ fn run_groups<O: Observer>(
         }
         done.fetch_add(ended, Ordering::Relaxed);
         scratch.keep();
+        lx.obs.worker_done(carry.obs.take());
         // The launch is over for this worker: its count only has to be complete.
         lx.instructions
             .fetch_add(carry.unflushed, Ordering::Relaxed);

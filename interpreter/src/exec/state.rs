@@ -123,6 +123,8 @@ pub(super) struct Scratch {
     pub(super) wis: Vec<WorkItem>,
     pub(super) locals: Vec<LocalMem>,
     pub(super) order: Vec<usize>,
+    /// Lockstep operations' per-lane scratch (offsets, values, previous values).
+    pub(super) ops: Vec<u64>,
 }
 
 impl Scratch {
@@ -155,7 +157,8 @@ impl Scratch {
             + self.pool.capacity() * std::mem::size_of::<Item>()
             + self.lanes.capacity() * 8
             + self.wis.capacity() * std::mem::size_of::<WorkItem>()
-            + self.order.capacity() * 8;
+            + self.order.capacity() * 8
+            + self.ops.capacity() * 8;
         if bytes <= Self::KEEP {
             KEPT.with(|k| k.set(Some(self)));
         }

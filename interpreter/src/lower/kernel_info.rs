@@ -107,7 +107,7 @@ pub(super) fn kernel_info(
         qual |= dq;
         let is_sampler = matches!(t.k, TyK::Opaque("sampler_t"));
         args.push(KernelArg {
-            name: pname,
+            name: pname.into(),
             type_name,
             address,
             access: image_access(md, pty),

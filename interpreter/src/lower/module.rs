@@ -259,11 +259,7 @@ fn module_variable(md: &mut Mod, inst: &Instruction, id: Word) -> R<()> {
             let size = md.ty(pointee)?.size;
             let k = md.code.local_vars.len() as u32;
             md.code.local_vars.push(ModVar {
-                name: name
-                    .rsplit('.')
-                    .next()
-                    .map(str::to_string)
-                    .unwrap_or_default(),
+                name: name.rsplit('.').next().unwrap_or_default().into(),
                 size,
                 elem_size,
                 init: vec![],
@@ -308,7 +304,7 @@ fn add_const_var(
     let elem_size = element_size(md, pointee)?;
     let k = md.code.const_vars.len() as u32;
     md.code.const_vars.push(ModVar {
-        name,
+        name: name.into(),
         size: init.len() as u64,
         elem_size,
         init,

@@ -189,11 +189,11 @@ impl Observer for Recorder {
     fn launch_start(&self, l: &LaunchInfo<'_>) {
         self.push(Ev::LaunchStart {
             kernel: l.kernel.into(),
-            args: l.args.iter().map(|a| a.name.clone()).collect(),
+            args: l.args.iter().map(|a| a.name.to_string()).collect(),
             locals: l
                 .local_allocs
                 .iter()
-                .map(|a| (a.name.clone(), a.size))
+                .map(|a| (a.name.to_string(), a.size))
                 .collect(),
         });
     }

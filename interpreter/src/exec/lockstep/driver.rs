@@ -153,6 +153,7 @@ pub(in crate::exec) fn run<O: Observer>(
     order: &mut [usize],
     rng: &mut Rng,
     regs_vec: &mut Vec<u64>,
+    scratch: &mut Vec<u64>,
     at: &mut Pos,
     executed: &mut u64,
 ) -> LsStop {
@@ -166,7 +167,7 @@ pub(in crate::exec) fn run<O: Observer>(
         regs_vec,
         pos: at,
         nomem: Priv::default(),
-        scratch: vec![],
+        scratch,
         idle: 0,
     };
     let mut st = Lanes::default();

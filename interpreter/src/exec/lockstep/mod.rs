@@ -150,7 +150,9 @@ struct Ls<'r, 'l, 'a, O: Observer> {
     pos: &'r mut Pos,
     /// Private memory stays empty in lockstep (allocations hand over to the per-item path).
     nomem: Priv,
-    scratch: Vec<u64>,
+    /// The operations' scratch (see `memory::scratch`), the worker's: kept from group to
+    /// group and launch to launch.
+    scratch: &'r mut Vec<u64>,
     /// Jumps since a lane last reached a barrier or its end (fair scheduling: see
     /// `driver::at_jump`).
     idle: u64,
@@ -240,7 +242,7 @@ impl<'c, 'a, O: Observer> Cx<'c, 'a, O> {
             order: &*ls.order,
             regs: &mut ls.regs_vec[..],
             nomem: &mut ls.nomem,
-            scratch: &mut ls.scratch,
+            scratch: &mut *ls.scratch,
             n: ls.wis.len(),
             base: ls.pos.base,
             func: ls.pos.func,
