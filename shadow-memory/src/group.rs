@@ -68,6 +68,8 @@ pub struct GroupState {
     /// Reads kept for the launch's end (see [`PendingRead`]), handed to the launch when
     /// the group ends.
     pub(crate) pending: Vec<PendingRead>,
+    /// Reads this state may still keep for its launch (reserved from the launch's count).
+    pub(crate) pending_quota: usize,
 }
 
 /// An `async_work_group_copy` the group has not waited for yet.
@@ -213,6 +215,8 @@ impl GroupState {
         // Points into a shadow page of the earlier launch, which may be gone.
         self.word_cursor = WordCursor::default();
         self.last_word_site = None;
+        // Reserved from the earlier launch's count.
+        self.pending_quota = 0;
         self.restart(lo, hi);
     }
 

@@ -166,7 +166,7 @@ pub struct LaunchChecker<'a> {
     pub(crate) raw: Mutex<RawSet>,
     /// Reads the groups kept for the launch's end, and how many were kept (see
     /// [`PendingRead`]).
-    pub(crate) pending: Mutex<Vec<PendingRead>>,
+    pub(crate) pending: Mutex<Vec<Vec<PendingRead>>>,
     pub(crate) pending_count: AtomicUsize,
     pub(crate) finished: AtomicBool,
     /// Whether this run takes part in naming racing pairs (`pairs`).
@@ -888,6 +888,7 @@ impl Observer for LaunchChecker<'_> {
             last_word_site: None,
             quiet: Default::default(),
             pending: Vec::new(),
+            pending_quota: 0,
         })
     }
 
@@ -996,7 +997,8 @@ impl Observer for LaunchChecker<'_> {
         self.end_copies(&mut g);
         self.pass_group_end(&mut g);
         if !g.pending.is_empty() {
-            self.pending.lock().append(&mut g.pending);
+            // Moved, not copied: a group's list becomes one of the launch's.
+            self.pending.lock().push(std::mem::take(&mut g.pending));
         }
         if !g.raw.list.is_empty() {
             let mut all = self.raw.lock();

@@ -832,7 +832,10 @@ impl Shadow {
     /// Whether `keep` holds for the records of all of `offset..offset + len` (whole words),
     /// read without allocating a page or splitting a record: false where a byte has a
     /// record of its own (a byte page, a split word) or the range leaves the shadow. For a
-    /// check that leaves the records as they are where it holds.
+    /// check that leaves the records as they are where it holds. `keep` asks of a record's
+    /// item only whether it lies in a range (and anything of the rest): a block record's
+    /// consecutive words, whose items are consecutive and the rest equal, are asked at their
+    /// two ends only.
     #[inline(always)]
     pub fn words_all(&self, offset: u64, len: u64, keep: impl Fn(u64) -> bool) -> bool {
         if !offset.is_multiple_of(WORD) || len == 0 || !len.is_multiple_of(WORD) {
@@ -862,7 +865,10 @@ impl Shadow {
                 }) => match blocks.get(first / BLOCK_WORDS as usize) {
                     Some(b) => match b.load(Ordering::Acquire) {
                         SPLIT => w.get().is_some_and(words),
-                        b => (0..n as u64).all(|k| keep(block_word(b, (at % BLOCK) / WORD + k))),
+                        b => {
+                            let k = (at % BLOCK) / WORD;
+                            keep(block_word(b, k)) && keep(block_word(b, k + n as u64 - 1))
+                        }
                     },
                     None => false,
                 },
@@ -1190,6 +1196,39 @@ mod tests {
             PAGE / BLOCK * 8 + PAGE / WORD * 8,
             "block records, and word records for the split block's page"
         );
+    }
+
+    #[test]
+    fn words_all_of_a_block_record_asks_its_ends_as_every_word_would() {
+        // Block 1's words name items 17..33 (one record); block 0's are split into words.
+        let s = Shadow::new(PAGE, false, ShadowBudget::new(u64::MAX));
+        let item = |k: u64, _: u64| Some(1 << 50 | (17 + k));
+        assert!(by_words(&s, BLOCK, item).is_some());
+        assert!(s.word(4).is_some());
+        // Every range of whole words inside the two blocks, against a test of the item's
+        // range, answered as word by word.
+        for (lo, hi) in [
+            (0, u32::MAX),
+            (17, 33),
+            (18, 33),
+            (17, 32),
+            (20, 25),
+            (40, 50),
+        ] {
+            let keep = |r: u64| r != 0 && (lo..hi).contains(&mar::item_of(r));
+            for start in (0..2 * BLOCK).step_by(WORD as usize) {
+                for end in (start + WORD..=2 * BLOCK).step_by(WORD as usize) {
+                    let each = (start..end)
+                        .step_by(WORD as usize)
+                        .all(|o| s.whole_block_word(o).or(s.record(o)).is_some_and(keep));
+                    assert_eq!(
+                        s.words_all(start, end - start, keep),
+                        each,
+                        "{start}..{end} items {lo}..{hi}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

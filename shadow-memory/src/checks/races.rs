@@ -276,20 +276,28 @@ impl LaneSet {
 /// ([`mar::read_only_settled`]), and the block stays one record. Reads commute with reads,
 /// and a write of another launch or a host command that may overlap this one either finds
 /// the read the record names or is found by the kept read when it is made.
+/// Kept small (a stencil launch keeps tens of thousands): the rest of the read (its
+/// work-item, accessor and site) is made again from the launch's geometry when it is made.
 #[derive(Clone, Copy)]
 pub(crate) struct PendingRead {
-    at: AccessSite,
-    epoch: u8,
-    item: WorkItem,
-    inst: InstId,
     alloc: AllocId,
     offset: u64,
+    /// The group's linear index and the work-item's inside it.
+    group_linear: u64,
+    local_linear: u32,
+    inst: InstId,
+    /// Index of the allocation's shadow in `GroupState::shadows`.
+    shadow: u32,
+    epoch: u8,
     component: u8,
 }
 
 /// Most reads a launch keeps for its end (at most 10 MB of them); past it they are made at
 /// once.
 const PENDING_READS: usize = 1 << 16;
+/// Kept reads a group reserves of [`PENDING_READS`] at a time (`GroupState::pending_quota`).
+const PENDING_CHUNK: usize = 256;
+const _: () = assert!(PENDING_READS.is_multiple_of(PENDING_CHUNK));
 const _: () = assert!(PENDING_READS * std::mem::size_of::<PendingRead>() <= 10 << 20);
 
 /// What `LaunchChecker::word_access_site` keeps of a group's last word access, and what
@@ -384,6 +392,39 @@ impl QuietReads {
     /// The state starts another group: every entry is void.
     pub(crate) fn next_group(&mut self) {
         self.group = self.group.wrapping_add(1);
+    }
+}
+
+/// The last block a lockstep operation's lanes found settled as a whole, and the last they
+/// found not to be (see [`LaunchChecker::read_settles`]): the lanes that follow in a settled
+/// block need no look at the shadow (a row of lanes reads one block; settled records stay
+/// settled until the launch ends), those in the other ask only for their own words.
+#[derive(Default)]
+struct SettledBlock {
+    settled: Option<u64>,
+    not: Option<u64>,
+}
+
+impl SettledBlock {
+    /// [`LaunchChecker::read_settles`] of `offset..offset + len` (one lane's read), through
+    /// the last blocks looked at; the block of a lane's read inside one is looked at whole
+    /// first.
+    #[inline(always)]
+    fn read_settles(&mut self, shadow: &Shadow, offset: u64, len: u64, at: &AccessSite) -> bool {
+        let start = offset - offset % BLOCK;
+        let inside =
+            offset.is_multiple_of(4) && len.is_multiple_of(4) && offset % BLOCK + len <= BLOCK;
+        if inside && self.settled == Some(start) {
+            return true;
+        }
+        if inside && self.not != Some(start) {
+            if LaunchChecker::read_settles(shadow, start, BLOCK, at) {
+                self.settled = Some(start);
+                return true;
+            }
+            self.not = Some(start);
+        }
+        LaunchChecker::read_settles(shadow, offset, len, at)
     }
 }
 
@@ -554,30 +595,16 @@ impl LaunchChecker<'_> {
         g.quiet.add(a.inst, a.alloc, a.offset, upto);
     }
 
-    /// Whether every lane's read at `at` leaves its records as they are (as
-    /// [`LaunchChecker::read_settles`] says for each): the usual read of memory a launch
+    /// How many lanes, from the first in the order, read leaving their records as they are
+    /// (as [`LaunchChecker::read_settles`] says for each): the usual read of memory a launch
     /// never writes, after its first, finds its words' block a block of this launch's reads,
-    /// which one test answers for all its lanes.
-    fn lanes_settle(shadow: &Shadow, lanes: &LaneAccesses<'_>, at: &AccessSite) -> bool {
+    /// which one test answers for all its lanes. Those lanes need nothing more.
+    fn lanes_settle(shadow: &Shadow, lanes: &LaneAccesses<'_>, at: &AccessSite) -> usize {
+        let mut blocks = SettledBlock::default();
         let len = lanes.size as u64;
-        let inside =
-            |o: u64| o.is_multiple_of(4) && len.is_multiple_of(4) && o % BLOCK + len <= BLOCK;
-        // The start of the last block found settled as a whole.
-        let mut settled: Option<u64> = None;
-        for &l in lanes.order {
-            let o = lanes.offsets[l];
-            if settled == Some(o - o % BLOCK) && inside(o) {
-                continue;
-            }
-            // The lane's whole block (one record, or its words'), else the lane's words.
-            let start = o - o % BLOCK;
-            if inside(o) && Self::read_settles(shadow, start, BLOCK, at) {
-                settled = Some(start);
-            } else if !Self::read_settles(shadow, o, len, at) {
-                return false;
-            }
-        }
-        true
+        (lanes.order.iter())
+            .position(|&l| !blocks.read_settles(shadow, lanes.offsets[l], len, at))
+            .unwrap_or(lanes.order.len())
     }
 
     /// Whether a read at `at` of `offset..offset + len` leaves its records as they are
@@ -721,10 +748,12 @@ impl LaunchChecker<'_> {
         }
         let mut bytes = [[0u8; 8]; 2];
         let mut at = self.access_site(g, &lanes.lane(first, &mut bytes), end);
-        if at.read_only
-            && (self.launch_shadow(at.shadow, lanes.alloc))
-                .is_some_and(|s| Self::lanes_settle(s, lanes, &at))
-        {
+        // Lanes before `settled` in the order need nothing.
+        let settled = match self.launch_shadow(at.shadow, lanes.alloc) {
+            Some(s) if at.read_only => Self::lanes_settle(s, lanes, &at),
+            _ => 0,
+        };
+        if settled == lanes.order.len() {
             return;
         }
         // The lanes' records are far apart in memory from anything the executor touched:
@@ -750,7 +779,8 @@ impl LaunchChecker<'_> {
         let run_firsts = runs.shared_firsts();
         // Lanes before this one in the order were checked with a run.
         let mut run_end = 0;
-        for (k, &l) in lanes.order.iter().enumerate() {
+        let mut blocks = SettledBlock::default();
+        for (k, &l) in lanes.order.iter().enumerate().skip(settled) {
             if k < run_end || by_block.contains(l) {
                 continue;
             }
@@ -772,7 +802,7 @@ impl LaunchChecker<'_> {
             }
             let offset = lanes.offsets[l];
             if at.read_only
-                && shadow.is_some_and(|s| Self::read_settles(s, offset, lanes.size as u64, &at))
+                && shadow.is_some_and(|s| blocks.read_settles(s, offset, lanes.size as u64, &at))
             {
                 continue;
             }
@@ -823,19 +853,36 @@ impl LaunchChecker<'_> {
             Op::Read,
             false,
         );
-        if s.uninit || s.conflicts.any() {
+        // Made again at the end as the group's work-item would make it: with no copy in
+        // flight (the accessor then depends on nothing else of the group).
+        if s.uninit || s.conflicts.any() || !g.copies.is_empty() {
             return false;
         }
-        if self.pending_count.fetch_add(1, Ordering::Relaxed) >= PENDING_READS {
+        let Some(ls) = self.state() else {
             return false;
+        };
+        if g.pending_quota == 0 {
+            // Taken from the launch's count a chunk at a time: not one shared atomic
+            // operation per kept read.
+            if self
+                .pending_count
+                .fetch_add(PENDING_CHUNK, Ordering::Relaxed)
+                >= PENDING_READS
+            {
+                return false;
+            }
+            g.pending_quota = PENDING_CHUNK;
         }
+        g.pending_quota -= 1;
+        let item = &lanes.items[l];
         g.pending.push(PendingRead {
-            at: *at,
-            epoch,
-            item: lanes.items[l],
-            inst: lanes.inst,
             alloc: lanes.alloc,
             offset,
+            group_linear: (g.lo - ls.lo) / ls.geometry.stride(),
+            local_linear: item.local_linear,
+            inst: lanes.inst,
+            shadow: at.shadow as u32,
+            epoch,
             component: lanes.component,
         });
         true
@@ -849,20 +896,36 @@ impl LaunchChecker<'_> {
         let Some(ls) = self.state() else {
             return;
         };
+        // What `read_settles` asks of the accessor: only which launch it is in.
+        let end = |v: u64| v.min(u32::MAX as u64) as u32;
+        let launch = mar::Me {
+            item: 0,
+            group_lo: 0,
+            group_hi: 0,
+            launch_lo: end(ls.lo),
+            launch_hi: end(ls.hi),
+            actor: 0,
+            actor_since: None,
+        };
         let mut state: Option<Box<GroupState>> = None;
-        for p in pending {
-            let Some(shadow) = self.launch_shadow(p.at.shadow, p.alloc) else {
+        for p in pending.iter().flatten() {
+            let Some(shadow) = self.launch_shadow(p.shadow as usize, p.alloc) else {
                 continue;
             };
-            if Self::read_settles(shadow, p.offset, 4, &p.at) {
+            if shadow.words_all(p.offset, 4, |r| mar::read_only_settled(r, &launch)) {
                 continue;
             }
-            let [x, y, z] = p.item.group.map(u64::from);
-            let [nx, ny, _] = ls.geometry.num_groups;
+            let (global, local, group) = ls.geometry.ids(p.group_linear, p.local_linear as u64);
             let info = GroupInfo {
-                group: p.item.group,
-                group_linear: x + nx * (y + ny * z),
+                group,
+                group_linear: p.group_linear,
                 items: ls.geometry.group_items as u32,
+            };
+            let item = WorkItem {
+                global,
+                local,
+                group,
+                local_linear: p.local_linear,
             };
             let mut g = self.group_start_on(&info, state.take());
             g.epoch_global = p.epoch;
@@ -874,17 +937,18 @@ impl LaunchChecker<'_> {
                 kind: AccessKind::Read,
                 value: &[],
                 previous: &[],
-                item: &p.item,
+                item: &item,
                 inst: p.inst,
                 by_group: false,
                 copy: false,
                 undefined: 0,
                 component: p.component,
             };
+            let at = self.access_site(&mut g, &a, p.offset + 4);
             // Never a first run's: the pair pass names pairs of this launch's own
             // work-items, and a read of memory the launch never writes races with none.
             let want = self.wanted(&g);
-            self.check_at::<false>(&mut g, &a, &p.at, want);
+            self.check_at::<false>(&mut g, &a, &at, want);
             state = self.group_end_keep(g);
         }
     }
