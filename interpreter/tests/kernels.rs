@@ -757,6 +757,53 @@ fn lockstep_interleaves_one_instruction_at_a_time() {
     }
 }
 
+/// A diverged group whose lanes stand at two ops with effects takes its turns lane after lane
+/// in the schedule's order (quantum 1's interleaving); lanes next to each other in the order
+/// at one op take theirs as one lockstep operation, with the same effects in the same order.
+#[test]
+fn diverged_lanes_at_one_op_take_their_turn_together_in_order() {
+    let p = program(
+        "__kernel void k(__global int *a, __global int *b) {
+           int i = get_local_id(0);
+           if (i % 4 == 0) atomic_inc(&b[i]); else a[i] = i;
+         }",
+        "-O2",
+    );
+    let (a, b) = (buf_i32(&[0; 8]), buf_i32(&[0; 8]));
+    let l = launch("k", 1, [8, 1, 1], [8, 1, 1], vec![arg(&a), arg(&b)]);
+    for (wi_order, items) in [
+        (Order::InOrder, [0, 1, 2, 3, 4, 5, 6, 7]),
+        (Order::Reverse, [7, 6, 5, 4, 3, 2, 1, 0]),
+    ] {
+        let rec = Recorder::default();
+        let s = Schedule {
+            quantum: 1,
+            wi_order,
+            ..Schedule::default()
+        };
+        Device::new(1).run(&p, &l, &s, &rec).unwrap();
+        let acc: Vec<u32> = rec
+            .take()
+            .into_iter()
+            .filter_map(|e| match e {
+                Ev::Access {
+                    kind: AccessKind::Write | AccessKind::Atomic,
+                    local,
+                    ..
+                } => Some(local),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(acc, items, "{wi_order}");
+        // The stores: two runs of three lanes, not six lanes one by one.
+        let stores = rec.lane_ops.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(stores, 2, "{wi_order}");
+        assert_eq!(read_i32(&a), [0, 1, 2, 3, 0, 5, 6, 7]);
+        assert_eq!(read_i32(&b), [1, 0, 0, 0, 1, 0, 0, 0]);
+        b.overwrite_with(&buf_i32(&[0; 8])).unwrap();
+    }
+}
+
 /// Program-scope `global` variables (OpenCL C 2.0) are initialised from the module, written
 /// by kernels, and keep their values from one launch of the program to the next; their
 /// accesses are global-memory accesses named after the variable.

@@ -334,25 +334,36 @@ fn diverged<O: Observer>(
             .iter()
             .filter(|g| effectful(lx.code.ops.get(g.0)))
             .count();
-        st.turn.clear();
         if effects >= 2 {
-            // One lane at a time, in order: the exact round-robin interleaving.
+            // The exact round-robin interleaving: one lane after another, in order. Lanes
+            // next to each other in the order at the same op take their turns as one
+            // (the same effects, in the same order): a border column's lanes of a 2-D
+            // stencil group split the others into rows, not into single lanes.
+            let mut turn = std::mem::take(&mut st.turn);
+            turn.clear();
             let state = &st.state;
-            st.turn
-                .extend(ls.order.iter().copied().filter(|l| state[*l] == RUN));
+            turn.extend(ls.order.iter().copied().filter(|l| state[*l] == RUN));
+            let mut k = 0;
+            while k < turn.len() {
+                // The lanes after `k` have not moved yet this round.
+                let here = st.lpc[turn[k]];
+                let end = (k + 1..turn.len())
+                    .find(|&e| st.lpc[turn[e]] != here)
+                    .unwrap_or(turn.len());
+                if let Some(s) = step(ls, st, here, &turn[k..end], executed) {
+                    st.turn = turn;
+                    return Err(s);
+                }
+                k = end;
+            }
+            st.turn = turn;
+            continue;
         }
-        let singles = st.turn.len();
-        for k in 0..singles.max(ng) {
-            let stop = if singles > 0 {
-                let l = st.turn[k];
-                step(ls, st, st.lpc[l], &[l], executed)
-            } else {
-                // Taken out while the lanes move, so `st` can change; put back for reuse.
-                let lanes = std::mem::take(&mut st.groups[k].1);
-                let stop = step(ls, st, st.groups[k].0, &lanes, executed);
-                st.groups[k].1 = lanes;
-                stop
-            };
+        for k in 0..ng {
+            // Taken out while the lanes move, so `st` can change; put back for reuse.
+            let lanes = std::mem::take(&mut st.groups[k].1);
+            let stop = step(ls, st, st.groups[k].0, &lanes, executed);
+            st.groups[k].1 = lanes;
             if let Some(s) = stop {
                 return Err(s);
             }
