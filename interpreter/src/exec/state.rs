@@ -57,9 +57,16 @@ impl Priv {
         let n = n.min(8).min(u.len());
         // The flags (0 or 1 per byte) as one little-endian word; the multiply gathers byte
         // i's low bit into bit 56 + i (every other product lands below bit 56 or past 63).
-        let mut word = [0u8; 8];
-        word[..n].copy_from_slice(&u[..n]);
-        let flags = u64::from_le_bytes(word) & 0x0101_0101_0101_0101;
+        // Eight bytes read at once where there are eight (a copy of `n` bytes calls memcpy).
+        let word = match u.get(..8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            Some(w) => u64::from_le_bytes(w) & low_bytes(n),
+            None => {
+                let mut word = [0u8; 8];
+                word[..n].copy_from_slice(&u[..n]);
+                u64::from_le_bytes(word)
+            }
+        };
+        let flags = word & 0x0101_0101_0101_0101;
         (flags.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
     }
 
@@ -69,16 +76,34 @@ impl Priv {
     pub(super) fn define(&mut self, at: usize, n: usize, undefined: u8) {
         if let Some(u) = self.undefined.get_mut(at..) {
             let n = n.min(u.len());
-            let u = &mut u[..n];
             if undefined == 0 {
-                // The usual store: every byte defined.
-                u.fill(0);
+                // The usual store: every byte defined. Eight bytes at once where there are
+                // eight and the store is no wider (a fill of `n` bytes calls memset).
+                match u.get_mut(..8).filter(|_| n <= 8) {
+                    Some(w) => {
+                        let mut word = [0u8; 8];
+                        word.copy_from_slice(w);
+                        let kept = u64::from_le_bytes(word) & !low_bytes(n);
+                        w.copy_from_slice(&kept.to_le_bytes());
+                    }
+                    None => u[..n].fill(0),
+                }
                 return;
             }
+            let u = &mut u[..n];
             for (i, b) in u.iter_mut().enumerate() {
                 *b = (undefined >> i) & 1;
             }
         }
+    }
+}
+
+/// The low `n` bytes of a word (`n` ≤ 8) set.
+#[inline(always)]
+fn low_bytes(n: usize) -> u64 {
+    match n {
+        8.. => u64::MAX,
+        n => (1u64 << (8 * n)) - 1,
     }
 }
 
@@ -256,6 +281,25 @@ mod tests {
                             "{pattern:08b} at {at} n {n}"
                         );
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_store_defines_its_bytes_and_no_other() {
+        for len in [3usize, 8, 12, 20] {
+            for at in 0..=len + 1 {
+                for n in 0..=12 {
+                    let mut mem = Priv {
+                        undefined: vec![1; len],
+                        ..Priv::default()
+                    };
+                    mem.define(at, n, 0);
+                    let expect: Vec<u8> = (0..len)
+                        .map(|i| u8::from(!(at..at + n).contains(&i)))
+                        .collect();
+                    assert_eq!(mem.undefined, expect, "len {len} at {at} n {n}");
                 }
             }
         }
