@@ -257,10 +257,12 @@ fn observed_op<O: Observer>(
     };
     let mut buf = scratch(cx);
     let offsets = &mut buf[..cx.n];
-    let p0 = cx.get(p, first);
+    // The pointer's register of every lane, looked up once.
+    let ptrs = &cx.regs[(cx.base + p as usize) * cx.n..][..cx.n];
+    let p0 = ptrs[first];
     let (mut lo, mut hi, mut bits) = (p0, p0, 0);
     for &l in lanes {
-        let x = cx.get(p, l);
+        let x = ptrs[l];
         (lo, hi) = (lo.min(x), hi.max(x));
         offsets[l] = offset_of(x) as u64;
         bits |= offsets[l];
@@ -320,21 +322,31 @@ fn run_observed<O: Observer>(
     match (tag, kind) {
         (ptr::TAG_LOCAL, AccessKind::Read) => {
             let m = &cx.gx.locals[idx];
-            for &l in lanes {
-                let v = rd(m, offsets[l] as usize, w);
-                cx.regs[(cx.base + dv as usize) * n + l] = v;
+            let dst = &mut cx.regs[(cx.base + dv as usize) * n..][..n];
+            // The usual width outside the loop: `rd`'s match folds away inside it.
+            match w {
+                4 => lanes
+                    .iter()
+                    .for_each(|&l| dst[l] = rd(m, offsets[l] as usize, 4)),
+                w => lanes
+                    .iter()
+                    .for_each(|&l| dst[l] = rd(m, offsets[l] as usize, w)),
             }
         }
         (ptr::TAG_LOCAL, _) => {
             let m = &mut cx.gx.locals[idx];
-            for &l in lanes {
-                let (o, v) = (
-                    offsets[l] as usize,
-                    cx.regs[(cx.base + dv as usize) * n + l],
-                );
-                previous[l] = if want_previous { rd(m, o, w) } else { 0 };
-                values[l] = v;
-                wr(m, o, w, v);
+            let src = &cx.regs[(cx.base + dv as usize) * n..][..n];
+            let mut each = |w: usize| {
+                for &l in lanes {
+                    let (o, v) = (offsets[l] as usize, src[l]);
+                    previous[l] = if want_previous { rd(m, o, w) } else { 0 };
+                    values[l] = v;
+                    wr(m, o, w, v);
+                }
+            };
+            match w {
+                4 => each(4),
+                w => each(w),
             }
         }
         (_, AccessKind::Read) => {
