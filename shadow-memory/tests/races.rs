@@ -1792,18 +1792,9 @@ fn a_group_state_kept_from_a_launch_serves_the_next_launch_as_a_new_one() {
         &Sequential,
     );
     // Its local variable is twice as large: the race is past the kept records' end.
-    let (a, mut l) = (args(), locals());
+    let mut l = locals();
     l[0].size = 128;
-    c.launch_start(&LaunchInfo {
-        kernel: "k",
-        work_dim: 1,
-        global_offset: [0; 3],
-        global_size: [(LOCAL * GROUPS) as u64, 1, 1],
-        local_size: [LOCAL as u64, 1, 1],
-        num_groups: [GROUPS as u64, 1, 1],
-        args: &a,
-        local_allocs: &l,
-    });
+    start_with(&c, "k", &l);
     {
         let mut g = group(&c, 0);
         let c = &c;

@@ -81,7 +81,12 @@ pub fn one_group_launch<'a>(
 }
 
 pub fn start(c: &LaunchChecker<'_>, kernel: &str) {
-    let (a, l) = (args(), locals());
+    start_with(c, kernel, &locals());
+}
+
+/// [`start`] with local allocations `l`.
+pub fn start_with(c: &LaunchChecker<'_>, kernel: &str, l: &[LocalAlloc]) {
+    let a = args();
     c.launch_start(&LaunchInfo {
         kernel,
         work_dim: 1,
@@ -90,7 +95,7 @@ pub fn start(c: &LaunchChecker<'_>, kernel: &str) {
         local_size: [LOCAL as u64, 1, 1],
         num_groups: [GROUPS as u64, 1, 1],
         args: &a,
-        local_allocs: &l,
+        local_allocs: l,
     });
 }
 
