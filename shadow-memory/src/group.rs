@@ -220,6 +220,15 @@ impl GroupState {
         self.restart(lo, hi);
     }
 
+    /// Lets go of what the state holds of its launch while it waits for the next one
+    /// (`Session::spare_groups`): a buffer the application releases meanwhile must not
+    /// keep its shadow (and the budget it counts against) alive here.
+    pub(crate) fn park(&mut self) {
+        self.shadows.clear();
+        self.word_cursor = WordCursor::default();
+        self.last_word_site = None;
+    }
+
     /// The running async copy touched `a`'s bytes (adjacent ranges merge).
     pub(crate) fn add_copy_range(&mut self, a: &Access<'_>) {
         if let Some(c) = self.copies.last_mut() {

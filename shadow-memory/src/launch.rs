@@ -895,7 +895,8 @@ impl Observer for LaunchChecker<'_> {
     /// Keeps the state a worker's last group left for the next launch's first group
     /// ([`GroupState::relaunch`]), as many as there are workers.
     fn worker_done(&self, kept: Option<Box<GroupState>>) {
-        let Some(state) = kept else { return };
+        let Some(mut state) = kept else { return };
+        state.park();
         let mut spares = self.session.spare_groups.lock();
         if spares.len() < SPARE_GROUPS {
             spares.push(state);
