@@ -76,12 +76,11 @@ impl LocalRecords {
         }
     }
 
-    /// Records of a `len`-byte allocation, every byte "never accessed" (a new launch's
-    /// group), in the allocations these records have when they fit.
+    /// Records sized for a `len`-byte allocation (a new launch's group): these, kept as
+    /// they are, when the length is the same, since the caller resets them next
+    /// (`GroupState::relaunch` ends with `restart`); new ones otherwise.
     pub(crate) fn resize(&mut self, len: usize) {
-        if len == self.len {
-            self.reset();
-        } else {
+        if len != self.len {
             *self = LocalRecords::new(len);
         }
     }
