@@ -544,27 +544,34 @@ fn auto_runs_lockstep_where_the_items_agree() {
     assert!(ops_auto * 4 < ops_lockstep, "{ops_auto} vs {ops_lockstep}");
 }
 
-/// Under `Schedule::AUTO`, a kernel whose body allocates private memory (here a private
-/// array; at `-cl-opt-disable` every local variable) runs per item from the start, as
-/// run-to-barrier (lockstep would hand its groups over at their first ops anyway, and never
-/// take back items that hold private memory): the same accesses and results, none of them
-/// handed over as a whole operation. That it skips lockstep's set-up is for ci/bench
-/// (`priv_array`) to show; a kernel without private memory still runs in lockstep.
+/// A kernel with private memory (a private array; at `-cl-opt-disable` every local
+/// variable, and a callee's arrays freed at its return) runs in lockstep, each lane's
+/// allocations its own: the same results and accesses as per item, its global and local
+/// accesses handed over as whole operations. Under auto, the lanes of a loop whose trip count
+/// differs go per item and come back to lockstep at the barrier, private memory and all.
 #[test]
-fn auto_runs_a_kernel_with_private_memory_per_item_from_the_start() {
+fn a_kernel_with_private_memory_runs_in_lockstep() {
     let src = r#"
-        __kernel void k(__global const int *in, __global int *out) {
-            size_t i = get_global_id(0);
+        int pick(__global const int *in, size_t i) {
+            int b[4];
+            for (int j = 0; j < 4; j++) b[j] = in[(i * 3 + j) % 16];
+            return b[in[i] & 3];
+        }
+        __kernel void k(__global const int *in, __global int *out, __local int *t) {
+            size_t i = get_global_id(0), l = get_local_id(0);
             int a[8];
             for (int j = 0; j < 8; j++) a[j] = in[(i + j) % 16];
-            out[i] = a[in[i] & 7] + a[7 - (in[i] & 7)];
+            for (int j = 0; j < (int)(in[i] % 7); j++) a[j & 7] += j;
+            t[l] = a[in[i] & 7];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[i] = t[(l + 1) % get_local_size(0)] + a[7 - (in[i] & 7)] + pick(in, i);
         }"#;
     let input = buf_i32(&(0..16).map(|x| x * 5).collect::<Vec<_>>());
     let out = Buffer::new(64).unwrap();
     for opt in ["-O2", "-cl-opt-disable"] {
         let p = program(src, opt);
         let run_with = |quantum: u32| {
-            let args = vec![arg(&input), arg(&out)];
+            let args = vec![arg(&input), arg(&out), ArgValue::Local(32)];
             recorded(
                 &p,
                 &launch("k", 1, [16, 1, 1], [8, 1, 1], args),
@@ -573,27 +580,82 @@ fn auto_runs_a_kernel_with_private_memory_per_item_from_the_start() {
             )
         };
         let (out_items, by_item, _) = run_with(0);
+        let (out_lockstep, by_lockstep, ops_lockstep) = run_with(1);
         let (out_auto, by_auto, ops_auto) = run_with(Schedule::AUTO);
+        // Each item's array after the loops, and what it reads.
+        let v = |k: i32| k.rem_euclid(16) * 5;
+        let array = |k: i32| {
+            let mut a: Vec<i32> = (0..8).map(|j| v(k + j)).collect();
+            (0..v(k) % 7).for_each(|j| a[(j & 7) as usize] += j);
+            a
+        };
+        let expect: Vec<i32> = (0..16i32)
+            .map(|i| {
+                let next = i / 8 * 8 + (i % 8 + 1) % 8;
+                let t = array(next)[(v(next) & 7) as usize];
+                let b: Vec<i32> = (0..4).map(|j| v(i * 3 + j)).collect();
+                t + array(i)[(7 - (v(i) & 7)) as usize] + b[(v(i) & 3) as usize]
+            })
+            .collect();
+        let got: Vec<i32> = out_items.iter().map(|f| f.to_bits() as i32).collect();
+        assert_eq!(got, expect, "{opt}");
+        assert_eq!(out_lockstep, out_items, "{opt}");
         assert_eq!(out_auto, out_items, "{opt}");
+        assert_eq!(by_lockstep, by_item, "{opt}");
         assert_eq!(by_auto, by_item, "{opt}");
-        assert_eq!(ops_auto, 0, "{opt}: whole lockstep operations under auto");
+        // Per group: the 8 loads of `in` before the loops, and after the barrier `t` and
+        // `out`, at least, as whole operations.
+        assert!(ops_auto >= 2 * 10, "{opt}: {ops_auto}");
+        assert!(
+            ops_lockstep >= ops_auto,
+            "{opt}: {ops_lockstep} vs {ops_auto}"
+        );
     }
-    // Without the array, the same loads and the store run in lockstep.
-    let p = program(
-        r#"__kernel void k(__global const int *in, __global int *out) {
-               size_t i = get_global_id(0);
-               out[i] = in[i] + in[(i + 1) % 16];
-           }"#,
-        "-O2",
-    );
-    let args = vec![arg(&input), arg(&out)];
-    let (_, _, ops_auto) = recorded(
-        &p,
-        &launch("k", 1, [16, 1, 1], [8, 1, 1], args),
-        Schedule::AUTO,
-        &out,
-    );
-    assert_eq!(ops_auto, 2 * 3);
+}
+
+/// A struct argument passed by value is each work-item's private copy in lockstep too: a
+/// work-item's write to its copy reaches no other item, and the kernel's accesses are the
+/// per-item schedule's, handed over as whole operations.
+#[test]
+fn a_by_value_struct_argument_is_each_lanes_own_copy_in_lockstep() {
+    let src = r#"
+        typedef struct { char shift; int offset; float scale; } params;
+        __kernel void k(params p, __global const int *in, __global int *out) {
+            size_t i = get_global_id(0);
+            if (i % 3 == 0) p.offset += 1000;
+            out[i] = ((in[i] << p.shift) + p.offset) * (int)p.scale;
+        }"#;
+    let input = buf_i32(&(0..16).collect::<Vec<_>>());
+    let out = Buffer::new(64).unwrap();
+    // shift 3, offset -7, scale 2.0, padding after `shift`.
+    let mut bytes = vec![3u8, 0, 0, 0];
+    bytes.extend((-7i32).to_le_bytes());
+    bytes.extend(2.0f32.to_le_bytes());
+    for opt in ["-O2", "-cl-opt-disable"] {
+        let p = program(src, opt);
+        let run_with = |quantum: u32| {
+            let args = vec![ArgValue::Bytes(bytes.clone()), arg(&input), arg(&out)];
+            recorded(
+                &p,
+                &launch("k", 1, [16, 1, 1], [8, 1, 1], args),
+                quantum,
+                &out,
+            )
+        };
+        let (out_items, by_item, _) = run_with(0);
+        let expect: Vec<i32> = (0..16)
+            .map(|i| ((i << 3) - 7 + if i % 3 == 0 { 1000 } else { 0 }) * 2)
+            .collect();
+        let got: Vec<i32> = out_items.iter().map(|f| f.to_bits() as i32).collect();
+        assert_eq!(got, expect, "{opt}");
+        for quantum in [1, Schedule::AUTO] {
+            let (out_q, by_q, ops_q) = run_with(quantum);
+            assert_eq!(out_q, out_items, "{opt} quantum {quantum}");
+            assert_eq!(by_q, by_item, "{opt} quantum {quantum}");
+            // `in` and `out` of both groups at least (before the lanes part ways).
+            assert!(ops_q >= 2, "{opt} quantum {quantum}: {ops_q}");
+        }
+    }
 }
 
 /// Under `Schedule::AUTO`, work-groups of one work-item run per item: lockstep would have no

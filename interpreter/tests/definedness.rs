@@ -138,3 +138,43 @@ fn a_struct_copy_moves_its_padding_undefined() {
     ];
     assert_eq!(undefined, expect, "{seen:?}");
 }
+
+/// A group's work-items in lockstep each follow their own private bytes: every schedule
+/// sees the same reads of never-written elements (lane `i` wrote only `s[i]`).
+#[test]
+fn lockstep_lanes_follow_their_own_private_bytes() {
+    let src = r#"
+        __kernel void lanes(__global const uint *idx, __global float *out) {
+          size_t i = get_global_id(0);
+          float s[4];
+          s[idx[i]] = 1.0f;
+          for (int k = 0; k < 4; k++) out[i * 4 + k] = s[k];
+        }
+    "#;
+    for opt in ["-O0", "-O2"] {
+        let p = program(src, opt);
+        let idx = buf_bytes(&[0u32, 1, 2, 3].map(u32::to_le_bytes).concat());
+        let out = buf_f32(&[0.0; 16]);
+        let seen_under = |quantum: u32| {
+            let w = Watcher::new(true);
+            let s = Schedule {
+                quantum,
+                ..Schedule::default()
+            };
+            let l = launch("lanes", 1, [4, 1, 1], [4, 1, 1], vec![arg(&idx), arg(&out)]);
+            Device::new(1)
+                .run(&p, &l, &s, &w)
+                .unwrap_or_else(|e| panic!("run failed: {e}"));
+            let seen = w.seen.into_inner().unwrap();
+            let undefined_bytes: u32 = seen.iter().map(|s| s.undefined.count_ones()).sum();
+            let mut seen: Vec<String> = seen.iter().map(|s| format!("{s:?}")).collect();
+            seen.sort();
+            (seen, undefined_bytes)
+        };
+        let by_item = seen_under(0);
+        // Three never-written floats per item, read or copied out.
+        assert_eq!(by_item.1, 4 * 3 * 4, "{opt}: {:?}", by_item.0);
+        assert_eq!(seen_under(1), by_item, "{opt}: lockstep");
+        assert_eq!(seen_under(Schedule::AUTO), by_item, "{opt}: auto");
+    }
+}

@@ -7,9 +7,9 @@
 use super::access::{rd, Mx};
 use super::async_copy::{async_copy, async_wait};
 use super::ext::ext_inst;
-use super::state::{alloca, watch_alloca, PRIVATE_MEMORY_LIMIT};
+use super::state::alloca_op;
 use crate::alu::{self, mask};
-use crate::ir::{ptr, AtomicOp, Leaf, Op};
+use crate::ir::{AtomicOp, Leaf, Op};
 use crate::observer::Observer;
 
 /// The ops that are rare in hot loops (vectors, aggregates, conversions, private memory,
@@ -133,19 +133,7 @@ pub(super) fn run_cold<O: Observer>(
             align,
             d,
             watch,
-        } => {
-            let after = mx.mem.bytes.len() as u64 + size as u64 + align as u64;
-            if mx.mem.allocs.len() as u64 >= ptr::IDX_MASK || after > PRIVATE_MEMORY_LIMIT {
-                return Err(format!(
-                    "private memory of a work-item past {} MiB",
-                    PRIVATE_MEMORY_LIMIT >> 20
-                ));
-            }
-            r!(d) = alloca(mx.mem, size as usize, align as usize);
-            if watch && mx.lx.definedness {
-                watch_alloca(mx.mem);
-            }
-        }
+        } => r!(d) = alloca_op(mx.mem, size, align, watch && mx.lx.definedness)?,
         Op::CopyMem { d, s, size, carry } => {
             let (dv, sv) = (r!(d), r!(s));
             mx.copy(dv, sv, size as u64, carry, pc);

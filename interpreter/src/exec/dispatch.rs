@@ -542,7 +542,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                         func,
                         ret_d: d,
                         ret_n: ca.ret_n,
-                        mark: (mx.mem.allocs.len(), mx.mem.bytes.len()),
+                        mark: mx.mem.mark(),
                     });
                     func = f;
                     base = nb;
@@ -571,8 +571,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                         let n = (n.min(fr.ret_n)) as usize;
                         regs!().copy_within(s..s + n, fr.base as usize + fr.ret_d as usize);
                     }
-                    mx.mem.allocs.truncate(fr.mark.0);
-                    mx.mem.bytes.truncate(fr.mark.1);
+                    mx.mem.release(fr.mark);
                     if COUNTED {
                         count += unsafe { ip.offset_from(seg) } as u64;
                     }

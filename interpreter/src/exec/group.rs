@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use super::dispatch::run_turns;
 use super::launch::Lx;
 use super::lockstep;
-use super::state::{alloca, Gx, Item, LocalMem, Scratch};
+use super::state::{alloca, Gx, Item, LocalMem, Priv, Scratch};
 use crate::observer::{GroupInfo, InstId, Observer, Release, WorkItem};
 use crate::schedule::Order;
 use crate::ExecError;
@@ -135,11 +135,9 @@ pub(super) fn run_group<O: Observer>(
     scratch: &mut Scratch,
     carry: &mut Carry<O>,
 ) -> GroupEnd<O> {
-    let has_byval = lx.byval.iter().any(|b| b.is_some());
     // Quantum 1 is lockstep order: run it one op for all items at a time (exec/lockstep.rs);
-    // so does `Schedule::AUTO` where it can. By-value struct arguments need private memory,
-    // which only the per-item path has.
-    let lockstep_ok = lx.lockstep && !has_byval;
+    // so does `Schedule::AUTO` where it can.
+    let lockstep_ok = lx.lockstep;
     let mut g = match job {
         Job::Start(linear) => begin_group(lx, linear, scratch, lockstep_ok, carry.obs.take()),
         Job::Resume(s) => {
@@ -173,6 +171,7 @@ pub(super) fn run_group<O: Observer>(
                 lx,
                 &mut g.gx,
                 &wis[..n],
+                &mut pool[..n],
                 order,
                 &mut g.rng,
                 lanes,
@@ -315,6 +314,9 @@ fn begin_group<O: Observer>(
     if pool.len() < n {
         pool.resize_with(n, Item::default);
     }
+    for it in &mut pool[..n] {
+        it.mem.clear();
+    }
     identities(lx, &gx, n, wis);
     // Lockstep needs only the items' identities (`wis`); their per-item state is set up
     // when the group first hands over to the per-item executor.
@@ -328,6 +330,9 @@ fn begin_group<O: Observer>(
     ordered(order, lx.wi_order, &mut rng);
     let lockstep_at = lockstep_ok.then(|| {
         lockstep::init_regs(lx, lanes, n);
+        for (l, it) in pool[..n].iter_mut().enumerate() {
+            copy_byval(lx, &mut it.mem, |slot, p| lanes[slot * n + l] = p);
+        }
         lockstep::Pos {
             pc: lx.code.funcs[lx.kc.func as usize].entry as usize,
             base: 0,
@@ -494,8 +499,9 @@ fn identities<O: Observer>(lx: &Lx<O>, gx: &Gx<O>, n: usize, wis: &mut Vec<WorkI
 }
 
 /// Sets every item of `pool` (identities from `wis`) at the start of the per-item entry
-/// function: no frames, no private memory, no async copies seen. Registers are the
-/// caller's: [`init_item_regs`], or lockstep's scatter.
+/// function: no frames, no async copies seen. Registers are the caller's:
+/// [`init_item_regs`], or lockstep's scatter; private memory is [`begin_group`]'s (lockstep
+/// allocates in the items' own).
 fn prepare_items<O: Observer>(lx: &Lx<O>, pool: &mut [Item], wis: &[WorkItem]) {
     // Lockstep always starts in the kernel's own function; `lx.entry` only differs from it
     // under quantum 0, which never runs lockstep.
@@ -514,9 +520,6 @@ fn prepare_items<O: Observer>(lx: &Lx<O>, pool: &mut [Item], wis: &[WorkItem]) {
             st.async_seen.clear();
             st.async_seen.resize(n_async, 0);
         }
-        it.mem.bytes.clear();
-        it.mem.allocs.clear();
-        it.mem.undefined.clear();
     }
 }
 
@@ -524,7 +527,6 @@ fn prepare_items<O: Observer>(lx: &Lx<O>, pool: &mut [Item], wis: &[WorkItem]) {
 /// parameters' lanes, and a private copy of each by-value argument.
 fn init_item_regs<O: Observer>(lx: &Lx<O>, pool: &mut [Item]) {
     let func = &lx.code.funcs[lx.entry.func as usize];
-    let has_byval = lx.byval.iter().any(|b| b.is_some());
     for it in pool.iter_mut() {
         if it.regs.len() < func.frame as usize {
             it.regs.resize(func.frame as usize, 0);
@@ -537,15 +539,21 @@ fn init_item_regs<O: Observer>(lx: &Lx<O>, pool: &mut [Item]) {
         for &(slot, v) in &lx.entry.param_init {
             regs[slot as usize] = v;
         }
-        if has_byval {
-            for (k, &(slot, _)) in func.params.iter().enumerate() {
-                if let Some((bytes, align)) = &lx.byval[k] {
-                    let p = alloca(&mut it.mem, bytes.len(), *align as usize);
-                    let start = it.mem.allocs.last().map_or(0, |a| a.0);
-                    it.mem.bytes[start..start + bytes.len()].copy_from_slice(bytes);
-                    it.regs[slot as usize] = p;
-                }
-            }
+        copy_byval(lx, &mut it.mem, |slot, p| it.regs[slot] = p);
+    }
+}
+
+/// Copies each by-value argument into a work-item's private memory and calls `bind` with
+/// the parameter's slot and the copy's pointer (the same in every item: their allocations
+/// are alike).
+fn copy_byval<O: Observer>(lx: &Lx<O>, mem: &mut Priv, mut bind: impl FnMut(usize, u64)) {
+    let params = &lx.code.funcs[lx.entry.func as usize].params;
+    for (&(slot, _), byval) in params.iter().zip(&lx.byval) {
+        if let Some((bytes, align)) = byval {
+            let p = alloca(mem, bytes.len(), *align as usize);
+            let start = mem.allocs.last().map_or(0, |a| a.0);
+            mem.bytes[start..start + bytes.len()].copy_from_slice(bytes);
+            bind(slot as usize, p);
         }
     }
 }

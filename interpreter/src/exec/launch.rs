@@ -14,7 +14,7 @@ use super::group::{run_group, Carry, GroupEnd, Job, Suspended};
 use super::group_order::GroupOrder;
 use super::state::{Gx, Scratch};
 use super::Device;
-use crate::ir::{ptr, Builtin, Code, Func, KernelCode, Op, ParamKind};
+use crate::ir::{ptr, Builtin, Code, KernelCode, Op, ParamKind};
 use crate::memory::View;
 use crate::observer::{AddressSpace, ArgBinding, LaunchInfo, LocalAlloc, Observer, WorkItem};
 use crate::schedule::Order;
@@ -245,7 +245,7 @@ impl Device {
         // Under auto, what lockstep cannot run together runs per item from the start.
         let single_items = geo.local_size.iter().product::<u64>() == 1;
         let quantum = match schedule.quantum {
-            Schedule::AUTO if single_items || allocates_private(code, kc) => 0,
+            Schedule::AUTO if single_items => 0,
             q => q,
         };
         let entry = entry_of(code, kc, &param_init, quantum, &byval);
@@ -889,23 +889,6 @@ fn wrapper_call(code: &Code, kc: &KernelCode) -> Option<(u32, u32)> {
         (Some(&Op::Call { f, args, .. }), Some(&Op::Ret)) => Some((f, args)),
         _ => None,
     }
-}
-
-/// The function a kernel's work runs in: the body its entry wrapper calls, else its own.
-fn body_of<'c>(code: &'c Code, kc: &KernelCode) -> Option<&'c Func> {
-    let f = wrapper_call(code, kc).map_or(kc.func, |(f, _)| f);
-    code.funcs.get(f as usize)
-}
-
-/// Whether a kernel's body allocates private memory (a private array; at
-/// `-cl-opt-disable`, every local variable). Under [`Schedule::AUTO`] such a kernel runs
-/// per item from the start, as run-to-barrier: lockstep would set up every lane's registers,
-/// hand the group over at the body's first ops (its allocations, which SPIR-V puts in the
-/// first block) and never take back items that hold private memory.
-fn allocates_private(code: &Code, kc: &KernelCode) -> bool {
-    body_of(code, kc)
-        .and_then(|f| code.ops.get(f.entry as usize..f.end as usize))
-        .is_some_and(|ops| ops.iter().any(|op| matches!(op, Op::Alloca { .. })))
 }
 
 /// Whether some work-item's global id (offset + index) would not fit 64 bits.

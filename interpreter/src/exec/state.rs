@@ -1,6 +1,7 @@
 //! Work-group and work-item state: what a group, an item and a worker thread keep between
 //! instructions, and the memory a group or an item owns.
 
+use super::access::{in_range, rd, wr};
 use crate::ir::ptr;
 use crate::observer::{Observer, WorkItem};
 
@@ -48,6 +49,70 @@ pub(super) struct Priv {
 }
 
 impl Priv {
+    /// No allocations: a work-item's private memory at the kernel's start.
+    pub(super) fn clear(&mut self) {
+        self.bytes.clear();
+        self.allocs.clear();
+        self.undefined.clear();
+    }
+
+    /// Whether `other` holds the same allocations (lockstep's lanes share one call stack,
+    /// whose frames mark where each call's allocations start).
+    pub(super) fn same_layout(&self, other: &Priv) -> bool {
+        self.allocs == other.allocs && self.bytes.len() == other.bytes.len()
+    }
+
+    /// Where a call's allocations will start: [`Frame::mark`].
+    pub(super) fn mark(&self) -> (usize, usize) {
+        (self.allocs.len(), self.bytes.len())
+    }
+
+    /// Frees the allocations made since `mark` (a return).
+    pub(super) fn release(&mut self, mark: (usize, usize)) {
+        self.allocs.truncate(mark.0);
+        self.bytes.truncate(mark.1);
+    }
+
+    /// The `n` bytes at `p` when it points into one of these allocations and, with
+    /// `defined_only`, they were all written: the usual private load, inline. `None` sends
+    /// the load to [`Mx::load`](super::access::Mx) (another space, a fault, or undefined
+    /// bytes to report).
+    #[inline(always)]
+    pub(super) fn try_load(&self, p: u64, n: usize, defined_only: bool) -> Option<u64> {
+        let at = self.at(p, n)?;
+        if defined_only && self.undefined_mask(at, n) != 0 {
+            return None;
+        }
+        Some(rd(&self.bytes, at, n))
+    }
+
+    /// Stores the low `n` bytes of `v` at `p` when it points into one of these allocations
+    /// (defining them, with `definedness`); false, having stored nothing, when it does not
+    /// (as [`Priv::try_load`]).
+    #[inline(always)]
+    pub(super) fn try_store(&mut self, p: u64, n: usize, v: u64, definedness: bool) -> bool {
+        let Some(at) = self.at(p, n) else {
+            return false;
+        };
+        wr(&mut self.bytes, at, n, v);
+        if definedness {
+            self.define(at, n, 0);
+        }
+        true
+    }
+
+    /// Where the `n` bytes private pointer `p` points at start in `bytes`, if they lie in
+    /// one allocation.
+    #[inline(always)]
+    fn at(&self, p: u64, n: usize) -> Option<usize> {
+        let (tag, idx, off) = ptr::dec(p);
+        if tag != ptr::TAG_PRIVATE {
+            return None;
+        }
+        let &(start, len) = self.allocs.get(idx)?;
+        in_range(off, n, len as u64).then_some(start + off as usize)
+    }
+
     /// Bit `i`: byte `i` of the `n` at `at` is undefined (`n` ≤ 8).
     #[inline]
     pub(super) fn undefined_mask(&self, at: usize, n: usize) -> u8 {
@@ -248,6 +313,23 @@ pub(super) fn alloca(mem: &mut Priv, size: usize, align: usize) -> u64 {
     }
     mem.allocs.push((start, size));
     ptr::enc(ptr::TAG_PRIVATE, (mem.allocs.len() - 1) as u64, 0)
+}
+
+/// An `Alloca` op's allocation of `size` bytes: its pointer, or why the work-item may not
+/// have it. `watch`: its bytes count as never written (for the definedness check).
+pub(super) fn alloca_op(mem: &mut Priv, size: u32, align: u32, watch: bool) -> Result<u64, String> {
+    let after = mem.bytes.len() as u64 + size as u64 + align as u64;
+    if mem.allocs.len() as u64 >= ptr::IDX_MASK || after > PRIVATE_MEMORY_LIMIT {
+        return Err(format!(
+            "private memory of a work-item past {} MiB",
+            PRIVATE_MEMORY_LIMIT >> 20
+        ));
+    }
+    let p = alloca(mem, size as usize, align as usize);
+    if watch {
+        watch_alloca(mem);
+    }
+    Ok(p)
 }
 
 /// Marks the allocation `alloca` just made as never written (for the definedness check).

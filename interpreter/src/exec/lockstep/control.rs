@@ -89,7 +89,7 @@ pub(super) fn call<O: Observer>(
         func,
         ret_d: d,
         ret_n: ca.ret_n,
-        mark: (0, 0),
+        mark: ls.items.first().map_or((0, 0), |it| it.mem.mark()),
     });
     pos.func = f;
     pos.base = nb;
@@ -140,6 +140,9 @@ pub(super) fn ret<O: Observer>(
         let k = k.min(fr.ret_n) as usize;
         ls.regs_vec
             .copy_within(s..s + k * n, (fr.base as usize + fr.ret_d as usize) * n);
+    }
+    for it in ls.items.iter_mut() {
+        it.mem.release(fr.mark);
     }
     pos.base = fr.base as usize;
     pos.func = fr.func;

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use super::super::group::{Rng, FAIR_TURN_JUMPS};
 use super::super::launch::Lx;
-use super::super::state::{Gx, Priv};
+use super::super::state::{Gx, Item};
 use super::{effectful, exec, Flow, Ls, LsStop, Pos, Sel, DONE, RUN, WAIT};
 use crate::observer::{Observer, Release, WorkItem};
 use crate::schedule::Order;
@@ -150,6 +150,7 @@ pub(in crate::exec) fn run<O: Observer>(
     lx: &Lx<'_, O>,
     gx: &mut Gx<O>,
     wis: &[WorkItem],
+    items: &mut [Item],
     order: &mut [usize],
     rng: &mut Rng,
     regs_vec: &mut Vec<u64>,
@@ -166,7 +167,7 @@ pub(in crate::exec) fn run<O: Observer>(
         order,
         regs_vec,
         pos: at,
-        nomem: Priv::default(),
+        items,
         scratch,
         idle: 0,
     };

@@ -61,11 +61,13 @@ pub(in crate::exec) fn scatter(
 }
 
 /// Whether the per-item executor left the group where lockstep can resume: every work-item
-/// at the same op with the same call stack, none finished, no private allocations.
+/// at the same op with the same call stack and the same private allocations, none finished.
 pub(in crate::exec) fn can_gather(items: &[Item]) -> Option<Pos> {
-    let s0 = &items.first()?.st;
+    let first = items.first()?;
+    let s0 = &first.st;
     let same = |a: &Frame, b: &Frame| {
-        (a.pc, a.base, a.func, a.ret_d, a.ret_n) == (b.pc, b.base, b.func, b.ret_d, b.ret_n)
+        (a.pc, a.base, a.func, a.ret_d, a.ret_n, a.mark)
+            == (b.pc, b.base, b.func, b.ret_d, b.ret_n, b.mark)
     };
     items
         .iter()
@@ -75,7 +77,7 @@ pub(in crate::exec) fn can_gather(items: &[Item]) -> Option<Pos> {
                 && (st.pc, st.base, st.func) == (s0.pc, s0.base, s0.func)
                 && st.frames.len() == s0.frames.len()
                 && st.frames.iter().zip(&s0.frames).all(|(a, b)| same(a, b))
-                && it.mem.allocs.is_empty()
+                && it.mem.same_layout(&first.mem)
         })
         .then(|| Pos {
             pc: s0.pc as usize,

@@ -437,6 +437,44 @@ fn word_span(
     Some((lo, buf.atomic_u32s(usize::try_from(lo).ok()?, count)?))
 }
 
+/// Lane `l`'s load of `w` bytes at `p`: private memory inline (each lane's own), the rest
+/// and any fault or undefined private read through [`Mx::load`](super::super::access::Mx).
+#[inline(always)]
+fn lane_load<O: Observer>(cx: &mut Cx<'_, '_, O>, l: usize, p: u64, w: usize, here: usize) -> u64 {
+    let defined_only = O::ENABLED && cx.lx.definedness;
+    match cx.items[l].mem.try_load(p, w, defined_only) {
+        Some(v) => v,
+        None => cx.mx(l).load(p, w, here),
+    }
+}
+
+/// Lane `l`'s store (as [`lane_load`]).
+#[inline(always)]
+fn lane_store<O: Observer>(
+    cx: &mut Cx<'_, '_, O>,
+    l: usize,
+    p: u64,
+    w: usize,
+    v: u64,
+    here: usize,
+) {
+    let definedness = O::ENABLED && cx.lx.definedness;
+    if !cx.items[l].mem.try_store(p, w, v, definedness) {
+        cx.mx(l).store(p, w, v, here);
+    }
+}
+
+/// Whether the first lane of `sel` points at private memory (register `p`): the lanes then
+/// skip the whole-operation paths, which serve global and local memory.
+#[inline(always)]
+fn private<O: Observer>(cx: &Cx<'_, '_, O>, sel: Sel<'_>, p: u32) -> bool {
+    let first = match sel {
+        Sel::All => 0,
+        Sel::Some(l) => l.first().copied().unwrap_or(0),
+    };
+    cx.n > 0 && ptr::dec(cx.get(p, first)).0 == ptr::TAG_PRIVATE
+}
+
 /// Runs a load, store or atomic op at `here` for the lanes of `sel`.
 #[inline(always)]
 pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<'_>, op: Op) {
@@ -444,22 +482,26 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
     match op {
         Op::Load { w, d, p } => {
             let (di, pi, n) = (cx.at(d, 0), cx.at(p, 0), cx.n);
-            if sel.all() && load_fast(cx.lx, cx.gx, cx.regs, n, di, pi, w as usize) {
-                return;
-            }
-            if observed_op(cx, here, sel, w as usize, p, d, AccessKind::Read) {
-                return;
+            if !private(cx, sel, p) {
+                if sel.all() && load_fast(cx.lx, cx.gx, cx.regs, n, di, pi, w as usize) {
+                    return;
+                }
+                if observed_op(cx, here, sel, w as usize, p, d, AccessKind::Read) {
+                    return;
+                }
             }
             for &l in sel.ordered(order) {
                 let pv = cx.get(p, l);
-                let v = cx.mx(l).load(pv, w as usize, here);
+                let v = lane_load(cx, l, pv, w as usize, here);
                 cx.set(d, l, v);
             }
         }
         Op::LoadN { w, n: k, d, p } => {
             // Component by component for all lanes: reads leave memory as it was, so only
             // the observer sees another order, and reads of one byte do not conflict.
-            if let Some(t) = target(cx, sel, p, w as usize * k as usize) {
+            if let Some(t) =
+                target(cx, sel, p, w as usize * k as usize).filter(|_| !private(cx, sel, p))
+            {
                 for i in 0..k {
                     let delta = i as u64 * w as u64;
                     observed(
@@ -480,9 +522,13 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
                 let pv = cx.get(p, l);
                 for i in 0..k {
                     cx.gx.component = i as u8;
-                    let v = cx
-                        .mx(l)
-                        .load(pv.wrapping_add(i as u64 * w as u64), w as usize, here);
+                    let v = lane_load(
+                        cx,
+                        l,
+                        pv.wrapping_add(i as u64 * w as u64),
+                        w as usize,
+                        here,
+                    );
                     cx.set(d + i, l, v);
                 }
             }
@@ -490,15 +536,17 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
         }
         Op::Store { w, p, v } => {
             let (pi, vi, n) = (cx.at(p, 0), cx.at(v, 0), cx.n);
-            if sel.all() && store_fast(cx.lx, cx.gx, cx.regs, n, pi, vi, w as usize, order) {
-                return;
-            }
-            if observed_op(cx, here, sel, w as usize, p, v, AccessKind::Write) {
-                return;
+            if !private(cx, sel, p) {
+                if sel.all() && store_fast(cx.lx, cx.gx, cx.regs, n, pi, vi, w as usize, order) {
+                    return;
+                }
+                if observed_op(cx, here, sel, w as usize, p, v, AccessKind::Write) {
+                    return;
+                }
             }
             for &l in sel.ordered(order) {
                 let (pv, vv) = (cx.get(p, l), cx.get(v, l));
-                cx.mx(l).store(pv, w as usize, vv, here);
+                lane_store(cx, l, pv, w as usize, vv, here);
             }
         }
         Op::StoreN { w, n: k, p, v } => {
@@ -507,8 +555,14 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
                 for i in 0..k {
                     let vv = cx.get(v + i, l);
                     cx.gx.component = i as u8;
-                    cx.mx(l)
-                        .store(pv.wrapping_add(i as u64 * w as u64), w as usize, vv, here);
+                    lane_store(
+                        cx,
+                        l,
+                        pv.wrapping_add(i as u64 * w as u64),
+                        w as usize,
+                        vv,
+                        here,
+                    );
                 }
             }
             cx.gx.component = 0;

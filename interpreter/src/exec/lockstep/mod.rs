@@ -29,7 +29,7 @@ pub(super) use handover::{can_gather, gather, init_regs, scatter};
 
 use super::access::Mx;
 use super::launch::Lx;
-use super::state::{Frame, Gx, Priv};
+use super::state::{alloca_op, Frame, Gx, Item};
 use crate::ir::Op;
 use crate::observer::{InstId, Observer, WorkItem};
 
@@ -49,7 +49,8 @@ pub(super) enum LsStop {
 
 /// Where the group stands in lockstep: one program counter and call stack for every lane.
 /// [`run`] starts from it converged at `pc`, or diverged when `lanes` is set.
-/// `frames[..].mark` stays (0, 0): lockstep never has private allocations.
+/// Every lane's private memory has the same allocations (lockstep allocates only converged),
+/// so `frames[..].mark` holds for all.
 pub(super) struct Pos {
     /// Every lane's op, unless `lanes` is set.
     pub pc: usize,
@@ -148,8 +149,9 @@ struct Ls<'r, 'l, 'a, O: Observer> {
     order: &'r mut [usize],
     regs_vec: &'r mut Vec<u64>,
     pos: &'r mut Pos,
-    /// Private memory stays empty in lockstep (allocations hand over to the per-item path).
-    nomem: Priv,
+    /// The work-items, for their private memory (their registers are the per-item
+    /// executor's: lockstep's are `regs_vec`).
+    items: &'r mut [Item],
     /// The operations' scratch (see `memory::scratch`), the worker's: kept from group to
     /// group and launch to launch.
     scratch: &'r mut Vec<u64>,
@@ -225,7 +227,7 @@ struct Cx<'c, 'a, O: Observer> {
     wis: &'c [WorkItem],
     order: &'c [usize],
     regs: &'c mut [u64],
-    nomem: &'c mut Priv,
+    items: &'c mut [Item],
     scratch: &'c mut Vec<u64>,
     n: usize,
     base: usize,
@@ -241,7 +243,7 @@ impl<'c, 'a, O: Observer> Cx<'c, 'a, O> {
             wis: ls.wis,
             order: &*ls.order,
             regs: &mut ls.regs_vec[..],
-            nomem: &mut ls.nomem,
+            items: &mut *ls.items,
             scratch: &mut *ls.scratch,
             n: ls.wis.len(),
             base: ls.pos.base,
@@ -272,7 +274,7 @@ impl<'c, 'a, O: Observer> Cx<'c, 'a, O> {
         Mx {
             lx: self.lx,
             gx: &mut *self.gx,
-            mem: &mut *self.nomem,
+            mem: &mut self.items[l].mem,
             wi: &self.wis[l],
         }
     }
@@ -386,10 +388,27 @@ fn exec<O: Observer>(
         | Op::CopyMem { .. }
         | Op::CopyMemDyn { .. }
         | Op::Dot { .. } => return builtins::per_lane(&mut Cx::of(ls), here, sel, &op),
-        // Private memory and the group's async copies are the per-item executor's.
-        Op::Alloca { .. } | Op::AsyncCopy { .. } | Op::AsyncWait { .. } | Op::Trap => {
-            return Flow::Scatter
+        // Lanes allocate together, so that their allocations stay alike (see `Pos`).
+        Op::Alloca {
+            size,
+            align,
+            d,
+            watch,
+        } => {
+            if !converged {
+                return Flow::Scatter;
+            }
+            let mut cx = Cx::of(ls);
+            let watch = watch && cx.lx.definedness;
+            for l in 0..cx.n {
+                match alloca_op(&mut cx.items[l].mem, size, align, watch) {
+                    Ok(p) => cx.set(d, l, p),
+                    Err(m) => return Flow::Abort(m),
+                }
+            }
         }
+        // The group's async copies are the per-item executor's.
+        Op::AsyncCopy { .. } | Op::AsyncWait { .. } | Op::Trap => return Flow::Scatter,
     }
     Flow::Next
 }
