@@ -34,6 +34,9 @@ def run(exe, app, reps, scale, platforms, vend, extra_env):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lib", required=True)
+    ap.add_argument("--lib-without-checker", default="",
+                    help="the library built with the without-checker feature (ci/bench builds it): "
+                         "the shadowcl-without-checker row")
     ap.add_argument("--scale", type=int, default=2, help="divides problem sizes (same for all)")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--apps", default="vadd matmul reduce stencil priv_array divergent launches vadd:20 vadd:22 vadd:24",
@@ -58,6 +61,7 @@ def bench(a, tmp):
     with open(POCL_ICD) as f:
         pocl_lib = f.read().strip()
     v_scl = vendors(tmp, "shadowcl", a.lib)
+    v_bare = a.lib_without_checker and vendors(tmp, "shadowcl-without-checker", a.lib_without_checker)
     v_ocg = vendors(tmp, "oclgrind", OCLGRIND_ICD)
     nproc = os.cpu_count() or 1
     # Pass-through capture: ShadowCL forwards to PoCL and records launch metadata only.
@@ -77,6 +81,9 @@ def bench(a, tmp):
         (("shadowcl-off-1t",), ("ShadowCL",), v_scl,
          {"SHADOWCL_CHECKS": "none", "SHADOWCL_THREADS": "1"}, a.reps),
         ((f"shadowcl-off-{nproc}t",), ("ShadowCL",), v_scl, {"SHADOWCL_CHECKS": "none"}, a.reps),
+        # The same launches on the library built without the checker: SHADOWCL_CHECKS=none
+        # must cost nothing the checker brings (goal: within 5%).
+        (("shadowcl-without-checker",), ("ShadowCL",), v_bare, {}, a.reps),
         # The default schedule (auto: lockstep where the work-items agree) against
         # run-to-barrier (quantum 0) and lockstep throughout (quantum 1): the default-schedule
         # question, README.
@@ -98,6 +105,8 @@ def bench(a, tmp):
         (("oclgrind",), ("Oclgrind",), v_ocg, {}, 3),
         (("oclgrind-races",), ("Oclgrind",), v_ocg, {"OCLGRIND_DATA_RACES": "1"}, 3),
     ]
+    if not v_bare:
+        configs = [c for c in configs if c[0] != ("shadowcl-without-checker",)]
     if a.configs:
         wanted = set(a.configs.split(","))
         configs = [c for c in configs if wanted & set(c[0])]
@@ -172,6 +181,15 @@ def bench(a, tmp):
     if paired:
         print(f"shadowcl-checks / {off_row}, median of the per-round ratios: "
               + "  ".join(paired) + " (goal <= 2x)")
+    bare = []
+    for app in a.apps.split():
+        off, wo = (checks_samples.get(app, {}).get(n) for n in (off_row, "shadowcl-without-checker"))
+        if off and wo and len(off) == len(wo):
+            r = sorted(x[0] / y[0] for x, y in zip(off, wo))
+            bare.append(f"{app} {r[len(r) // 2]:.2f}x")
+    if bare:
+        print(f"{off_row} / shadowcl-without-checker, median of the per-round ratios: "
+              + "  ".join(bare) + " (goal <= 1.05x)")
     # What the JSON and SARIF reports add to the same checked launches (their cost must not
     # grow with the number of launches: the `launches` app's ratio is the one the goal is for).
     reported = []

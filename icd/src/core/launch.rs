@@ -36,6 +36,9 @@ fn device(schedule: &Schedule) -> &'static Device {
 /// A malformed setting (a bad `SHADOWCL_CHECKS`, an unreadable or malformed
 /// `SHADOWCL_SUPPRESSIONS` file) is reported once, with the settings, and the defaults used.
 fn session() -> Option<&'static Session> {
+    if cfg!(feature = "without-checker") {
+        return None;
+    }
     static SESSION: OnceLock<Option<Session>> = OnceLock::new();
     SESSION
         .get_or_init(|| {
