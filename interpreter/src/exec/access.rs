@@ -250,7 +250,51 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
             }
             return self.load_unobserved_rest(p, n, pc);
         }
+        // Observed reads of launch buffers inline: a loop of reads the observer need not
+        // hear of (`Observer::read_is_quiet`) is most of some kernels' checked time.
+        if tag == ptr::TAG_LAUNCH {
+            if let Some(v) = self.launch_read(idx, off, n, pc) {
+                return v;
+            }
+        }
         self.load_rest(p, n, pc)
+    }
+
+    /// A read of `n` bytes at offset `off` of launch allocation `idx`, reported unless the
+    /// observer says it need not be; `None` when it is not inside the allocation.
+    #[inline(always)]
+    fn launch_read(&mut self, idx: usize, off: i64, n: usize, pc: usize) -> Option<u64> {
+        let Some(Some(a)) = self.lx.allocs.get(idx) else {
+            return None;
+        };
+        if !in_range(off, n, a.view_size) {
+            return None;
+        }
+        let abs = a.view_off + off as u64;
+        let v = a.buf.load(abs as usize, n).unwrap_or(0);
+        let (space, id) = (a.space, a.buf.id());
+        // A copy's half is never quiet (it carries definedness).
+        let plain = !(self.gx.copying || self.gx.by_group);
+        let inst = InstId(self.lx.code.inst_of[pc]);
+        let obs = &self.lx.obs;
+        if !(O::ENABLED && plain && obs.read_is_quiet(&self.gx.obs, id, inst, abs, n as u32)) {
+            self.report_read(space, id, abs, n, pc);
+        }
+        Some(v)
+    }
+
+    /// [`Mx::report`] of a read, out of line: the inlined reads above only test whether it
+    /// is needed.
+    #[inline(never)]
+    fn report_read(
+        &mut self,
+        space: AddressSpace,
+        alloc: AllocId,
+        offset: u64,
+        n: usize,
+        pc: usize,
+    ) {
+        self.report(space, alloc, offset, n, AccessKind::Read, 0, 0, pc);
     }
 
     /// The rest of an unobserved load (private memory, faults): out of the dispatch loop,
@@ -294,23 +338,8 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                 }
             }
             ptr::TAG_LAUNCH => {
-                if let Some(Some(a)) = self.lx.allocs.get(idx) {
-                    if in_range(off, n, a.view_size) {
-                        let abs = a.view_off + off as u64;
-                        let v = a.buf.load(abs as usize, n).unwrap_or(0);
-                        let (space, id) = (a.space, a.buf.id());
-                        // A copy's half is never quiet (it carries definedness).
-                        let plain = !(self.gx.copying || self.gx.by_group);
-                        let inst = InstId(self.lx.code.inst_of[pc]);
-                        let obs = &self.lx.obs;
-                        if !(O::ENABLED
-                            && plain
-                            && obs.read_is_quiet(&self.gx.obs, id, inst, abs, n as u32))
-                        {
-                            self.report(space, id, abs, n, AccessKind::Read, 0, 0, pc);
-                        }
-                        return v;
-                    }
+                if let Some(v) = self.launch_read(idx, off, n, pc) {
+                    return v;
                 }
             }
             _ => {}
