@@ -170,37 +170,25 @@ def bench(a, tmp):
             x = f"{ms / base:.2f}" if base else "-"
             v = f"{ocg / ms:.1f}x" if ocg and ms else "-"
             print(f"{app:8} {name:18} {ms:10.2f} {rss / 1024:8.1f} {x:>8} {v:>12}")
-    # Checks against checks off, paired by round (the two processes ran one after the other).
+    # Ratios of two rows paired by round (their processes ran one after the other), the
+    # median per app: what each goal of #14 is read from.
+    def paired(num, den, goal):
+        got = []
+        for app in a.apps.split():
+            x, y = (checks_samples.get(app, {}).get(n) for n in (num, den))
+            if x and y and len(x) == len(y):
+                r = sorted(p[0] / q[0] for p, q in zip(x, y))
+                got.append(f"{app} {r[len(r) // 2]:.2f}x")
+        if got:
+            print(f"{num} / {den}, median of the per-round ratios: " + "  ".join(got) + f" ({goal})")
+
     off_row = f"shadowcl-off-{nproc}t"
-    paired = []
-    for app in a.apps.split():
-        on, off = checks_samples.get(app, {}).get("shadowcl-checks"), checks_samples.get(app, {}).get(off_row)
-        if on and off and len(on) == len(off):
-            r = sorted(x[0] / y[0] for x, y in zip(on, off))
-            paired.append(f"{app} {r[len(r) // 2]:.2f}x")
-    if paired:
-        print(f"shadowcl-checks / {off_row}, median of the per-round ratios: "
-              + "  ".join(paired) + " (goal <= 2x)")
-    bare = []
-    for app in a.apps.split():
-        off, wo = (checks_samples.get(app, {}).get(n) for n in (off_row, "shadowcl-without-checker"))
-        if off and wo and len(off) == len(wo):
-            r = sorted(x[0] / y[0] for x, y in zip(off, wo))
-            bare.append(f"{app} {r[len(r) // 2]:.2f}x")
-    if bare:
-        print(f"{off_row} / shadowcl-without-checker, median of the per-round ratios: "
-              + "  ".join(bare) + " (goal <= 1.05x)")
+    paired("shadowcl-checks", off_row, "goal <= 2x")
+    # Checks none must cost nothing the checker brings.
+    paired(off_row, "shadowcl-without-checker", "goal <= 1.05x")
     # What the JSON and SARIF reports add to the same checked launches (their cost must not
     # grow with the number of launches: the `launches` app's ratio is the one the goal is for).
-    reported = []
-    for app in a.apps.split():
-        rep, on = (checks_samples.get(app, {}).get(n) for n in ("shadowcl-checks-report", "shadowcl-checks"))
-        if rep and on and len(rep) == len(on):
-            r = sorted(x[0] / y[0] for x, y in zip(rep, on))
-            reported.append(f"{app} {r[len(r) // 2]:.2f}x")
-    if reported:
-        print("shadowcl-checks-report / shadowcl-checks, median of the per-round ratios: "
-              + "  ".join(reported) + " (goal for launches <= 1.2x)")
+    paired("shadowcl-checks-report", "shadowcl-checks", "goal for launches <= 1.2x")
     if pair_ratios:
         # Per process: forwarded median / direct median; the median of those per app.
         med = {app: sorted(r)[len(r) // 2] for app, r in pair_ratios.items()}
