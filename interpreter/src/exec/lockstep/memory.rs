@@ -499,9 +499,13 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
         Op::LoadN { w, n: k, d, p } => {
             // Component by component for all lanes: reads leave memory as it was, so only
             // the observer sees another order, and reads of one byte do not conflict.
-            if let Some(t) =
-                target(cx, sel, p, w as usize * k as usize).filter(|_| !private(cx, sel, p))
-            {
+            // (`target` refuses private memory too, after a pass over the lanes.)
+            let t = if private(cx, sel, p) {
+                None
+            } else {
+                target(cx, sel, p, w as usize * k as usize)
+            };
+            if let Some(t) = t {
                 for i in 0..k {
                     let delta = i as u64 * w as u64;
                     observed(
