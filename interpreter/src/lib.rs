@@ -14,9 +14,9 @@ pub mod schedule;
 pub use image::{ImageDesc, ImageDim, ImageFormat};
 pub use memory::{AllocId, Buffer, OutOfRange};
 pub use observer::{
-    Access, AccessKind, AddressSpace, ArgBinding, BarrierArrival, Fault, Fences, GroupCopy,
-    GroupInfo, GroupWait, InstId, LaneAccesses, LaunchInfo, LocalAlloc, NoObserver, Observer,
-    Release, WorkItem,
+    fences_of_semantics, Access, AccessKind, AddressSpace, ArgBinding, BarrierArrival, Fault,
+    Fences, GroupCopy, GroupInfo, GroupWait, InstId, LaneAccesses, LaunchInfo, LocalAlloc,
+    MemoryOrder, MemoryScope, NoObserver, Observer, Release, SyncEvent, SyncKind, WorkItem,
 };
 pub use schedule::{parse_quantum, quantum_name, Order, Schedule};
 

@@ -267,6 +267,148 @@ pub enum Fault<'a> {
     },
 }
 
+/// The memory order of an atomic operation or a fence (OpenCL C 6.15.12.1; SPIR-V's memory
+/// semantics bits `Acquire`, `Release`, `AcquireRelease`, `SequentiallyConsistent`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum MemoryOrder {
+    /// Orders nothing: the OpenCL 1.2 `atomic_*` built-ins are relaxed atomics.
+    #[default]
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+impl MemoryOrder {
+    /// The order of SPIR-V memory semantics bits (the strongest bit set).
+    pub fn of_semantics(semantics: u32) -> MemoryOrder {
+        if semantics & 0x10 != 0 {
+            MemoryOrder::SeqCst
+        } else if semantics & 0x8 != 0 || semantics & 0x6 == 0x6 {
+            MemoryOrder::AcqRel
+        } else if semantics & 0x4 != 0 {
+            MemoryOrder::Release
+        } else if semantics & 0x2 != 0 {
+            MemoryOrder::Acquire
+        } else {
+            MemoryOrder::Relaxed
+        }
+    }
+    /// An acquire, acq_rel or seq_cst operation.
+    pub fn acquires(self) -> bool {
+        matches!(
+            self,
+            MemoryOrder::Acquire | MemoryOrder::AcqRel | MemoryOrder::SeqCst
+        )
+    }
+    /// A release, acq_rel or seq_cst operation.
+    pub fn releases(self) -> bool {
+        matches!(
+            self,
+            MemoryOrder::Release | MemoryOrder::AcqRel | MemoryOrder::SeqCst
+        )
+    }
+    /// The name in OpenCL C (`memory_order_acquire` without its prefix).
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryOrder::Relaxed => "relaxed",
+            MemoryOrder::Acquire => "acquire",
+            MemoryOrder::Release => "release",
+            MemoryOrder::AcqRel => "acq_rel",
+            MemoryOrder::SeqCst => "seq_cst",
+        }
+    }
+}
+
+/// The scope of an atomic operation or a fence: the work-items it may synchronise with
+/// (OpenCL C 6.15.12.2, `memory_scope_*`), narrowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum MemoryScope {
+    WorkItem,
+    SubGroup,
+    WorkGroup,
+    #[default]
+    Device,
+    AllDevices,
+}
+
+impl MemoryScope {
+    /// The scope of a SPIR-V `Scope` value (`CrossDevice` 0, `Device` 1, `Workgroup` 2,
+    /// `Subgroup` 3, `Invocation` 4); `None` for any other value.
+    pub fn of_spirv(scope: u32) -> Option<MemoryScope> {
+        Some(match scope {
+            0 => MemoryScope::AllDevices,
+            1 => MemoryScope::Device,
+            2 => MemoryScope::WorkGroup,
+            3 => MemoryScope::SubGroup,
+            4 => MemoryScope::WorkItem,
+            _ => return None,
+        })
+    }
+    /// The name in OpenCL C (`memory_scope_work_group` without its prefix).
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryScope::WorkItem => "work_item",
+            MemoryScope::SubGroup => "sub_group",
+            MemoryScope::WorkGroup => "work_group",
+            MemoryScope::Device => "device",
+            MemoryScope::AllDevices => "all_svm_devices",
+        }
+    }
+}
+
+/// The memory a fence orders, from SPIR-V memory semantics: `WorkgroupMemory` (0x100) is
+/// local memory, `CrossWorkgroupMemory` (0x200) and `ImageMemory` (0x800) global memory. An
+/// atomic operation whose semantics name no memory orders both (OpenCL C producers such as
+/// llvm-spirv name none for `atomic_*_explicit`).
+pub fn fences_of_semantics(semantics: u32) -> Fences {
+    let (local, global) = (semantics & 0x100 != 0, semantics & 0xA00 != 0);
+    if !local && !global {
+        Fences {
+            local: true,
+            global: true,
+        }
+    } else {
+        Fences { local, global }
+    }
+}
+
+/// What a synchronising operation was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncKind {
+    /// An atomic operation on `size` bytes at `offset` of `alloc` (as [`Access`] names them),
+    /// reported right after its [`Access`]. `reads`: it read the value there (a load, a
+    /// read-modify-write, a compare-exchange); `writes`: it stored one (a store, a
+    /// read-modify-write, a compare-exchange that succeeded).
+    Atomic {
+        space: AddressSpace,
+        alloc: AllocId,
+        offset: u64,
+        size: u32,
+        reads: bool,
+        writes: bool,
+    },
+    /// A fence (`OpMemoryBarrier`: `atomic_work_item_fence`, `mem_fence`, `read_mem_fence`,
+    /// `write_mem_fence`) of the memory `fences` names.
+    Fence { fences: Fences },
+}
+
+/// An atomic operation's or a fence's order and scope, reported to
+/// [`Observer::synchronise`] for every atomic (relaxed ones too: they continue or end
+/// release sequences) and every fence a work-item executes.
+#[derive(Clone, Copy, Debug)]
+pub struct SyncEvent<'a> {
+    pub item: &'a WorkItem,
+    pub inst: InstId,
+    pub kind: SyncKind,
+    /// For a compare-exchange whose comparison failed: its failure order.
+    pub order: MemoryOrder,
+    pub scope: MemoryScope,
+    /// The memory the order applies to ([`fences_of_semantics`]).
+    pub fences: Fences,
+}
+
 /// Launch-wide facts handed to [`Observer::launch_start`].
 #[derive(Clone, Debug)]
 pub struct LaunchInfo<'a> {
@@ -368,6 +510,14 @@ pub trait Observer: Sync {
             self.access(group, &a);
         }
     }
+    /// Asked once per launch: whether the executor reports atomics' and fences' orders and
+    /// scopes ([`Observer::synchronise`]).
+    fn wants_sync(&self) -> bool {
+        false
+    }
+    /// An atomic operation (after its [`Observer::access`]) or a fence, with its order and
+    /// scope; only when [`Observer::wants_sync`] said so.
+    fn synchronise(&self, _group: &mut Self::Group, _sync: &SyncEvent<'_>) {}
     fn barrier(&self, _group: &mut Self::Group, _arrival: &BarrierArrival<'_>) {}
     fn barrier_release(&self, _group: &mut Self::Group, _why: Release) {}
     fn group_copy(&self, _group: &mut Self::Group, _copy: &GroupCopy<'_>) {}
