@@ -241,6 +241,16 @@ impl GroupState {
         }
     }
 
+    /// The record id of work-item `item` of this group.
+    pub(crate) fn item_of_work_item(&self, item: &WorkItem) -> u32 {
+        clamp_item(self.lo + item.local_linear as u64)
+    }
+
+    /// The record id of this group's first work-item, which names the group.
+    pub(crate) fn first_item(&self) -> u32 {
+        self.lo.min(u32::MAX as u64) as u32
+    }
+
     pub(crate) fn actor(&self) -> u32 {
         clamp_item(self.hi - 1)
     }

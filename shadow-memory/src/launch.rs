@@ -19,7 +19,7 @@ use parking_lot::Mutex;
 use shadowcl_interpreter::{
     Access, AddressSpace, Alignments, AllocId, ArgBinding, BarrierArrival, Fault, GroupCopy,
     GroupInfo, GroupWait, InstId, LaneAccesses, LaunchInfo, LocalAlloc, Observer, Release,
-    WorkItem,
+    SyncEvent, WorkItem,
 };
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -963,7 +963,20 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn barrier(&self, g: &mut Box<GroupState>, arrival: &BarrierArrival<'_>) {
+        if let Pass::Second(probe) = &self.pass {
+            self.probe_arrival(g, arrival.item, probe);
+        }
         self.record_arrival(g, arrival);
+    }
+
+    fn wants_sync(&self) -> bool {
+        matches!(&self.pass, Pass::Second(probe) if probe.sync.is_some())
+    }
+
+    fn synchronise(&self, g: &mut Box<GroupState>, sync: &SyncEvent<'_>) {
+        if let Pass::Second(probe) = &self.pass {
+            self.probe_sync(g, sync, probe);
+        }
     }
 
     fn group_copy(&self, g: &mut Box<GroupState>, c: &GroupCopy<'_>) {
@@ -976,6 +989,9 @@ impl Observer for LaunchChecker<'_> {
 
     fn barrier_release(&self, g: &mut Box<GroupState>, why: Release) {
         self.release_barrier(g, why);
+        if let Pass::Second(probe) = &self.pass {
+            self.probe_release(g, why == Release::AllArrived, probe);
+        }
     }
 
     fn item_end(&self, g: &mut Box<GroupState>, item: &WorkItem) {

@@ -14,6 +14,7 @@
 //! Cost: a checked launch copies its buffers first (skipped past [`SNAPSHOT_LIMIT`]; the
 //! findings then name what the first run saw); a launch with races runs twice.
 
+use crate::checks::sync::{self, Stamp, SyncModel};
 use crate::group::GroupState;
 use crate::launch::LaunchChecker;
 use crate::mar::{self, Me, Op};
@@ -153,6 +154,10 @@ impl LaunchChecker<'_> {
         let op = crate::checks::races::op_of(a.kind);
         let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
         let group = if local { a.item.group } else { [0; 3] };
+        let stamp = match &probe.sync {
+            Some(model) => model.lock().stamp(me.item),
+            None => Stamp::default(),
+        };
         for i in 0..a.size as u64 {
             let byte = Byte {
                 alloc,
@@ -175,6 +180,8 @@ impl LaunchChecker<'_> {
                 inst: a.inst,
                 item: *a.item,
                 by_group: a.by_group,
+                stamp,
+                local,
             };
             if matches!(op, Op::Write | Op::Atomic) {
                 log.defined = true;
@@ -212,6 +219,10 @@ struct Logged {
     inst: InstId,
     item: WorkItem,
     by_group: bool,
+    /// Where the access stood in the happens-before model (launches that synchronise).
+    stamp: Stamp,
+    /// Local memory (`barriers` counts the barriers that fenced it).
+    local: bool,
 }
 
 /// Accesses with the same class race with the same accesses, so a byte keeps two of each
@@ -226,10 +237,15 @@ struct Class {
     same_value: bool,
     defined: bool,
     by_group: bool,
+    /// The work-item, in launches that synchronise: accesses of one instruction by
+    /// different work-items are ordered differently by synchronisation, so each is kept.
+    item: Option<u32>,
 }
 
 #[derive(Default)]
 struct ByteLog {
+    /// Each work-item's accesses are kept apart ([`Class::item`]).
+    by_item: bool,
     defined: bool,
     /// Per group and interval: up to two accesses by different work-items.
     intra: HashMap<Class, Vec<Logged>>,
@@ -239,6 +255,7 @@ struct ByteLog {
 
 impl ByteLog {
     fn add(&mut self, e: Logged) {
+        let item = self.by_item.then_some(e.me.item);
         let class = |within| Class {
             within,
             inst: e.inst,
@@ -246,6 +263,7 @@ impl ByteLog {
             same_value: e.same_value,
             defined: e.defined,
             by_group: e.by_group,
+            item,
         };
         let intra = class(Some((
             e.me.group_lo,
@@ -283,6 +301,21 @@ pub(crate) struct Probe {
     index: HashMap<Byte, usize>,
     logs: Vec<Mutex<ByteLog>>,
     seq: AtomicU64,
+    /// The happens-before model, for a launch whose program synchronises.
+    pub(crate) sync: Option<Box<Mutex<SyncModel>>>,
+}
+
+impl Probe {
+    /// The first run's id of an allocation the second run names (its copy's id for a
+    /// copied buffer).
+    pub(crate) fn original(&self, space: AddressSpace, alloc: AllocId) -> AllocId {
+        match space {
+            AddressSpace::Global | AddressSpace::Constant => {
+                self.originals.get(&alloc).copied().unwrap_or(alloc)
+            }
+            _ => alloc,
+        }
+    }
 }
 
 /// What the watched bytes tell of one racing pair.
@@ -295,6 +328,8 @@ struct PairFound {
     /// Some byte's pair has a barrier between its accesses that fenced only the other
     /// memory.
     across: bool,
+    /// A synchronisation between the two work-items that did not order them, explained.
+    sync: Option<String>,
 }
 
 /// A racing pair: both accesses and how they race.
@@ -309,13 +344,38 @@ struct PairKey {
 
 impl Probe {
     /// The pairs that race on each watched byte, as raw findings (count = bytes).
-    fn pairs(&self, memory_of: impl Fn(AllocId) -> AddressSpace) -> Vec<(Raw, AllocId)> {
+    fn pairs(
+        &self,
+        memory_of: impl Fn(AllocId) -> AddressSpace,
+        line_of: &dyn Fn(InstId) -> Option<u32>,
+    ) -> Vec<(Raw, AllocId)> {
+        let model = self.sync.as_ref().map(|m| m.lock());
+        // Whether synchronisation orders `x` before `y`, and else what may say why not.
+        let sync_order = |x: &Logged, y: &Logged| -> (bool, Option<String>) {
+            let Some(m) = &model else {
+                return (false, None);
+            };
+            let ordered = m.ordered(
+                (x.me.item, x.me.group_lo, x.barriers, x.stamp),
+                x.local,
+                y.stamp,
+            );
+            let why = (!ordered)
+                .then(|| {
+                    m.misses(y.me.item, x.me.item, x.me.group_lo)
+                        .or_else(|| m.misses(x.me.item, y.me.item, y.me.group_lo))
+                })
+                .flatten()
+                .map(|miss| sync::explain(miss, line_of));
+            (ordered, why)
+        };
         let mut found: BTreeMap<(AllocId, PairKey), PairFound> = BTreeMap::new();
         let mut bytes: Vec<(&Byte, &usize)> = self.index.iter().collect();
         bytes.sort();
         for (byte, &at) in bytes {
             let log = self.logs[at].lock();
-            let mut here: HashMap<PairKey, (WorkItem, WorkItem, bool)> = HashMap::new();
+            let mut here: HashMap<PairKey, (WorkItem, WorkItem, bool, Option<String>)> =
+                HashMap::new();
             let mut buckets: HashMap<u32, Vec<Logged>> = HashMap::new();
             for e in log.intra.values().flatten() {
                 buckets.entry(e.me.group_lo).or_default().push(*e);
@@ -332,21 +392,37 @@ impl Probe {
                             continue;
                         }
                         let across = same_group && x.barriers_other != y.barriers_other;
-                        for (key, xi, yi) in race(x, y) {
-                            here.entry(key).or_insert((xi, yi, false)).2 |= across;
+                        let pairs = race(x, y);
+                        if pairs.is_empty() {
+                            continue;
+                        }
+                        let (ordered, why) = sync_order(x, y);
+                        if ordered {
+                            continue;
+                        }
+                        for (key, xi, yi) in pairs {
+                            let e = here.entry(key).or_insert((xi, yi, false, None));
+                            e.2 |= across;
+                            if e.3.is_none() {
+                                e.3.clone_from(&why);
+                            }
                         }
                     }
                 }
             }
-            for (key, (xi, yi, across)) in here {
+            for (key, (xi, yi, across, why)) in here {
                 let e = found.entry((byte.alloc, key)).or_insert(PairFound {
                     bytes: 0,
                     items: (xi, yi),
                     offset: byte.offset,
                     across: false,
+                    sync: None,
                 });
                 e.bytes += 1;
                 e.across |= across;
+                if e.sync.is_none() {
+                    e.sync = why;
+                }
             }
         }
         found
@@ -377,16 +453,32 @@ impl Probe {
                     first: Some((first, Some(p.items.0))),
                     second: Some((second, Some(p.items.1))),
                     count: p.bytes,
-                    message: if p.across {
-                        other_fence_only(memory_of(alloc))
-                    } else {
-                        String::new()
-                    },
+                    message: pair_message(&k, &p, memory_of(alloc)),
                 };
                 (raw, alloc)
             })
             .collect()
     }
+}
+
+/// What a pair's report says beside the two accesses: a barrier that fenced only the other
+/// memory, a synchronisation that did not order them, or how to read memory others update
+/// atomically.
+fn pair_message(k: &PairKey, p: &PairFound, memory: AddressSpace) -> String {
+    let mut parts = Vec::new();
+    if p.across {
+        parts.push(other_fence_only(memory));
+    }
+    if let Some(why) = &p.sync {
+        parts.push(why.clone());
+    }
+    if k.race == RaceKind::AtomicPlain && (k.first.1 == "read" || k.second.1 == "read") {
+        parts.push(
+            "a plain read of memory other work-items update atomically races with them: read              it with an atomic (atomic_load_explicit, or atomic_or(p, 0) in OpenCL 1.2), or              order the two with a barrier"
+                .to_string(),
+        );
+    }
+    parts.join("; ")
 }
 
 /// Why two accesses of one group to `memory` with a barrier between them still race.
@@ -565,7 +657,21 @@ impl Session {
             self.unobserved_launch(id, launch, describe);
             return result;
         }
-        let snapshot = (self.checks().races || self.checks().benign)
+        let races = self.checks().races || self.checks().benign;
+        // The happens-before model follows atomics in the order they reached memory, which
+        // the checker hears of in that order only when one thread runs the groups (fair
+        // scheduling still interleaves them, the same way at every run).
+        let serial;
+        let schedule = if races && crate::session::Locations::synchronises(program) {
+            serial = Schedule {
+                threads: 1,
+                ..schedule.clone()
+            };
+            &serial
+        } else {
+            schedule
+        };
+        let snapshot = races
             .then(|| Snapshot::take(program, launch, &mut self.spares.lock()))
             .flatten();
         let mut checker = self.launch(program, id, &describe, order);
@@ -618,6 +724,10 @@ impl Session {
         // The first bytes in (buffer, group, offset) order, so the choice does not depend on
         // the order the races were found in.
         keep_lowest(&mut seen.racy, 0);
+        // Synchronisation decides which of the first run's races are races at all, and it
+        // can decide only for the bytes the second run watches.
+        let synchronises = checker.program.synchronises();
+        let decided = synchronises && seen.racy.len() < WATCH_LIMIT;
         // Disjoint (a byte is first written once), sorted for a binary search.
         let mut defined_here: HashMap<AllocId, Vec<(u64, u64)>> = HashMap::new();
         for (a, lo, hi) in &seen.defined {
@@ -656,11 +766,13 @@ impl Session {
                 .map(|b| {
                     Mutex::new(ByteLog {
                         defined: defined_before(b),
+                        by_item: synchronises,
                         ..ByteLog::default()
                     })
                 })
                 .collect(),
             seq: AtomicU64::new(0),
+            sync: synchronises.then(|| Box::new(Mutex::new(SyncModel::default()))),
         };
         // The second run checks nothing of its own: a private session keeps its records.
         let private = Session::new(self.config.clone());
@@ -687,14 +799,17 @@ impl Session {
                 AddressSpace::Global
             }
         };
-        checker.adopt_pairs(probe.pairs(memory_of), self.checks());
+        let line_of = |inst: InstId| checker.program.location(inst).map(|l| l.line);
+        checker.adopt_pairs(probe.pairs(memory_of, &line_of), self.checks(), decided);
     }
 }
 
 impl LaunchChecker<'_> {
     /// Replaces this launch's intra-launch race findings by the named pairs, for each buffer
-    /// and finding kind the second run found pairs for; verdicts stay the first run's.
-    fn adopt_pairs(&self, pairs: Vec<(Raw, AllocId)>, checks: crate::Checks) {
+    /// and finding kind the second run found pairs for; verdicts stay the first run's, but
+    /// where the pairs `decided` them (synchronisation, which only the second run follows):
+    /// then a verdict the second run found no pair for is dropped.
+    fn adopt_pairs(&self, pairs: Vec<(Raw, AllocId)>, checks: crate::Checks, decided: bool) {
         let mut raw = self.raw.lock();
         let verdict = |r: &Raw| (r.key.kind, r.key.alloc);
         let intra_launch =
@@ -717,7 +832,12 @@ impl LaunchChecker<'_> {
         let replaced: HashSet<_> = named.iter().map(verdict).collect();
         let kept: Vec<Raw> = std::mem::take(&mut raw.list)
             .into_iter()
-            .filter(|r| !(intra_launch(r) && replaced.contains(&verdict(r))))
+            .filter(|r| {
+                let decided_here = decided
+                    && r.key.race.is_some()
+                    && matches!(r.key.scope, Some(Scope::IntraGroup | Scope::InterGroup));
+                !(decided_here || intra_launch(r) && replaced.contains(&verdict(r)))
+            })
             .collect();
         raw.index.clear();
         for r in kept.into_iter().chain(named) {
@@ -744,6 +864,8 @@ mod tests {
             inst: InstId(inst),
             item: WorkItem::default(),
             by_group: false,
+            stamp: Stamp::default(),
+            local: false,
         }
     }
 
@@ -767,12 +889,13 @@ mod tests {
             .into(),
             logs: vec![Mutex::new(byte)],
             seq: AtomicU64::new(0),
+            sync: None,
         }
     }
 
     fn pairs(log: &[Logged]) -> Vec<(bool, RaceKind, Scope, u32, u32)> {
         let mut v: Vec<_> = probe(log)
-            .pairs(|_| AddressSpace::Global)
+            .pairs(|_| AddressSpace::Global, &|_| None)
             .into_iter()
             .map(|(r, _)| {
                 let inst = |s: Option<(RawSide, Option<WorkItem>)>| match s {
@@ -850,7 +973,7 @@ mod tests {
                 ..logged(1, 2, 0, 0, Op::Read, 11)
             };
             probe(&[logged(0, 1, 0, 0, Op::Write, 10), read])
-                .pairs(|_| memory)
+                .pairs(|_| memory, &|_| None)
                 .into_iter()
                 .map(|(r, _)| r.message)
                 .collect::<Vec<_>>()

@@ -25,6 +25,11 @@ pub trait Locations: Sync {
     fn alignments(&self) -> Alignments<'_> {
         Alignments::NONE
     }
+    /// Whether the program has atomics or fences that synchronise (an order other than
+    /// relaxed), which the race check then follows (`checks/sync.rs`).
+    fn synchronises(&self) -> bool {
+        false
+    }
 }
 
 impl Locations for Program {

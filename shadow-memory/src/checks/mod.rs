@@ -7,3 +7,4 @@ mod bounds;
 pub(crate) mod divergence;
 mod hang;
 pub(crate) mod races;
+pub(crate) mod sync;

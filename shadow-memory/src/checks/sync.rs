@@ -1,0 +1,736 @@
+//! Happens-before through synchronisation: the OpenCL 3.0 memory model (API spec 3.3.6,
+//! OpenCL C 6.15.12) as the pair pass applies it.
+//!
+//! The byte records (`mar`) know only barriers: to them an atomic orders nothing, so a
+//! correct release/acquire hand-off leaves racy-looking bytes. A launch whose program has
+//! synchronising atomics or fences ([`shadowcl_interpreter::Program::synchronises`]) is
+//! therefore checked in two steps: the records' first run finds the bytes that may race (a
+//! superset: every race the memory model admits is one the records see), and the pair pass
+//! (`pairs.rs`), which runs the launch again logging every access to those bytes, keeps a
+//! pair only when this model says neither access happens before the other.
+//!
+//! Why vector clocks in the pair pass, not in the records: a record holds one accessor per
+//! byte in 64 bits, and synchronisation relates arbitrary pairs of work-items, which needs
+//! a clock per item (FastTrack's and ThreadSanitizer's representation). Kept only for the
+//! second run of launches that synchronise, and only for the bytes the records found racy,
+//! it costs nothing elsewhere: a launch without such atomics checks exactly as before.
+//!
+//! The model, per work-item: a clock (advanced at each release) and a sparse vector clock,
+//! [`Knowledge`], of what it knows of the others: work-item `a` up to clock `c`, and group
+//! `g`'s accesses to one memory before its `n`-th barrier that fenced it. A release (an
+//! atomic with a release order, or an atomic store after a release fence) leaves a
+//! [`Contribution`] on its location; an acquire (an atomic with an acquire order, or an
+//! atomic read followed by an acquire fence) joins the contributions on the location it
+//! read whose scopes, and its own, include both work-items. A store starts the location's
+//! release sequence again (a relaxed one by another work-item ends it); a read-modify-write
+//! continues it. A barrier joins what its work-items know. `seq_cst` is taken as `acq_rel`:
+//! its single total order is not modelled (it adds no happens-before edge between two
+//! work-items that `acq_rel` would not, for the hand-offs the checker meets: message
+//! passing, locks, counters). Fence flags order memory for barriers (as the records do);
+//! an atomic's or fence's order applies to both memories.
+//!
+//! What does not synchronise is remembered as a [`NearMiss`] on the acquiring work-item,
+//! so a race it leaves can say why ("released at work_group scope, which does not include
+//! work-group 1").
+
+use crate::group::GroupState;
+use crate::launch::{name_and_index, LaunchChecker};
+use crate::pairs::Probe;
+use shadowcl_interpreter::{
+    AddressSpace, AllocId, InstId, MemoryOrder, MemoryScope, SyncEvent, SyncKind, WorkItem,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Most contributions a location keeps (the oldest go first: fewer happens-before edges, so
+/// more reports, never fewer).
+const CONTRIBUTION_LIMIT: usize = 4096;
+/// Most near misses a work-item keeps for its reports.
+const MISS_LIMIT: usize = 16;
+
+/// What a [`Knowledge`] entry counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Key {
+    /// A work-item's clock (its record id).
+    Item(u32),
+    /// A group's barriers that fenced one memory (the group's first record id).
+    Barriers { group: u32, local: bool },
+}
+
+/// A sparse vector clock: for each [`Key`], how far its holder is known (sorted by key).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Knowledge(Vec<(Key, u32)>);
+
+impl Knowledge {
+    fn get(&self, key: Key) -> u32 {
+        match self.0.binary_search_by_key(&key, |e| e.0) {
+            Ok(i) => self.0[i].1,
+            Err(_) => 0,
+        }
+    }
+
+    /// Raises `key` to at least `value`; whether anything changed.
+    fn raise(&mut self, key: Key, value: u32) -> bool {
+        if value == 0 {
+            return false;
+        }
+        match self.0.binary_search_by_key(&key, |e| e.0) {
+            Ok(i) if self.0[i].1 >= value => false,
+            Ok(i) => {
+                self.0[i].1 = value;
+                true
+            }
+            Err(i) => {
+                self.0.insert(i, (key, value));
+                true
+            }
+        }
+    }
+
+    /// Joins `other` in (the larger of each entry); whether anything changed.
+    fn join(&mut self, other: &Knowledge) -> bool {
+        if other.0.iter().all(|&(k, v)| self.get(k) >= v) {
+            return false;
+        }
+        let mut merged = Vec::with_capacity(self.0.len() + other.0.len());
+        let (mut i, mut j) = (0, 0);
+        while i < self.0.len() || j < other.0.len() {
+            let (x, y) = (self.0.get(i), other.0.get(j));
+            let next = match (x, y) {
+                (Some(&(kx, vx)), Some(&(ky, vy))) if kx == ky => {
+                    i += 1;
+                    j += 1;
+                    (kx, vx.max(vy))
+                }
+                (Some(&x), Some(&y)) if x.0 < y.0 => {
+                    i += 1;
+                    x
+                }
+                (Some(&x), None) => {
+                    i += 1;
+                    x
+                }
+                (_, Some(&y)) => {
+                    j += 1;
+                    y
+                }
+                (None, None) => break,
+            };
+            merged.push(next);
+        }
+        self.0 = merged;
+        true
+    }
+}
+
+/// One side of a synchronisation, as a report names it.
+#[derive(Clone, Debug)]
+pub(crate) struct SyncSide {
+    pub item: WorkItem,
+    pub inst: InstId,
+    pub order: MemoryOrder,
+    pub scope: MemoryScope,
+    /// A fence, not the atomic itself, gave the order.
+    pub fence: bool,
+}
+
+/// What a release left on a location: what its work-item knew then.
+#[derive(Clone, Debug)]
+struct Contribution {
+    /// The releasing work-item's record id and its group's.
+    from: u32,
+    group: u32,
+    side: SyncSide,
+    knows: Arc<Knowledge>,
+}
+
+/// Why an atomic read did not synchronise with a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Why {
+    /// The release's scope does not include the acquiring work-item.
+    ReleaseScope,
+    /// The acquire's scope does not include the releasing work-item.
+    AcquireScope,
+    /// The value read was stored by a relaxed atomic with no release fence before it.
+    RelaxedWrite,
+    /// The read was relaxed and no acquire fence followed it.
+    RelaxedRead,
+}
+
+/// A synchronisation that did not happen: `release` wrote what `acquire` read.
+#[derive(Clone, Debug)]
+pub(crate) struct NearMiss {
+    pub release: SyncSide,
+    /// Record ids of the releasing work-item and its group.
+    pub from: u32,
+    pub group: u32,
+    pub acquire: SyncSide,
+    /// The location, as reports name a buffer (`flag`, `flag[3]`).
+    pub location: String,
+    pub why: Why,
+}
+
+/// The model's state for one work-item.
+#[derive(Default)]
+struct ItemSync {
+    /// Advanced at each release: accesses after it are not ordered by it.
+    clock: u32,
+    knows: Knowledge,
+    /// The view of `knows` logged accesses share until it changes (an index of
+    /// [`SyncModel::views`]).
+    view: Option<u32>,
+    /// The last release fence's contribution, which later atomic stores carry.
+    fence: Option<Contribution>,
+    /// Contributions read by relaxed atomics since the last acquire fence, with what the
+    /// read was.
+    pending: Vec<(Contribution, SyncSide, String)>,
+    misses: Vec<NearMiss>,
+}
+
+/// The model's state for one atomic location.
+#[derive(Default)]
+struct Location {
+    /// The work-item whose release started the current release sequence.
+    head: Option<u32>,
+    contributions: Vec<Contribution>,
+    /// The last atomic write, when it released nothing (for a relaxed hand-off's report).
+    relaxed_writer: Option<(u32, u32, SyncSide)>,
+}
+
+/// The happens-before model of one pair pass.
+#[derive(Default)]
+pub(crate) struct SyncModel {
+    items: HashMap<u32, ItemSync>,
+    /// By (allocation, group's first record id for local memory, offset).
+    locations: HashMap<(AllocId, u32, u64), Location>,
+    /// Knowledge as logged accesses saw it.
+    views: Vec<Arc<Knowledge>>,
+    /// Work-items at each group's barrier since its last release (by group).
+    arrived: HashMap<u32, Vec<u32>>,
+}
+
+/// Where a logged access stood in the model: its work-item's clock and what it knew.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Stamp {
+    pub clock: u32,
+    pub view: u32,
+}
+
+/// Whether `scope`, used by work-item `a` of group `ga`, includes work-item `b` of `gb`. A
+/// sub-group is the whole work-group on this device.
+fn includes(scope: MemoryScope, (a, ga): (u32, u32), (b, gb): (u32, u32)) -> bool {
+    match scope {
+        MemoryScope::WorkItem => a == b,
+        MemoryScope::SubGroup | MemoryScope::WorkGroup => ga == gb,
+        MemoryScope::Device | MemoryScope::AllDevices => true,
+    }
+}
+
+impl SyncModel {
+    /// The stamp of an access `item` makes now.
+    pub(crate) fn stamp(&mut self, item: u32) -> Stamp {
+        let it = self.items.entry(item).or_default();
+        let view = match it.view {
+            Some(v) => v,
+            None => {
+                let v = self.views.len() as u32;
+                self.views.push(Arc::new(it.knows.clone()));
+                it.view = Some(v);
+                v
+            }
+        };
+        Stamp {
+            clock: it.clock,
+            view,
+        }
+    }
+
+    /// Whether an access by `x` (group `x_group`, at `x_barriers` barriers of its group that
+    /// fenced the memory, `local`) happens before the access stamped `y` by synchronisation.
+    pub(crate) fn ordered(
+        &self,
+        (x, x_group, x_barriers, x_stamp): (u32, u32, u32, Stamp),
+        local: bool,
+        y: Stamp,
+    ) -> bool {
+        let Some(knows) = self.views.get(y.view as usize) else {
+            return false;
+        };
+        knows.get(Key::Item(x)) > x_stamp.clock
+            || knows.get(Key::Barriers {
+                group: x_group,
+                local,
+            }) > x_barriers
+    }
+
+    /// The near misses that may explain why `from` (of `group`) and `to` did not
+    /// synchronise: `to`'s acquires of what `from` or its group wrote.
+    pub(crate) fn misses(&self, to: u32, from: u32, group: u32) -> Option<&NearMiss> {
+        let it = self.items.get(&to)?;
+        it.misses
+            .iter()
+            .find(|m| m.from == from)
+            .or_else(|| it.misses.iter().find(|m| m.group == group))
+    }
+
+    /// What `item` releases now: what it knows, its own accesses so far and its group's
+    /// before its barriers. Its clock moves on, so later accesses are not covered.
+    fn release(
+        &mut self,
+        item: u32,
+        group: u32,
+        barriers: (u32, u32),
+        side: SyncSide,
+    ) -> Contribution {
+        let it = self.items.entry(item).or_default();
+        let mut knows = it.knows.clone();
+        knows.raise(Key::Item(item), it.clock + 1);
+        knows.raise(Key::Barriers { group, local: true }, barriers.0);
+        knows.raise(
+            Key::Barriers {
+                group,
+                local: false,
+            },
+            barriers.1,
+        );
+        it.clock += 1;
+        it.view = None;
+        Contribution {
+            from: item,
+            group,
+            side,
+            knows: Arc::new(knows),
+        }
+    }
+
+    /// `item` acquires `c` (its scope and `acquire`'s checked), or remembers why not.
+    fn acquire(
+        &mut self,
+        item: u32,
+        group: u32,
+        c: &Contribution,
+        acquire: &SyncSide,
+        location: &str,
+    ) {
+        let why = if !includes(c.side.scope, (c.from, c.group), (item, group)) {
+            Some(Why::ReleaseScope)
+        } else if !includes(acquire.scope, (item, group), (c.from, c.group)) {
+            Some(Why::AcquireScope)
+        } else {
+            None
+        };
+        let it = self.items.entry(item).or_default();
+        match why {
+            None => {
+                if it.knows.join(&c.knows) {
+                    it.view = None;
+                }
+            }
+            Some(why) => {
+                let miss = NearMiss {
+                    release: c.side.clone(),
+                    from: c.from,
+                    group: c.group,
+                    acquire: acquire.clone(),
+                    location: location.to_string(),
+                    why,
+                };
+                note_miss(it, miss);
+            }
+        }
+    }
+
+    /// Adds `c` to a location's release sequence: a later release of the same work-item at
+    /// the same scope knows all the earlier one did, so it takes its place; device-wide
+    /// releases of one group are included by the same acquirers, so they merge.
+    fn contribute(loc: &mut Location, c: Contribution) {
+        let wide = c.side.scope >= MemoryScope::Device;
+        let same = |o: &Contribution| {
+            o.side.scope == c.side.scope
+                && if wide {
+                    o.group == c.group
+                } else {
+                    o.from == c.from
+                }
+        };
+        if let Some(o) = loc.contributions.iter_mut().find(|o| same(o)) {
+            let mut knows = (*o.knows).clone();
+            knows.join(&c.knows);
+            *o = Contribution {
+                knows: Arc::new(knows),
+                ..c
+            };
+            return;
+        }
+        if loc.contributions.len() >= CONTRIBUTION_LIMIT {
+            loc.contributions.remove(0);
+        }
+        loc.contributions.push(c);
+    }
+}
+
+fn note_miss(it: &mut ItemSync, miss: NearMiss) {
+    let known = it
+        .misses
+        .iter()
+        .any(|m| m.from == miss.from && m.why == miss.why && m.release.inst == miss.release.inst);
+    if !known && it.misses.len() < MISS_LIMIT {
+        it.misses.push(miss);
+    }
+}
+
+impl LaunchChecker<'_> {
+    /// The second run of a synchronising launch: an atomic's or a fence's effect on the
+    /// model.
+    pub(crate) fn probe_sync(&self, g: &mut GroupState, ev: &SyncEvent<'_>, probe: &Probe) {
+        let Some(model) = &probe.sync else {
+            return;
+        };
+        let item = g.item_of_work_item(ev.item);
+        let group = g.first_item();
+        let barriers = (g.barriers_local, g.barriers_global);
+        let side = SyncSide {
+            item: *ev.item,
+            inst: ev.inst,
+            order: ev.order,
+            scope: ev.scope,
+            fence: false,
+        };
+        let mut m = model.lock();
+        match ev.kind {
+            SyncKind::Fence { .. } => {
+                if ev.order.acquires() {
+                    let pending = std::mem::take(&mut m.items.entry(item).or_default().pending);
+                    for (c, read, location) in pending {
+                        let acquire = SyncSide {
+                            fence: true,
+                            inst: ev.inst,
+                            order: ev.order,
+                            scope: ev.scope,
+                            ..read
+                        };
+                        m.acquire(item, group, &c, &acquire, &location);
+                    }
+                }
+                if ev.order.releases() {
+                    let side = SyncSide {
+                        fence: true,
+                        ..side
+                    };
+                    let c = m.release(item, group, barriers, side);
+                    m.items.entry(item).or_default().fence = Some(c);
+                }
+            }
+            SyncKind::Atomic {
+                space,
+                alloc,
+                offset,
+                reads,
+                writes,
+                ..
+            } => {
+                let alloc = probe.original(space, alloc);
+                let at = (
+                    alloc,
+                    if space == AddressSpace::Local {
+                        group
+                    } else {
+                        0
+                    },
+                    offset,
+                );
+                let location = self
+                    .state()
+                    .map(|ls| name_and_index(ls, alloc, offset as i64))
+                    .and_then(|(name, index)| {
+                        name.map(|n| match index {
+                            Some(i) if i > 0 => format!("{n}[{i}]"),
+                            _ => n,
+                        })
+                    })
+                    .unwrap_or_else(|| "an atomic".into());
+                if reads {
+                    let loc = m.locations.entry(at).or_default();
+                    let contributions = loc.contributions.clone();
+                    let relaxed = loc.relaxed_writer.clone();
+                    for c in &contributions {
+                        if c.from == item {
+                            continue;
+                        }
+                        if ev.order.acquires() {
+                            m.acquire(item, group, c, &side, &location);
+                        } else {
+                            let it = m.items.entry(item).or_default();
+                            it.pending.push((c.clone(), side.clone(), location.clone()));
+                            let miss = NearMiss {
+                                release: c.side.clone(),
+                                from: c.from,
+                                group: c.group,
+                                acquire: side.clone(),
+                                location: location.clone(),
+                                why: Why::RelaxedRead,
+                            };
+                            note_miss(it, miss);
+                        }
+                    }
+                    if let Some((from, from_group, release)) = relaxed {
+                        if from != item {
+                            let miss = NearMiss {
+                                release,
+                                from,
+                                group: from_group,
+                                acquire: side.clone(),
+                                location: location.clone(),
+                                why: Why::RelaxedWrite,
+                            };
+                            note_miss(m.items.entry(item).or_default(), miss);
+                        }
+                    }
+                }
+                if writes {
+                    let own = if ev.order.releases() {
+                        Some(m.release(item, group, barriers, side.clone()))
+                    } else {
+                        m.items.entry(item).or_default().fence.clone()
+                    };
+                    let loc = m.locations.entry(at).or_default();
+                    loc.relaxed_writer = match own {
+                        Some(_) => None,
+                        None => Some((item, group, side)),
+                    };
+                    match (own, reads) {
+                        // A read-modify-write continues the release sequence.
+                        (Some(c), true) => SyncModel::contribute(loc, c),
+                        (None, true) => {}
+                        (Some(c), false) => {
+                            loc.contributions.clear();
+                            loc.head = Some(item);
+                            loc.contributions.push(c);
+                        }
+                        // A relaxed store continues its own work-item's sequence only (C11
+                        // release sequences, which OpenCL C 2.0 follows).
+                        (None, false) if loc.head == Some(item) => {}
+                        (None, false) => {
+                            loc.contributions.clear();
+                            loc.head = None;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The second run: a work-item reached a barrier.
+    pub(crate) fn probe_arrival(&self, g: &GroupState, item: &WorkItem, probe: &Probe) {
+        if let Some(model) = &probe.sync {
+            let id = g.item_of_work_item(item);
+            model
+                .lock()
+                .arrived
+                .entry(g.first_item())
+                .or_default()
+                .push(id);
+        }
+    }
+
+    /// The second run: a barrier released its group; what each work-item knew, all know.
+    pub(crate) fn probe_release(&self, g: &GroupState, all_arrived: bool, probe: &Probe) {
+        let Some(model) = &probe.sync else {
+            return;
+        };
+        let mut m = model.lock();
+        let Some(items) = m.arrived.remove(&g.first_item()) else {
+            return;
+        };
+        if !all_arrived {
+            return;
+        }
+        let mut joined = Knowledge::default();
+        for i in &items {
+            if let Some(it) = m.items.get(i) {
+                joined.join(&it.knows);
+            }
+        }
+        for i in items {
+            let it = m.items.entry(i).or_default();
+            if it.knows.join(&joined) {
+                it.view = None;
+            }
+        }
+    }
+}
+
+/// The sentence a race report adds for a synchronisation that did not happen.
+pub(crate) fn explain(miss: &NearMiss, line_of: &dyn Fn(InstId) -> Option<u32>) -> String {
+    let at = |s: &SyncSide| match line_of(s.inst) {
+        Some(l) => format!(" (line {l})"),
+        None => String::new(),
+    };
+    let who = |s: &SyncSide| {
+        format!(
+            "work-item {:?} of work-group {:?}",
+            s.item.local, s.item.group
+        )
+    };
+    let (r, a) = (&miss.release, &miss.acquire);
+    let how = |s: &SyncSide, verb: &str| {
+        let by = if s.fence { " (by a fence)" } else { "" };
+        format!(
+            "{} {verb} `{}` with memory_order_{} at memory_scope_{}{by}{}",
+            who(s),
+            miss.location,
+            s.order.name(),
+            s.scope.name(),
+            at(s)
+        )
+    };
+    match miss.why {
+        Why::ReleaseScope => format!(
+            "{}; {} acquired it{}: memory_scope_{} does not include work-group {:?}",
+            how(r, "released"),
+            who(a),
+            at(a),
+            r.scope.name(),
+            a.item.group
+        ),
+        Why::AcquireScope => format!(
+            "{}; {}: memory_scope_{} does not include work-group {:?}",
+            how(r, "released"),
+            how(a, "acquired"),
+            a.scope.name(),
+            r.item.group
+        ),
+        Why::RelaxedWrite => format!(
+            "{}, which orders nothing, and {} read it{}: the write needs memory_order_release \
+             (or a release fence before it)",
+            how(r, "stored"),
+            who(a),
+            at(a)
+        ),
+        Why::RelaxedRead => format!(
+            "{}; {}, which orders nothing: the read needs memory_order_acquire (or an acquire \
+             fence after it)",
+            how(r, "released"),
+            how(a, "read"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knowledge_joins_entry_by_entry() {
+        let mut a = Knowledge::default();
+        a.raise(Key::Item(3), 2);
+        a.raise(Key::Item(1), 5);
+        let mut b = Knowledge::default();
+        b.raise(Key::Item(3), 4);
+        b.raise(
+            Key::Barriers {
+                group: 0,
+                local: true,
+            },
+            1,
+        );
+        assert!(a.join(&b));
+        assert!(!a.join(&b), "a second join adds nothing");
+        assert_eq!(a.get(Key::Item(1)), 5);
+        assert_eq!(a.get(Key::Item(3)), 4);
+        assert_eq!(
+            a.get(Key::Barriers {
+                group: 0,
+                local: true
+            }),
+            1
+        );
+        assert_eq!(
+            a.get(Key::Barriers {
+                group: 0,
+                local: false
+            }),
+            0
+        );
+        let keys: Vec<Key> = a.0.iter().map(|e| e.0).collect();
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted);
+    }
+
+    fn side(scope: MemoryScope, order: MemoryOrder) -> SyncSide {
+        SyncSide {
+            item: WorkItem::default(),
+            inst: InstId(0),
+            order,
+            scope,
+            fence: false,
+        }
+    }
+
+    #[test]
+    fn an_acquire_orders_what_the_release_saw_when_both_scopes_include_both() {
+        let mut m = SyncModel::default();
+        // Item 1 of group 0 accesses at clock 0, then releases; item 9 of group 8 acquires.
+        let before = m.stamp(1);
+        let c = m.release(
+            1,
+            0,
+            (0, 0),
+            side(MemoryScope::Device, MemoryOrder::Release),
+        );
+        let after = m.stamp(1);
+        let a = side(MemoryScope::Device, MemoryOrder::Acquire);
+        m.acquire(9, 8, &c, &a, "flag");
+        let y = m.stamp(9);
+        assert!(m.ordered((1, 0, 0, before), false, y));
+        assert!(!m.ordered((1, 0, 0, after), false, y), "after the release");
+        // At work-group scope the other group is not included.
+        let mut m = SyncModel::default();
+        let before = m.stamp(1);
+        let c = m.release(
+            1,
+            0,
+            (0, 0),
+            side(MemoryScope::WorkGroup, MemoryOrder::Release),
+        );
+        m.acquire(9, 8, &c, &a, "flag");
+        let y = m.stamp(9);
+        assert!(!m.ordered((1, 0, 0, before), false, y));
+        assert_eq!(m.misses(9, 1, 0).map(|x| x.why), Some(Why::ReleaseScope));
+    }
+
+    #[test]
+    fn a_release_carries_the_groups_barriers() {
+        let mut m = SyncModel::default();
+        // Item 2 of group 0 wrote before the group's first global barrier (count 0); item 1
+        // releases after it (count 1).
+        let x = m.stamp(2);
+        let c = m.release(
+            1,
+            0,
+            (0, 1),
+            side(MemoryScope::Device, MemoryOrder::Release),
+        );
+        m.acquire(
+            9,
+            8,
+            &c,
+            &side(MemoryScope::Device, MemoryOrder::Acquire),
+            "flag",
+        );
+        let y = m.stamp(9);
+        assert!(
+            m.ordered((2, 0, 0, x), false, y),
+            "global, before the barrier"
+        );
+        assert!(
+            !m.ordered((2, 0, 1, x), false, y),
+            "global, after the barrier"
+        );
+        assert!(
+            !m.ordered((2, 0, 0, x), true, y),
+            "local memory was not fenced"
+        );
+    }
+}
