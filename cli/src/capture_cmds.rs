@@ -419,6 +419,7 @@ fn to_report_finding(f: &Finding, second_run: u64) -> shadowcl_shadow::Finding {
         candidates: Vec::new(),
     };
     shadowcl_shadow::Finding {
+        synchronisation: None,
         kind: FindingKind::ScheduleDependentOutput,
         race: None,
         scope: None,

@@ -584,6 +584,7 @@ mod tests {
 
     fn race(kernel: &str, file: &str, lines: (u32, u32)) -> Finding {
         Finding {
+            synchronisation: None,
             kind: FindingKind::DataRace,
             race: Some(RaceKind::ReadWrite),
             scope: Some(Scope::IntraGroup),

@@ -325,6 +325,7 @@ impl LaunchChecker<'_> {
         let mut raw = self.raw.lock();
         let mut note = |alloc: Option<AllocId>, message: String| {
             raw.add(Raw {
+                sync: None,
                 key: RawKey {
                     kind: FindingKind::ChecksDegraded,
                     race: None,
@@ -547,6 +548,7 @@ impl LaunchChecker<'_> {
             s => s,
         };
         Finding {
+            synchronisation: r.sync.as_deref().cloned(),
             kind: r.key.kind,
             race: r.key.race,
             scope,

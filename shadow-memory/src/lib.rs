@@ -80,6 +80,7 @@ pub use pairs::SNAPSHOT_LIMIT;
 pub use progress::progress_message;
 pub use report::{
     Candidate, Finding, FindingKind, LaunchSummary, RaceKind, Report, RuleHits, Scope, Side,
+    SyncSide, Synchronisation,
 };
 pub use session::{
     KernelAccess, LaunchOrder, Locations, Sequential, Session, Unordered, LAUNCH_CAP,

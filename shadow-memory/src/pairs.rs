@@ -25,7 +25,7 @@ use crate::Scope;
 use parking_lot::Mutex;
 use shadowcl_interpreter::{
     Access, AddressSpace, AllocId, ArgAccess, ArgAddress, ArgValue, Buffer, Device, ExecError,
-    InstId, Launch, LaunchStats, NoObserver, Program, Schedule, WorkItem,
+    InstId, Launch, LaunchStats, NoObserver, Program, Schedule, SourceLoc, WorkItem,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -329,8 +329,11 @@ struct PairFound {
     /// memory.
     across: bool,
     /// A synchronisation between the two work-items that did not order them, explained.
-    sync: Option<String>,
+    sync: Option<Explained>,
 }
+
+/// A synchronisation that did not happen: the sentence and the report's field.
+type Explained = (String, crate::Synchronisation);
 
 /// A racing pair: both accesses and how they race.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -347,11 +350,11 @@ impl Probe {
     fn pairs(
         &self,
         memory_of: impl Fn(AllocId) -> AddressSpace,
-        line_of: &dyn Fn(InstId) -> Option<u32>,
+        location_of: &dyn Fn(InstId) -> Option<SourceLoc>,
     ) -> Vec<(Raw, AllocId)> {
         let model = self.sync.as_ref().map(|m| m.lock());
         // Whether synchronisation orders `x` before `y`, and else what may say why not.
-        let sync_order = |x: &Logged, y: &Logged| -> (bool, Option<String>) {
+        let sync_order = |x: &Logged, y: &Logged| -> (bool, Option<Explained>) {
             let Some(m) = &model else {
                 return (false, None);
             };
@@ -366,7 +369,7 @@ impl Probe {
                         .or_else(|| m.misses(x.me.item, y.me.item, y.me.group_lo))
                 })
                 .flatten()
-                .map(|miss| sync::explain(miss, line_of));
+                .map(|miss| sync::explain(miss, location_of));
             (ordered, why)
         };
         let mut found: BTreeMap<(AllocId, PairKey), PairFound> = BTreeMap::new();
@@ -374,7 +377,7 @@ impl Probe {
         bytes.sort();
         for (byte, &at) in bytes {
             let log = self.logs[at].lock();
-            let mut here: HashMap<PairKey, (WorkItem, WorkItem, bool, Option<String>)> =
+            let mut here: HashMap<PairKey, (WorkItem, WorkItem, bool, Option<Explained>)> =
                 HashMap::new();
             let mut buckets: HashMap<u32, Vec<Logged>> = HashMap::new();
             for e in log.intra.values().flatten() {
@@ -440,6 +443,7 @@ impl Probe {
                     FindingKind::DataRace
                 };
                 let raw = Raw {
+                    sync: p.sync.as_ref().map(|(_, field)| Box::new(field.clone())),
                     key: RawKey {
                         kind,
                         race: Some(k.race),
@@ -469,7 +473,7 @@ fn pair_message(k: &PairKey, p: &PairFound, memory: AddressSpace) -> String {
     if p.across {
         parts.push(other_fence_only(memory));
     }
-    if let Some(why) = &p.sync {
+    if let Some((why, _)) = &p.sync {
         parts.push(why.clone());
     }
     if k.race == RaceKind::AtomicPlain && (k.first.1 == "read" || k.second.1 == "read") {
@@ -799,8 +803,8 @@ impl Session {
                 AddressSpace::Global
             }
         };
-        let line_of = |inst: InstId| checker.program.location(inst).map(|l| l.line);
-        checker.adopt_pairs(probe.pairs(memory_of, &line_of), self.checks(), decided);
+        let location_of = |inst: InstId| checker.program.location(inst);
+        checker.adopt_pairs(probe.pairs(memory_of, &location_of), self.checks(), decided);
     }
 }
 

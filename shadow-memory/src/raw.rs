@@ -43,6 +43,8 @@ pub(crate) struct Raw {
     pub(crate) second: Option<(RawSide, Option<WorkItem>)>,
     pub(crate) count: u64,
     pub(crate) message: String,
+    /// For a race the memory model explains ([`crate::Synchronisation`]).
+    pub(crate) sync: Option<Box<crate::Synchronisation>>,
 }
 
 #[derive(Default)]

@@ -246,6 +246,36 @@ impl Serialize for Side {
     }
 }
 
+/// A synchronisation between a race's two work-items that did not order them (the OpenCL
+/// memory model: a scope that does not include the other work-item, or a relaxed order).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Synchronisation {
+    /// `release-scope`, `acquire-scope` (the scope does not include the other work-item),
+    /// `relaxed-write`, `relaxed-read` (the order orders nothing).
+    pub reason: String,
+    /// The atomic's buffer, as `buffer` names one (`flag`, `flag[3]`).
+    pub atomic: String,
+    pub release: SyncSide,
+    pub acquire: SyncSide,
+}
+
+/// One side of a [`Synchronisation`]: the atomic operation (or the fence that gave it its
+/// order) of one work-item.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SyncSide {
+    pub global_id: [u64; 3],
+    pub local_id: [u32; 3],
+    pub group_id: [u32; 3],
+    /// `relaxed`, `acquire`, `release`, `acq_rel`, `seq_cst`.
+    pub order: String,
+    /// `work_item`, `sub_group`, `work_group`, `device`, `all_svm_devices`.
+    pub scope: String,
+    /// The order came from a fence (`atomic_work_item_fence`, `mem_fence`).
+    pub fence: bool,
+    #[serde(default, with = "loc_field")]
+    pub location: Option<SourceLoc>,
+}
+
 /// A site that may have made an access the record kept only the kind of.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Candidate {
@@ -353,6 +383,9 @@ pub struct Finding {
     pub count: u64,
     /// Extra explanation (divergence, bounds, use-after-release).
     pub message: String,
+    /// For a race: a synchronisation that did not order its two accesses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synchronisation: Option<Synchronisation>,
 }
 
 impl Finding {

@@ -323,6 +323,7 @@ impl Session {
     /// The platform found a launch that uses a released buffer (bound to argument `arg`).
     pub fn use_after_release(&self, launch: u64, kernel: &str, arg: &str) {
         self.add_finding(Finding {
+            synchronisation: None,
             kind: FindingKind::UseAfterRelease,
             race: None,
             scope: None,
@@ -352,6 +353,7 @@ impl Session {
     ) {
         let launch = self.state.lock().launches.len() as u64;
         self.add_finding(Finding {
+            synchronisation: None,
             kind: FindingKind::InvalidAccess,
             race: None,
             scope: None,

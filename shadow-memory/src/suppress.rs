@@ -259,6 +259,7 @@ mod tests {
 
     fn race(kernel: &str, buffer: &str, first: Side, second: Side) -> Finding {
         Finding {
+            synchronisation: None,
             kind: FindingKind::DataRace,
             race: None,
             scope: None,

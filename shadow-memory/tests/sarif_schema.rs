@@ -152,6 +152,7 @@ fn side(access: &str, item: Option<u32>, location: Option<SourceLoc>, kernel: &s
 
 fn finding(kind: FindingKind, message: &str) -> Finding {
     Finding {
+        synchronisation: None,
         kind,
         race: None,
         scope: None,
@@ -173,6 +174,7 @@ fn finding(kind: FindingKind, message: &str) -> Finding {
 fn memory_and_limit_findings() -> Vec<Finding> {
     vec![
         Finding {
+            synchronisation: None,
             memory: Some(AddressSpace::Global),
             buffer: Some("in".into()),
             offset: Some(2),
@@ -184,6 +186,7 @@ fn memory_and_limit_findings() -> Vec<Finding> {
             )
         },
         Finding {
+            synchronisation: None,
             memory: Some(AddressSpace::Global),
             buffer: Some("in".into()),
             offset: Some(0),
@@ -196,6 +199,7 @@ fn memory_and_limit_findings() -> Vec<Finding> {
             )
         },
         Finding {
+            synchronisation: None,
             second: Some(side("running", Some(0), loc(SOURCE, 90, 3), "reduce")),
             count: 64,
             ..finding(
@@ -204,6 +208,7 @@ fn memory_and_limit_findings() -> Vec<Finding> {
             )
         },
         Finding {
+            synchronisation: None,
             memory: Some(AddressSpace::Global),
             buffer: Some("in".into()),
             ..finding(
@@ -219,6 +224,7 @@ fn memory_and_limit_findings() -> Vec<Finding> {
 /// line/column 0 (unknown); findings with no location at all.
 fn every_kind() -> Report {
     let race = |race, scope, space, first, second, count| Finding {
+        synchronisation: None,
         race: Some(race),
         scope: Some(scope),
         memory: Some(space),
@@ -274,6 +280,7 @@ fn every_kind() -> Report {
             2,
         ),
         Finding {
+            synchronisation: None,
             race: Some(RaceKind::WriteWrite),
             scope: Some(Scope::IntraGroup),
             memory: Some(AddressSpace::Global),
@@ -285,6 +292,7 @@ fn every_kind() -> Report {
             ..finding(FindingKind::BenignRace, "")
         },
         Finding {
+            synchronisation: None,
             first: Some(side("barrier", Some(0), loc(SOURCE, 40, 5), "reduce")),
             second: Some(side("exit", Some(3), None, "reduce")),
             count: 4,
@@ -294,6 +302,7 @@ fn every_kind() -> Report {
             )
         },
         Finding {
+            synchronisation: None,
             memory: Some(AddressSpace::Global),
             buffer: Some("data".into()),
             offset: Some(-4),
@@ -305,6 +314,7 @@ fn every_kind() -> Report {
             )
         },
         Finding {
+            synchronisation: None,
             memory: Some(AddressSpace::Local),
             buffer: Some("tile".into()),
             offset: Some(8),
@@ -314,6 +324,7 @@ fn every_kind() -> Report {
             ..finding(FindingKind::UninitializedRead, "")
         },
         Finding {
+            synchronisation: None,
             buffer: Some("buffer#17".into()),
             ..finding(
                 FindingKind::UseAfterRelease,
@@ -321,6 +332,7 @@ fn every_kind() -> Report {
             )
         },
         Finding {
+            synchronisation: None,
             second: Some(side("async-copy", Some(1), loc(SOURCE, 4, 3), "reduce")),
             ..finding(
                 FindingKind::AsyncCopyMisuse,
@@ -328,6 +340,7 @@ fn every_kind() -> Report {
             )
         },
         Finding {
+            synchronisation: None,
             buffer: Some("out".into()),
             offset: Some(0),
             index: Some(0),

@@ -268,6 +268,7 @@ impl LaunchChecker<'_> {
             return;
         }
         g.raw.add(Raw {
+            sync: None,
             key,
             offset: Some(a.offset as i64),
             first: None,

@@ -170,6 +170,7 @@ impl LaunchChecker<'_> {
             group: true,
         };
         g.raw.add(Raw {
+            sync: None,
             key: RawKey {
                 kind: FindingKind::DataRace,
                 race: Some(race),
@@ -204,6 +205,7 @@ impl LaunchChecker<'_> {
         message: &str,
     ) {
         g.raw.add(Raw {
+            sync: None,
             key: RawKey {
                 kind,
                 race: None,

@@ -66,6 +66,7 @@ impl LaunchChecker<'_> {
             ),
         };
         g.raw.add(Raw {
+            sync: None,
             key: RawKey {
                 kind: FindingKind::OutOfBounds,
                 race: None,

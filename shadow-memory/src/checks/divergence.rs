@@ -106,6 +106,7 @@ impl LaunchChecker<'_> {
             ),
         };
         g.raw.add(Raw {
+            sync: None,
             key: RawKey {
                 kind: FindingKind::BarrierDivergence,
                 race: None,

@@ -27,6 +27,7 @@ impl LaunchChecker<'_> {
             at.entry(inst).or_insert((item, 0)).1 += 1;
         }
         let raw = |inst: Option<InstId>, item: Option<WorkItem>, count: u64, message: String| Raw {
+            sync: None,
             key: RawKey {
                 kind: FindingKind::Hang,
                 race: None,

@@ -1368,6 +1368,7 @@ impl LaunchChecker<'_> {
                     Party { op, who: None } => RawSide::Unknown { op },
                 };
                 g.raw.add(Raw {
+                    sync: None,
                     key: RawKey {
                         kind,
                         race: Some(race),
@@ -1401,6 +1402,7 @@ impl LaunchChecker<'_> {
                 return;
             }
             g.raw.add(Raw {
+                sync: None,
                 key,
                 offset: Some(off as i64),
                 first: None,

@@ -36,8 +36,10 @@
 use crate::group::GroupState;
 use crate::launch::{name_and_index, LaunchChecker};
 use crate::pairs::Probe;
+use crate::Synchronisation;
 use shadowcl_interpreter::{
-    AddressSpace, AllocId, InstId, MemoryOrder, MemoryScope, SyncEvent, SyncKind, WorkItem,
+    AddressSpace, AllocId, InstId, MemoryOrder, MemoryScope, SourceLoc, SyncEvent, SyncKind,
+    WorkItem,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -400,7 +402,15 @@ impl LaunchChecker<'_> {
         match ev.kind {
             SyncKind::Fence { .. } => {
                 if ev.order.acquires() {
-                    let pending = std::mem::take(&mut m.items.entry(item).or_default().pending);
+                    let it = m.items.entry(item).or_default();
+                    let pending = std::mem::take(&mut it.pending);
+                    // The fence decides what those relaxed reads synchronise with.
+                    it.misses.retain(|miss| {
+                        miss.why != Why::RelaxedRead
+                            || !pending.iter().any(|(c, _, _)| {
+                                c.from == miss.from && c.side.inst == miss.release.inst
+                            })
+                    });
                     for (c, read, location) in pending {
                         let acquire = SyncSide {
                             fence: true,
@@ -560,8 +570,38 @@ impl LaunchChecker<'_> {
     }
 }
 
+/// A synchronisation that did not happen, as a race report carries it: a sentence and the
+/// report's field.
+pub(crate) fn explain(
+    miss: &NearMiss,
+    location_of: &dyn Fn(InstId) -> Option<SourceLoc>,
+) -> (String, Synchronisation) {
+    let report_side = |s: &SyncSide| crate::SyncSide {
+        global_id: s.item.global,
+        local_id: s.item.local,
+        group_id: s.item.group,
+        order: s.order.name().into(),
+        scope: s.scope.name().into(),
+        fence: s.fence,
+        location: location_of(s.inst),
+    };
+    let field = Synchronisation {
+        reason: match miss.why {
+            Why::ReleaseScope => "release-scope",
+            Why::AcquireScope => "acquire-scope",
+            Why::RelaxedWrite => "relaxed-write",
+            Why::RelaxedRead => "relaxed-read",
+        }
+        .into(),
+        atomic: miss.location.clone(),
+        release: report_side(&miss.release),
+        acquire: report_side(&miss.acquire),
+    };
+    (sentence(miss, &|i| location_of(i).map(|l| l.line)), field)
+}
+
 /// The sentence a race report adds for a synchronisation that did not happen.
-pub(crate) fn explain(miss: &NearMiss, line_of: &dyn Fn(InstId) -> Option<u32>) -> String {
+fn sentence(miss: &NearMiss, line_of: &dyn Fn(InstId) -> Option<u32>) -> String {
     let at = |s: &SyncSide| match line_of(s.inst) {
         Some(l) => format!(" (line {l})"),
         None => String::new(),
@@ -600,12 +640,19 @@ pub(crate) fn explain(miss: &NearMiss, line_of: &dyn Fn(InstId) -> Option<u32>) 
             a.scope.name(),
             r.item.group
         ),
-        Why::RelaxedWrite => format!(
-            "{}, which orders nothing, and {} read it{}: the write needs memory_order_release \
-             (or a release fence before it)",
+        Why::RelaxedWrite if a.order.acquires() => format!(
+            "{}, which orders nothing, and {} acquired it{}: the write needs \
+             memory_order_release (or a release fence before it)",
             how(r, "stored"),
             who(a),
             at(a)
+        ),
+        Why::RelaxedWrite => format!(
+            "{}, which orders nothing, and {}: the write needs memory_order_release and the \
+             read memory_order_acquire (or fences: a release fence before the write, an \
+             acquire fence after the read)",
+            how(r, "stored"),
+            how(a, "read"),
         ),
         Why::RelaxedRead => format!(
             "{}; {}, which orders nothing: the read needs memory_order_acquire (or an acquire \
