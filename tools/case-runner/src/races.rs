@@ -56,10 +56,19 @@ pub(crate) fn finding_matches(f: &Value, e: &case::Expect) -> bool {
     }
     e.fields.iter().all(|(k, want)| match f.get(k) {
         _ if k == "lines" => side_lines(f) == *want,
+        _ if k == "sync" => sync_reason(f) == *want,
         Some(Value::String(s)) => s == want,
         Some(Value::Number(n)) => n.to_string() == *want,
         _ => false,
     })
+}
+
+/// The reason of the synchronisation a race's report explains, `none` without one.
+fn sync_reason(f: &Value) -> &str {
+    f.get("synchronisation")
+        .and_then(|s| s.get("reason"))
+        .and_then(Value::as_str)
+        .unwrap_or("none")
 }
 
 /// A side's source line, `?` when the report names none.
