@@ -15,12 +15,17 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "cl_khr_3d_image_writes",
 ];
 /// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`); the compile driver
-/// defines exactly these feature macros.
+/// defines exactly these feature macros. The atomics' orders and device scope run as the
+/// memory model says and the race check follows them (`CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES`
+/// says the same).
 pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_int64",
     "__opencl_c_fp64",
     "__opencl_c_images",
     "__opencl_c_3d_image_writes",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
 ];
 
 /// Included after clang's own OpenCL header, which defines some extension and feature

@@ -966,7 +966,7 @@ impl Observer for LaunchChecker<'_> {
 
     fn barrier(&self, g: &mut Box<GroupState>, arrival: &BarrierArrival<'_>) {
         if let Pass::Second(probe) = &self.pass {
-            self.probe_arrival(g, arrival.item, probe);
+            self.probe_arrival(g, arrival, probe);
         }
         self.record_arrival(g, arrival);
     }

@@ -186,12 +186,17 @@ fn device_info(param: cl_device_info) -> Result<Vec<u8>, cl_int> {
             .iter()
             .map(|e| name_version(e, v10))
             .collect::<Vec<_>>()),
-        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
-            v(&(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP))
+        // Every order and every scope but all_svm_devices (no SVM), as the OpenCL C
+        // features above: atomics run sequentially consistent, and the race check follows
+        // release/acquire at each scope (OpenCL API 3.3.6).
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES | CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => {
+            v(&(CL_DEVICE_ATOMIC_ORDER_RELAXED
+                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+                | CL_DEVICE_ATOMIC_ORDER_SEQ_CST
+                | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM
+                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
+                | CL_DEVICE_ATOMIC_SCOPE_DEVICE))
         }
-        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => v(&(CL_DEVICE_ATOMIC_ORDER_RELAXED
-            | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
-            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => v(&CL_TRUE),
         CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
         | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT

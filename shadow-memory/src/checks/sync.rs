@@ -23,11 +23,11 @@
 //! atomic read followed by an acquire fence) joins the contributions on the location it
 //! read whose scopes, and its own, include both work-items. A store starts the location's
 //! release sequence again (a relaxed one by another work-item ends it); a read-modify-write
-//! continues it. A barrier joins what its work-items know. `seq_cst` is taken as `acq_rel`:
-//! its single total order is not modelled (it adds no happens-before edge between two
-//! work-items that `acq_rel` would not, for the hand-offs the checker meets: message
-//! passing, locks, counters). Fence flags order memory for barriers (as the records do);
-//! an atomic's or fence's order applies to both memories.
+//! continues it. A barrier joins what its work-items know. Each order applies to the memory
+//! its fence flags (or a barrier's) name; an atomic whose semantics name none orders both.
+//! `seq_cst` is `acq_rel` here: its single total order decides which values reads may
+//! return, not which accesses happen before others (OpenCL API 3.3.6: happens-before comes
+//! from sequenced-before and synchronises-with alone), so data races are the same.
 //!
 //! What does not synchronise is remembered as a [`NearMiss`] on the acquiring work-item,
 //! so a race it leaves can say why ("released at work_group scope, which does not include
@@ -38,8 +38,8 @@ use crate::launch::{name_and_index, LaunchChecker};
 use crate::pairs::Probe;
 use crate::Synchronisation;
 use shadowcl_interpreter::{
-    AddressSpace, AllocId, InstId, MemoryOrder, MemoryScope, SourceLoc, SyncEvent, SyncKind,
-    WorkItem,
+    AddressSpace, AllocId, BarrierArrival, Fences, InstId, MemoryOrder, MemoryScope, SourceLoc,
+    SyncEvent, SyncKind, WorkItem,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -50,14 +50,32 @@ const CONTRIBUTION_LIMIT: usize = 4096;
 /// Most near misses a work-item keeps for its reports.
 const MISS_LIMIT: usize = 16;
 
-/// What a [`Knowledge`] entry counts.
+/// What a [`Knowledge`] entry counts, for one memory (a fence orders only the memory its
+/// flags name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Key {
-    /// A work-item's clock (its record id).
-    Item(u32),
+    /// A work-item's clock (its record id): its accesses to local or global memory.
+    Item { item: u32, local: bool },
     /// A group's barriers that fenced one memory (the group's first record id).
     Barriers { group: u32, local: bool },
 }
+
+impl Key {
+    fn fenced(self, fences: Fences) -> bool {
+        let (Key::Item { local, .. } | Key::Barriers { local, .. }) = self;
+        if local {
+            fences.local
+        } else {
+            fences.global
+        }
+    }
+}
+
+/// Both memories.
+const BOTH: Fences = Fences {
+    local: true,
+    global: true,
+};
 
 /// A sparse vector clock: for each [`Key`], how far its holder is known (sorted by key).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -91,8 +109,28 @@ impl Knowledge {
 
     /// Joins `other` in (the larger of each entry); whether anything changed.
     fn join(&mut self, other: &Knowledge) -> bool {
-        if other.0.iter().all(|&(k, v)| self.get(k) >= v) {
+        self.join_in(other, BOTH)
+    }
+
+    /// Joins in the entries of `other` for the memory `fences` names.
+    fn join_in(&mut self, other: &Knowledge, fences: Fences) -> bool {
+        if other
+            .0
+            .iter()
+            .all(|&(k, v)| !k.fenced(fences) || self.get(k) >= v)
+        {
             return false;
+        }
+        if fences != BOTH {
+            let only = Knowledge(
+                other
+                    .0
+                    .iter()
+                    .copied()
+                    .filter(|e| e.0.fenced(fences))
+                    .collect(),
+            );
+            return self.join_in(&only, BOTH);
         }
         let mut merged = Vec::with_capacity(self.0.len() + other.0.len());
         let (mut i, mut j) = (0, 0);
@@ -134,6 +172,8 @@ pub(crate) struct SyncSide {
     pub scope: MemoryScope,
     /// A fence, not the atomic itself, gave the order.
     pub fence: bool,
+    /// The memory the order applies to.
+    pub fences: Fences,
 }
 
 /// What a release left on a location: what its work-item knew then.
@@ -207,8 +247,9 @@ pub(crate) struct SyncModel {
     locations: HashMap<(AllocId, u32, u64), Location>,
     /// Knowledge as logged accesses saw it.
     views: Vec<Arc<Knowledge>>,
-    /// Work-items at each group's barrier since its last release (by group).
-    arrived: HashMap<u32, Vec<u32>>,
+    /// Work-items at each group's barrier since its last release (by group), and the
+    /// memory every one of them fenced.
+    arrived: HashMap<u32, (Vec<u32>, Fences)>,
 }
 
 /// Where a logged access stood in the model: its work-item's clock and what it knew.
@@ -258,7 +299,7 @@ impl SyncModel {
         let Some(knows) = self.views.get(y.view as usize) else {
             return false;
         };
-        knows.get(Key::Item(x)) > x_stamp.clock
+        knows.get(Key::Item { item: x, local }) > x_stamp.clock
             || knows.get(Key::Barriers {
                 group: x_group,
                 local,
@@ -285,16 +326,17 @@ impl SyncModel {
         side: SyncSide,
     ) -> Contribution {
         let it = self.items.entry(item).or_default();
-        let mut knows = it.knows.clone();
-        knows.raise(Key::Item(item), it.clock + 1);
-        knows.raise(Key::Barriers { group, local: true }, barriers.0);
-        knows.raise(
-            Key::Barriers {
-                group,
-                local: false,
-            },
-            barriers.1,
-        );
+        let mut knows = Knowledge::default();
+        knows.join_in(&it.knows, side.fences);
+        for (local, fenced, n) in [
+            (true, side.fences.local, barriers.0),
+            (false, side.fences.global, barriers.1),
+        ] {
+            if fenced {
+                knows.raise(Key::Item { item, local }, it.clock + 1);
+                knows.raise(Key::Barriers { group, local }, n);
+            }
+        }
         it.clock += 1;
         it.view = None;
         Contribution {
@@ -324,7 +366,7 @@ impl SyncModel {
         let it = self.items.entry(item).or_default();
         match why {
             None => {
-                if it.knows.join(&c.knows) {
+                if it.knows.join_in(&c.knows, acquire.fences) {
                     it.view = None;
                 }
             }
@@ -397,6 +439,7 @@ impl LaunchChecker<'_> {
             order: ev.order,
             scope: ev.scope,
             fence: false,
+            fences: ev.fences,
         };
         let mut m = model.lock();
         match ev.kind {
@@ -417,6 +460,7 @@ impl LaunchChecker<'_> {
                             inst: ev.inst,
                             order: ev.order,
                             scope: ev.scope,
+                            fences: ev.fences,
                             ..read
                         };
                         m.acquire(item, group, &c, &acquire, &location);
@@ -531,15 +575,22 @@ impl LaunchChecker<'_> {
     }
 
     /// The second run: a work-item reached a barrier.
-    pub(crate) fn probe_arrival(&self, g: &GroupState, item: &WorkItem, probe: &Probe) {
+    pub(crate) fn probe_arrival(
+        &self,
+        g: &GroupState,
+        arrival: &BarrierArrival<'_>,
+        probe: &Probe,
+    ) {
         if let Some(model) = &probe.sync {
-            let id = g.item_of_work_item(item);
-            model
-                .lock()
+            let id = g.item_of_work_item(arrival.item);
+            let mut m = model.lock();
+            let (items, fences) = m
                 .arrived
                 .entry(g.first_item())
-                .or_default()
-                .push(id);
+                .or_insert((Vec::new(), BOTH));
+            items.push(id);
+            fences.local &= arrival.fences.local;
+            fences.global &= arrival.fences.global;
         }
     }
 
@@ -549,7 +600,7 @@ impl LaunchChecker<'_> {
             return;
         };
         let mut m = model.lock();
-        let Some(items) = m.arrived.remove(&g.first_item()) else {
+        let Some((items, fences)) = m.arrived.remove(&g.first_item()) else {
             return;
         };
         if !all_arrived {
@@ -563,7 +614,7 @@ impl LaunchChecker<'_> {
         }
         for i in items {
             let it = m.items.entry(i).or_default();
-            if it.knows.join(&joined) {
+            if it.knows.join_in(&joined, fences) {
                 it.view = None;
             }
         }
@@ -670,10 +721,11 @@ mod tests {
     #[test]
     fn knowledge_joins_entry_by_entry() {
         let mut a = Knowledge::default();
-        a.raise(Key::Item(3), 2);
-        a.raise(Key::Item(1), 5);
+        let item = |item| Key::Item { item, local: false };
+        a.raise(item(3), 2);
+        a.raise(item(1), 5);
         let mut b = Knowledge::default();
-        b.raise(Key::Item(3), 4);
+        b.raise(item(3), 4);
         b.raise(
             Key::Barriers {
                 group: 0,
@@ -683,8 +735,8 @@ mod tests {
         );
         assert!(a.join(&b));
         assert!(!a.join(&b), "a second join adds nothing");
-        assert_eq!(a.get(Key::Item(1)), 5);
-        assert_eq!(a.get(Key::Item(3)), 4);
+        assert_eq!(a.get(item(1)), 5);
+        assert_eq!(a.get(item(3)), 4);
         assert_eq!(
             a.get(Key::Barriers {
                 group: 0,
@@ -712,6 +764,7 @@ mod tests {
             order,
             scope,
             fence: false,
+            fences: BOTH,
         }
     }
 
