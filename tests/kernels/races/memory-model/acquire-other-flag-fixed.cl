@@ -1,0 +1,23 @@
+// Twin of acquire-other-flag.cl: the acquire load is of flags[0], after the wait has seen
+// group 0's release store there, so it reads that store and synchronises with it: the read of
+// data is race-free.
+// kernel: acquire_flag
+// options: -cl-std=CL3.0
+// global: 128   local: 64
+// arg: buffer int 1 fill=zero name=data
+// arg: buffer int 2 fill=zero name=flags
+// arg: buffer int 1 fill=zero name=out
+// expect: none
+__kernel void acquire_flag(__global int *data, __global atomic_int *flags, __global int *out) {
+  if (get_local_id(0) != 0)
+    return;
+  if (get_group_id(0) == 0) {
+    data[0] = 42;
+    atomic_store_explicit(&flags[0], 1, memory_order_release, memory_scope_device);
+  } else {
+    while (atomic_load_explicit(&flags[0], memory_order_relaxed, memory_scope_device) != 1)
+      ;
+    atomic_load_explicit(&flags[0], memory_order_acquire, memory_scope_device);
+    out[0] = data[0];
+  }
+}

@@ -1,0 +1,25 @@
+// Fences on the wrong side of the flag: the release fence comes after the relaxed store and
+// the acquire fence before the relaxed loads, so neither orders the data accesses against
+// the flag and the read of data races with the write.
+// kernel: fenced_mp
+// options: -cl-std=CL3.0
+// global: 128   local: 64
+// arg: buffer int 1 fill=zero name=data
+// arg: buffer int 1 fill=zero name=flag
+// arg: buffer int 1 fill=zero name=out
+// expect: data-race race=read-write memory=global scope=inter-group buffer=data
+// twin: fence-message-passing-fixed.cl
+__kernel void fenced_mp(__global int *data, __global atomic_int *flag, __global int *out) {
+  if (get_local_id(0) != 0)
+    return;
+  if (get_group_id(0) == 0) {
+    data[0] = 42;
+    atomic_store_explicit(flag, 1, memory_order_relaxed, memory_scope_device);
+    atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
+  } else {
+    atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acquire, memory_scope_device);
+    while (atomic_load_explicit(flag, memory_order_relaxed, memory_scope_device) != 1)
+      ;
+    out[0] = data[0];
+  }
+}

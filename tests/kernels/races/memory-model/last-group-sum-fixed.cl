@@ -1,0 +1,31 @@
+// Twin of last-group-sum.cl: the increment is an acq_rel read-modify-write at device scope.
+// Every increment releases its group's partial sum, the increments form one release sequence,
+// and the last one acquires it: every partial sum happens before the final reads.
+// kernel: last_group_sum
+// options: -cl-std=CL3.0
+// global: 256   local: 64
+// arg: buffer int 256 fill=iota name=in
+// arg: buffer int 4 fill=zero name=partial
+// arg: buffer int 1 fill=zero name=count
+// arg: buffer int 1 fill=zero name=out
+// arg: local int 64
+// expect: none
+__kernel void last_group_sum(__global const int *in, __global int *partial,
+                             __global atomic_int *count, __global int *out, __local int *s) {
+  int l = get_local_id(0), g = get_group_id(0), n = get_num_groups(0);
+  s[l] = in[get_global_id(0)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l != 0)
+    return;
+  int t = 0;
+  for (int k = 0; k < get_local_size(0); k++)
+    t += s[k];
+  partial[g] = t;
+  // The group whose increment comes last sums every group's partial result.
+  if (atomic_fetch_add_explicit(count, 1, memory_order_acq_rel, memory_scope_device) == n - 1) {
+    int sum = 0;
+    for (int k = 0; k < n; k++)
+      sum += partial[k];
+    out[0] = sum;
+  }
+}

@@ -1,0 +1,24 @@
+// Twin of local-message-passing.cl: a release store and an acquire load at
+// memory_scope_work_group, which includes both work-items: the store synchronises with the
+// load that reads it, so item 0's write of the local data happens before item 1's read.
+// kernel: local_mp
+// options: -cl-std=CL3.0
+// global: 128   local: 64
+// arg: buffer int 2 fill=zero name=out
+// expect: none
+__kernel void local_mp(__global int *out) {
+  __local int data;
+  __local atomic_int flag;
+  int l = get_local_id(0);
+  if (l == 0)
+    atomic_store_explicit(&flag, 0, memory_order_relaxed, memory_scope_work_group);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0) {
+    data = 42;
+    atomic_store_explicit(&flag, 1, memory_order_release, memory_scope_work_group);
+  } else if (l == 1) {
+    while (atomic_load_explicit(&flag, memory_order_acquire, memory_scope_work_group) != 1)
+      ;
+    out[get_group_id(0)] = data;
+  }
+}

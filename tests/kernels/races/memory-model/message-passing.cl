@@ -1,0 +1,22 @@
+// Message passing between work-groups with relaxed atomics: group 1 waits until it sees
+// group 0's flag, but relaxed atomics order nothing (no synchronises-with), so its read of
+// data races with group 0's write although it always runs after it.
+// kernel: mp
+// options: -cl-std=CL3.0
+// global: 128   local: 64
+// arg: buffer int 1 fill=zero name=data
+// arg: buffer int 1 fill=zero name=flag
+// arg: buffer int 1 fill=zero name=out
+// expect: data-race race=read-write memory=global scope=inter-group buffer=data
+__kernel void mp(__global int *data, __global atomic_int *flag, __global int *out) {
+  if (get_local_id(0) != 0)
+    return;
+  if (get_group_id(0) == 0) {
+    data[0] = 42;
+    atomic_store_explicit(flag, 1, memory_order_relaxed, memory_scope_device);
+  } else {
+    while (atomic_load_explicit(flag, memory_order_relaxed, memory_scope_device) != 1)
+      ;
+    out[0] = data[0];
+  }
+}

@@ -1,0 +1,16 @@
+// Twin of plain-flag-read.cl: group 1 reads the flag with an atomic (acquire) load; atomics
+// never race with atomics, whatever value it reads.
+// kernel: peek_flag
+// options: -cl-std=CL3.0
+// global: 128   local: 64
+// arg: buffer int 1 fill=zero name=flag
+// arg: buffer int 1 fill=zero name=out
+// expect: none
+__kernel void peek_flag(__global atomic_int *flag, __global int *out) {
+  if (get_local_id(0) != 0)
+    return;
+  if (get_group_id(0) == 0)
+    atomic_store_explicit(flag, 1, memory_order_release, memory_scope_device);
+  else
+    out[0] = atomic_load_explicit(flag, memory_order_acquire, memory_scope_device);
+}

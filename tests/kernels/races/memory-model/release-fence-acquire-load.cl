@@ -1,0 +1,23 @@
+// A release fence before a relaxed store synchronises with an acquire load that reads the
+// value stored (fence-to-atomic synchronisation, device scope): group 0's write of data
+// happens before group 1's read. Race-free.
+// kernel: fenced_mp
+// options: -cl-std=CL3.0
+// global: 128   local: 64
+// arg: buffer int 1 fill=zero name=data
+// arg: buffer int 1 fill=zero name=flag
+// arg: buffer int 1 fill=zero name=out
+// expect: none
+__kernel void fenced_mp(__global int *data, __global atomic_int *flag, __global int *out) {
+  if (get_local_id(0) != 0)
+    return;
+  if (get_group_id(0) == 0) {
+    data[0] = 42;
+    atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
+    atomic_store_explicit(flag, 1, memory_order_relaxed, memory_scope_device);
+  } else {
+    while (atomic_load_explicit(flag, memory_order_acquire, memory_scope_device) != 1)
+      ;
+    out[0] = data[0];
+  }
+}

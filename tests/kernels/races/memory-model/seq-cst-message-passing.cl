@@ -1,0 +1,22 @@
+// Message passing with a default (seq_cst, device scope) atomic_store, but the consumer
+// waits with relaxed loads: a relaxed load acquires nothing, so group 1's read of data races
+// with group 0's write although the store is sequentially consistent.
+// kernel: mp_seq_cst
+// options: -cl-std=CL3.0
+// global: 128   local: 64
+// arg: buffer int 1 fill=zero name=data
+// arg: buffer int 1 fill=zero name=flag
+// arg: buffer int 1 fill=zero name=out
+// expect: data-race race=read-write memory=global scope=inter-group buffer=data
+__kernel void mp_seq_cst(__global int *data, __global atomic_int *flag, __global int *out) {
+  if (get_local_id(0) != 0)
+    return;
+  if (get_group_id(0) == 0) {
+    data[0] = 42;
+    atomic_store(flag, 1);
+  } else {
+    while (atomic_load_explicit(flag, memory_order_relaxed, memory_scope_device) != 1)
+      ;
+    out[0] = data[0];
+  }
+}

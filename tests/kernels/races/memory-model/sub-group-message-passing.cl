@@ -1,0 +1,31 @@
+// Message passing between work-items 0 and 1 (one sub-group on any device, and on ShadowCL,
+// whose sub-group is the whole work-group) on local memory with relaxed atomics at
+// memory_scope_sub_group: relaxed atomics order nothing, so item 1's read of the local data
+// races with item 0's write.
+// kernel: sub_group_mp
+// options: -cl-std=CL3.0
+// global: 128   local: 64
+// arg: buffer int 2 fill=zero name=out
+// expect: data-race race=read-write memory=local scope=intra-group buffer=data
+#if defined(cl_khr_subgroups) || defined(__opencl_c_subgroups)
+#define SCOPE memory_scope_sub_group
+#else
+// memory_scope_sub_group is declared only with sub-group support: clang's value of it.
+#define SCOPE ((memory_scope)__OPENCL_MEMORY_SCOPE_SUB_GROUP)
+#endif
+__kernel void sub_group_mp(__global int *out) {
+  __local int data;
+  __local atomic_int flag;
+  int l = get_local_id(0);
+  if (l == 0)
+    atomic_store_explicit(&flag, 0, memory_order_relaxed, memory_scope_work_group);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0) {
+    data = 42;
+    atomic_store_explicit(&flag, 1, memory_order_relaxed, SCOPE);
+  } else if (l == 1) {
+    while (atomic_load_explicit(&flag, memory_order_relaxed, SCOPE) != 1)
+      ;
+    out[get_group_id(0)] = data;
+  }
+}

@@ -1,0 +1,21 @@
+// Twin of ticket-lock.cl: the wait is an acquire load and the hand-over a release store of
+// now_serving (device scope): the load that reads my ticket synchronises with the previous
+// holder's store, so the increments of total are ordered and race-free (the ticket draw may
+// stay relaxed).
+// kernel: ticket_add
+// options: -cl-std=CL3.0
+// global: 256   local: 64
+// arg: buffer int 1 fill=zero name=next_ticket
+// arg: buffer int 1 fill=zero name=now_serving
+// arg: buffer int 1 fill=zero name=total
+// expect: none
+__kernel void ticket_add(__global atomic_int *next_ticket, __global atomic_int *now_serving,
+                         __global int *total) {
+  if (get_local_id(0) != 0)
+    return;
+  int my = atomic_fetch_add_explicit(next_ticket, 1, memory_order_relaxed, memory_scope_device);
+  while (atomic_load_explicit(now_serving, memory_order_acquire, memory_scope_device) != my)
+    ;
+  *total += 1;
+  atomic_store_explicit(now_serving, my + 1, memory_order_release, memory_scope_device);
+}

@@ -1,0 +1,23 @@
+// The acquire load is at memory_scope_device but the release store in the other work-group
+// is at memory_scope_work_group: the store's scope does not include group 1, so there is no
+// synchronisation and the read of data races with the write.
+// kernel: mp
+// options: -cl-std=CL3.0
+// global: 128   local: 64
+// arg: buffer int 1 fill=zero name=data
+// arg: buffer int 1 fill=zero name=flag
+// arg: buffer int 1 fill=zero name=out
+// expect: data-race race=read-write memory=global scope=inter-group buffer=data
+// twin: work-group-scope-across-groups-fixed.cl
+__kernel void mp(__global int *data, __global atomic_int *flag, __global int *out) {
+  if (get_local_id(0) != 0)
+    return;
+  if (get_group_id(0) == 0) {
+    data[0] = 42;
+    atomic_store_explicit(flag, 1, memory_order_release, memory_scope_work_group);
+  } else {
+    while (atomic_load_explicit(flag, memory_order_acquire, memory_scope_device) != 1)
+      ;
+    out[0] = data[0];
+  }
+}
