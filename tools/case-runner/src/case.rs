@@ -408,6 +408,9 @@ pub struct OclgrindOverride {
     /// Oclgrind is expected to stop with a fatal error or crash instead of reporting
     /// (`fatal`).
     pub fatal: bool,
+    /// Oclgrind is expected to refuse to build the program (`unbuildable`: an OpenCL C
+    /// version or feature it lacks).
+    pub unbuildable: bool,
     pub reason: String,
 }
 

@@ -429,6 +429,20 @@ pub(crate) fn oclgrind_verdict(
             ))
         };
     }
+    if let Some(o) = case.oclgrind.as_ref().filter(|o| o.unbuildable) {
+        let refused = child.stderr.contains("clBuildProgram") && child.stderr.contains("failed");
+        return if refused {
+            Ok(format!(
+                "oclgrind: does not build it (known difference: {})",
+                o.reason
+            ))
+        } else {
+            Err(format!(
+                "expected Oclgrind to refuse to build the program\n{}",
+                explain(&child.stderr, 8)
+            ))
+        };
+    }
     let (got, details) = oclgrind_kinds(&child.stderr);
     let (want, note): (BTreeSet<String>, Option<&str>) = match &case.oclgrind {
         Some(o) => (o.kinds.iter().cloned().collect(), Some(o.reason.as_str())),

@@ -3,6 +3,7 @@
 // and the last one acquires it: every partial sum happens before the final reads.
 // kernel: last_group_sum
 // options: -cl-std=CL3.0
+// oclgrind: unbuildable Oclgrind 21.10 builds no OpenCL C 3.0 ("cl_khr_fp64 and __opencl_c_fp64 are set to different values") and at -cl-std=CL2.0 has no C11 atomics (atomic_store_explicit undefined)
 // global: 256   local: 64
 // arg: buffer int 256 fill=iota name=in
 // arg: buffer int 4 fill=zero name=partial

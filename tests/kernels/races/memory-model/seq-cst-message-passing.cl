@@ -3,6 +3,7 @@
 // with group 0's write although the store is sequentially consistent.
 // kernel: mp_seq_cst
 // options: -cl-std=CL3.0
+// oclgrind: unbuildable Oclgrind 21.10 builds no OpenCL C 3.0 ("cl_khr_fp64 and __opencl_c_fp64 are set to different values") and at -cl-std=CL2.0 has no C11 atomics (atomic_store_explicit undefined)
 // global: 128   local: 64
 // arg: buffer int 1 fill=zero name=data
 // arg: buffer int 1 fill=zero name=flag

@@ -3,6 +3,7 @@
 // turns come one after the other, but nothing orders them, so the increments of total race.
 // kernel: ticket_add
 // options: -cl-std=CL3.0
+// oclgrind: unbuildable Oclgrind 21.10 builds no OpenCL C 3.0 ("cl_khr_fp64 and __opencl_c_fp64 are set to different values") and at -cl-std=CL2.0 has no C11 atomics (atomic_store_explicit undefined)
 // global: 256   local: 64
 // arg: buffer int 1 fill=zero name=next_ticket
 // arg: buffer int 1 fill=zero name=now_serving

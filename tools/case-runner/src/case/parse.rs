@@ -653,17 +653,18 @@ fn compare_line(value: &str) -> Result<Compare, String> {
 }
 
 /// An `oclgrind:` line: the kinds Oclgrind reports instead (or `none`, or `fatal`: it stops
-/// with a fatal error or crashes), and why.
+/// with a fatal error or crashes, or `unbuildable`: it refuses to build the program), and why.
 fn oclgrind_line(value: &str) -> Result<OclgrindOverride, String> {
     let (kinds, reason) = match value.split_once(char::is_whitespace) {
         Some((k, r)) => (k, r.trim()),
         None => (value, ""),
     };
     if reason.is_empty() {
-        return Err("`oclgrind: KINDS|none|fatal REASON` needs a reason".into());
+        return Err("`oclgrind: KINDS|none|fatal|unbuildable REASON` needs a reason".into());
     }
     let fatal = kinds == "fatal";
-    let kinds: Vec<String> = if kinds == "none" || fatal {
+    let unbuildable = kinds == "unbuildable";
+    let kinds: Vec<String> = if kinds == "none" || fatal || unbuildable {
         Vec::new()
     } else {
         kinds.split(',').map(str::to_string).collect()
@@ -676,6 +677,7 @@ fn oclgrind_line(value: &str) -> Result<OclgrindOverride, String> {
     Ok(OclgrindOverride {
         kinds,
         fatal,
+        unbuildable,
         reason: reason.to_string(),
     })
 }
