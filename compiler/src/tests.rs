@@ -284,13 +284,16 @@ fn predefined_macros_describe_the_device() {
              #error image features missing\n#endif\n\
              #if defined(__opencl_c_pipes) \
                  || defined(__opencl_c_read_write_images) \
-                 || defined(__opencl_c_atomic_order_seq_cst) || defined(cl_khr_subgroups) \
+                 || defined(__opencl_c_atomic_scope_all_devices) || defined(cl_khr_subgroups) \
                  || defined(cl_khr_subgroup_ballot)\n\
              #error a feature the device lacks\n#endif\n\
              #if !defined(cl_khr_fp64) || !defined(cl_khr_int64_base_atomics) \
                  || !defined(cl_khr_global_int32_base_atomics) \
                  || !defined(cl_khr_3d_image_writes) || !defined(cl_khr_fp16) \
-                 || (__OPENCL_C_VERSION__ == 300 && !defined(__opencl_c_fp64))\n\
+                 || (__OPENCL_C_VERSION__ == 300 && (!defined(__opencl_c_fp64) \
+                     || !defined(__opencl_c_atomic_order_acq_rel) \
+                     || !defined(__opencl_c_atomic_order_seq_cst) \
+                     || !defined(__opencl_c_atomic_scope_device)))\n\
              #error a feature the device has is missing\n#endif\n\
              #if __ENDIAN_LITTLE__ != 1 || CL_VERSION_1_2 != 120\n#error bad macros\n#endif\n\
              __kernel void predefined_macros(__global int *p) {{ p[0] = __OPENCL_VERSION__; }}\n"
