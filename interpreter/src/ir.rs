@@ -562,6 +562,8 @@ pub(crate) enum Op {
         /// (a barrier whose flags are not a constant; see shadowcl-compiler's `barriers`).
         flags: u32,
     },
+    /// An atomic operation on the `w`-bit integer at `*p`: the old value to `d` (not for a
+    /// store), `v` its operand, `c` a compare-exchange's comparator.
     Atomic {
         op: AtomicOp,
         w: u8,
@@ -569,6 +571,23 @@ pub(crate) enum Op {
         p: u32,
         v: u32,
         c: u32,
+        /// The SPIR-V `Scope` operand's slot (a constant's slot holds its value from the
+        /// frame's entry; a run-time scope is read from its register).
+        scope: u32,
+        /// The memory semantics operand's slot (a compare-exchange's `Equal` semantics).
+        sem: u32,
+        /// A compare-exchange's `Unequal` semantics' slot, the order of one whose
+        /// comparison fails; `sem` for every other op.
+        unequal: u32,
+    },
+    /// OpMemoryBarrier (`atomic_work_item_fence`, `mem_fence`): a fence of the memory its
+    /// semantics name, with their order, at its scope. Only an observer that wants
+    /// synchronisation hears of it; it changes nothing.
+    Fence {
+        /// The `Scope` operand's slot (constant or run-time, as [`Op::Atomic`]'s).
+        scope: u32,
+        /// The memory semantics operand's slot.
+        sem: u32,
     },
     ExtInst {
         e: u32,
@@ -840,3 +859,12 @@ pub(crate) mod ptr {
 }
 
 mod verify;
+
+#[cfg(test)]
+mod tests {
+    /// Ops are fetched from one array by the dispatch loop: each one it grows costs cache.
+    #[test]
+    fn an_op_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<super::Op>(), 32);
+    }
+}

@@ -10,7 +10,10 @@ use super::state::{Gx, Priv};
 use crate::alu::{self, mask};
 use crate::ir::{ptr, AtomicOp};
 use crate::memory::AllocId;
-use crate::observer::{Access, AccessKind, AddressSpace, Fault, InstId, Observer, WorkItem};
+use crate::observer::{
+    fences_of_semantics, Access, AccessKind, AddressSpace, Fault, InstId, MemoryOrder, MemoryScope,
+    Observer, SyncEvent, SyncKind, WorkItem,
+};
 
 /// The `n`-byte little-endian value at `b[o..]`. Fixed-width arms: a variable-length copy
 /// compiles to a memcpy call per access.
@@ -45,6 +48,23 @@ pub(super) fn wr(b: &mut [u8], o: usize, n: usize, v: u64) {
 #[inline(always)]
 pub(super) fn in_range(off: i64, n: usize, len: u64) -> bool {
     off >= 0 && (off as u64).checked_add(n as u64).is_some_and(|e| e <= len)
+}
+
+/// An atomic's `Scope` and memory semantics operands as its registers hold them, with a
+/// compare-exchange's `Unequal` semantics (the order of one whose comparison fails; the
+/// same as `sem` for the other ops). Read only when the observer wants them
+/// ([`Observer::wants_sync`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SyncOperands {
+    pub(super) scope: u64,
+    pub(super) sem: u64,
+    pub(super) unequal: u64,
+}
+
+/// The scope a SPIR-V `Scope` value names; an unknown one (a run-time value no producer
+/// writes) as `Device`, the scope of OpenCL C's atomics without one.
+fn scope_of(scope: u64) -> MemoryScope {
+    MemoryScope::of_spirv(scope as u32).unwrap_or(MemoryScope::Device)
 }
 
 /// Memory access context of one work-item.
@@ -442,7 +462,18 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
         self.bad(p, n, AccessKind::Write, pc);
     }
 
-    pub(super) fn atomic(&mut self, op: AtomicOp, w: u8, p: u64, v: u64, c: u64, pc: usize) -> u64 {
+    /// An atomic `op` on the `w`-bit integer at `p`, with operand `v` and comparator `c`:
+    /// returns the old value. `sync`: its scope and semantics, when the observer wants them
+    /// ([`Lx::sync`]), reported right after the access for global and local memory.
+    pub(super) fn atomic(
+        &mut self,
+        op: AtomicOp,
+        w: u8,
+        p: u64,
+        (v, c): (u64, u64),
+        sync: Option<SyncOperands>,
+        pc: usize,
+    ) -> u64 {
         let n = (w / 8) as usize;
         let (tag, idx, off) = ptr::dec(p);
         let m = mask(w);
@@ -487,6 +518,9 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                         let (space, id) = (a.space, a.buf.id());
                         let kind = atomic_kind(op, old, c);
                         self.report(space, id, abs as u64, n, kind, f(old), old, pc);
+                        if let (true, Some(s)) = (O::ENABLED, sync) {
+                            self.atomic_sync((space, id, abs as u64, n), op, kind, s, pc);
+                        }
                         return old;
                     }
                 }
@@ -497,16 +531,12 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
                         let old = rd(l, off as usize, n);
                         let new = alu::atomic_new(op, w, old, v, c);
                         wr(l, off as usize, n, new);
-                        self.report(
-                            AddressSpace::Local,
-                            AllocId::local(idx as u32),
-                            off as u64,
-                            n,
-                            atomic_kind(op, old, c),
-                            new,
-                            old,
-                            pc,
-                        );
+                        let (id, kind) = (AllocId::local(idx as u32), atomic_kind(op, old, c));
+                        let at = (AddressSpace::Local, id, off as u64, n);
+                        self.report(at.0, id, at.2, n, kind, new, old, pc);
+                        if let (true, Some(s)) = (O::ENABLED, sync) {
+                            self.atomic_sync(at, op, kind, s, pc);
+                        }
                         return old;
                     }
                 }
@@ -526,6 +556,53 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
         }
         self.bad(p, n, AccessKind::Atomic, pc);
         0
+    }
+
+    /// [`Observer::synchronise`] of an atomic `op` whose access ([`Mx::report`]) named `n`
+    /// bytes at `offset` of `alloc` as `kind`: a compare-exchange that only read (its
+    /// comparison failed) with its `Unequal` semantics' order.
+    #[inline(never)]
+    fn atomic_sync(
+        &mut self,
+        (space, alloc, offset, n): (AddressSpace, AllocId, u64, usize),
+        op: AtomicOp,
+        kind: AccessKind,
+        s: SyncOperands,
+        pc: usize,
+    ) {
+        let failed = op == AtomicOp::CmpXchg && kind == AccessKind::AtomicRead;
+        let sem = if failed { s.unequal } else { s.sem } as u32;
+        let kind = SyncKind::Atomic {
+            space,
+            alloc,
+            offset,
+            size: n as u32,
+            reads: op != AtomicOp::Store,
+            writes: kind == AccessKind::Atomic,
+        };
+        self.synchronise(kind, s.scope, sem, pc);
+    }
+
+    /// An `Op::Fence` of scope `scope` and semantics `sem` (register values), reported when
+    /// the observer wants synchronisation ([`Lx::sync`]).
+    #[inline(never)]
+    pub(super) fn fence(&mut self, scope: u64, sem: u64, pc: usize) {
+        let fences = fences_of_semantics(sem as u32);
+        self.synchronise(SyncKind::Fence { fences }, scope, sem as u32, pc);
+    }
+
+    fn synchronise(&mut self, kind: SyncKind, scope: u64, sem: u32, pc: usize) {
+        self.lx.obs.synchronise(
+            &mut self.gx.obs,
+            &SyncEvent {
+                item: self.wi,
+                inst: InstId(self.lx.code.inst_of[pc]),
+                kind,
+                order: MemoryOrder::of_semantics(sem),
+                scope: scope_of(scope),
+                fences: fences_of_semantics(sem),
+            },
+        );
     }
 
     /// Reads a NUL-terminated string without reporting (printf formats, `%s`).
@@ -665,6 +742,15 @@ pub(super) fn store_order_locks(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_scope_is_the_device() {
+        assert_eq!(scope_of(2), MemoryScope::WorkGroup);
+        assert_eq!(scope_of(4), MemoryScope::WorkItem);
+        for unknown in [5, 77, u32::MAX as u64, u64::MAX] {
+            assert_eq!(scope_of(unknown), MemoryScope::Device, "{unknown}");
+        }
+    }
 
     #[test]
     fn store_order_locks_hold_the_stripe_of_every_offset() {

@@ -4,7 +4,7 @@
 //! compiles as the single function it was; they take the current frame's registers as a
 //! slice from the frame's first register (`r[x]` is `regs[base + x]`).
 
-use super::access::{rd, Mx};
+use super::access::{rd, Mx, SyncOperands};
 use super::async_copy::{async_copy, async_wait};
 use super::ext::ext_inst;
 use super::state::alloca_op;
@@ -151,13 +151,30 @@ pub(super) fn run_cold<O: Observer>(
         Op::Dot { w, n, d, a, b } => r!(d) = dot(&regs[base..], w, n, a, b),
         Op::FMinMax { max, w, n, d, a, b } => fmin_max(&mut regs[base..], max, w, n, d, a, b),
         Op::FUn { sqrt, w, n, d, a } => fun(&mut regs[base..], sqrt, w, n, d, a),
-        Op::Atomic { op, w, d, p, v, c } => {
+        Op::Atomic {
+            op,
+            w,
+            d,
+            p,
+            v,
+            c,
+            scope,
+            sem,
+            unequal,
+        } => {
             let (pv, vv, cv) = (r!(p), r!(v), r!(c));
-            let old = mx.atomic(op, w, pv, vv, cv, pc);
+            let sync = (O::ENABLED && mx.lx.sync).then(|| SyncOperands {
+                scope: r!(scope),
+                sem: r!(sem),
+                unequal: r!(unequal),
+            });
+            let old = mx.atomic(op, w, pv, (vv, cv), sync, pc);
             if op != AtomicOp::Store {
                 r!(d) = old;
             }
         }
+        Op::Fence { scope, sem } if O::ENABLED && mx.lx.sync => mx.fence(r!(scope), r!(sem), pc),
+        Op::Fence { .. } => {}
         Op::ExtInst { e } => {
             ext_inst(mx, regs, base, e, pc)?;
         }

@@ -612,7 +612,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                 }
                 Op::Trap => break TurnEnd::Abort("unreachable code reached".into()),
                 // In line so that without an observer it costs its dispatch alone.
-                Op::CheckIndex { .. } if !O::ENABLED => {}
+                Op::CheckIndex { .. } | Op::Fence { .. } if !O::ENABLED => {}
                 // An index inside its array (nearly all) costs a compare, not a call.
                 Op::CheckIndex {
                     idx,

@@ -80,6 +80,8 @@ pub(super) struct Lx<'a, O: Observer> {
     pub(super) definedness: bool,
     /// Plain stores report the bytes they replaced ([`Observer::wants_previous`]).
     pub(super) previous: bool,
+    /// Atomics and fences report their orders and scopes ([`Observer::wants_sync`]).
+    pub(super) sync: bool,
     /// Whether a group that spins may step aside for others (there are others).
     pub(super) fair: bool,
     /// How long the calling thread runs the launch alone before it calls the other workers
@@ -286,6 +288,7 @@ impl Device {
             quiet: variables.is_some(),
             definedness: O::ENABLED && observer.wants_definedness(),
             previous: O::ENABLED && observer.wants_previous(),
+            sync: O::ENABLED && observer.wants_sync(),
             fair: geo.total_groups > 1,
             alone_until: (workers > 1).then(|| Instant::now() + HELP_AFTER),
             helped: AtomicBool::new(false),

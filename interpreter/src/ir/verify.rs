@@ -167,7 +167,17 @@ impl Code {
             Op::Ret | Op::Trap => true,
             Op::RetV { s, n } => fits(s, n as u64),
             Op::Barrier { flags, .. } => flags == NO_SLOT || fits(flags, 1),
-            Op::Atomic { d, p, v, c, .. } => all(&[d, p, v, c], 1),
+            Op::Atomic {
+                d,
+                p,
+                v,
+                c,
+                scope,
+                sem,
+                unequal,
+                ..
+            } => all(&[d, p, v, c, scope, sem, unequal], 1),
+            Op::Fence { scope, sem } => all(&[scope, sem], 1),
             Op::ExtInst { e } => self.exts.get(e as usize).is_some_and(|x| {
                 let ptr_fits = match x.kind {
                     ExtKind::Pure {
@@ -241,6 +251,27 @@ mod tests {
             flags: 2,
         };
         assert!(code(2, vec![barrier, Op::Ret]).verify().is_err());
+        // An atomic's and a fence's scope and semantics slots.
+        let atomic = |scope, sem, unequal| Op::Atomic {
+            op: AtomicOp::CmpXchg,
+            w: 32,
+            d: 0,
+            p: 1,
+            v: 2,
+            c: 3,
+            scope,
+            sem,
+            unequal,
+        };
+        assert_eq!(code(6, vec![atomic(4, 5, 5), Op::Ret]).verify(), Ok(()));
+        for (scope, sem, unequal) in [(6, 5, 5), (4, 6, 5), (4, 5, 6)] {
+            let op = atomic(scope, sem, unequal);
+            assert!(code(6, vec![op, Op::Ret]).verify().is_err(), "{op:?}");
+        }
+        let fence = |scope, sem| Op::Fence { scope, sem };
+        assert_eq!(code(2, vec![fence(0, 1), Op::Ret]).verify(), Ok(()));
+        assert!(code(2, vec![fence(2, 1), Op::Ret]).verify().is_err());
+        assert!(code(2, vec![fence(0, 2), Op::Ret]).verify().is_err());
         // The last op may not fall through.
         assert!(code(2, vec![Op::Mov { d: 0, s: 1 }]).verify().is_err());
     }

@@ -315,6 +315,13 @@ pub(super) fn lower_atomic(fx: &mut Fx, inst: &Instruction, a: AtomicOp) -> R<()
     } else {
         fx.dst(inst)?
     };
+    // Pointer, Scope, Semantics (a compare-exchange's Equal, then its Unequal), ...
+    let (scope, sem) = sync_operands(fx, inst, 1)?;
+    let unequal = if a == AtomicOp::CmpXchg {
+        fx.val(id_at(inst, 3)?)?
+    } else {
+        sem
+    };
     fx.emit(Op::Atomic {
         op: a,
         w,
@@ -322,7 +329,27 @@ pub(super) fn lower_atomic(fx: &mut Fx, inst: &Instruction, a: AtomicOp) -> R<()
         p,
         v,
         c,
+        scope,
+        sem,
+        unequal,
     });
+    Ok(())
+}
+
+/// The slots of an atomic's or a fence's `Scope` (operand `at`) and memory semantics
+/// (operand `at + 1`) ids: a constant's slot, or the register of a run-time value (a helper
+/// function's `memory_scope` parameter), which the executor reads when an observer wants
+/// them.
+fn sync_operands(fx: &mut Fx, inst: &Instruction, at: usize) -> R<(u32, u32)> {
+    let scope = fx.val(id_at(inst, at)?)?;
+    let sem = fx.val(id_at(inst, at + 1)?)?;
+    Ok((scope, sem))
+}
+
+/// OpMemoryBarrier (Scope, Semantics).
+pub(super) fn lower_fence(fx: &mut Fx, inst: &Instruction) -> R<()> {
+    let (scope, sem) = sync_operands(fx, inst, 0)?;
+    fx.emit(Op::Fence { scope, sem });
     Ok(())
 }
 
@@ -331,6 +358,7 @@ pub(super) fn lower_atomic(fx: &mut Fx, inst: &Instruction, a: AtomicOp) -> R<()
 /// result says whether it was set) and cleared by an atomic store of 0.
 pub(super) fn lower_atomic_flag(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let p = fx.val(id_at(inst, 0)?)?;
+    let (scope, sem) = sync_operands(fx, inst, 1)?;
     set_alignment(fx, 4);
     let zero = fx.zero_slot();
     if inst.class.opcode == S::AtomicFlagClear {
@@ -341,6 +369,9 @@ pub(super) fn lower_atomic_flag(fx: &mut Fx, inst: &Instruction) -> R<()> {
             p,
             v: zero,
             c: 0,
+            scope,
+            sem,
+            unequal: sem,
         });
         return Ok(());
     }
@@ -353,6 +384,9 @@ pub(super) fn lower_atomic_flag(fx: &mut Fx, inst: &Instruction) -> R<()> {
         p,
         v: one,
         c: 0,
+        scope,
+        sem,
+        unequal: sem,
     });
     fx.emit(Op::Ne32 { d, a: d, b: zero });
     Ok(())

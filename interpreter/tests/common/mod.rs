@@ -9,7 +9,12 @@ use shadowcl_interpreter::*;
 /// Compiles OpenCL C 1.2 source to SPIR-V with the given optimisation flag (`-O0`, `-O2`).
 /// Retries without `-g` when llvm-spirv-15 cannot translate the debug info of optimised code.
 pub fn compile(src: &str, opt: &str) -> Vec<u8> {
-    compile_with(src, opt, true).unwrap_or_else(|_| match compile_with(src, opt, false) {
+    compile_std(src, opt, "CL1.2")
+}
+
+/// [`compile`] for the OpenCL C version `std` (`-cl-std=`, such as `CL3.0`).
+pub fn compile_std(src: &str, opt: &str, std: &str) -> Vec<u8> {
+    compile_with(src, opt, std, true).unwrap_or_else(|_| match compile_with(src, opt, std, false) {
         Ok(v) => v,
         Err(e) => panic!("{e}"),
     })
@@ -18,17 +23,17 @@ pub fn compile(src: &str, opt: &str) -> Vec<u8> {
 /// Like [`compile`] without debug info (tools such as rspirv's reader reject its
 /// module-level OpenCL.DebugInfo instructions).
 pub fn compile_plain(src: &str, opt: &str) -> Vec<u8> {
-    compile_with(src, opt, false).unwrap_or_else(|e| panic!("{e}"))
+    compile_with(src, opt, "CL1.2", false).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn compile_with(src: &str, opt: &str, debug: bool) -> Result<Vec<u8>, String> {
+fn compile_with(src: &str, opt: &str, std: &str, debug: bool) -> Result<Vec<u8>, String> {
     let dir = tempfile::tempdir().expect("temp dir");
     let cl = dir.path().join("k.cl");
     let bc = dir.path().join("k.bc");
     let spv = dir.path().join("k.spv");
     std::fs::write(&cl, src).expect("write source");
     let mut c = Command::new("clang-15");
-    c.args(["-c", "-target", "spir64", "-cl-std=CL1.2"]);
+    c.args(["-c", "-target", "spir64", &format!("-cl-std={std}")]);
     c.args(opt.split_whitespace());
     if debug {
         c.arg("-g");
@@ -61,10 +66,15 @@ fn compile_with(src: &str, opt: &str, debug: bool) -> Result<Vec<u8>, String> {
 }
 
 pub fn program(src: &str, opt: &str) -> Program {
-    let spv = compile(src, opt);
+    program_std(src, opt, "CL1.2")
+}
+
+/// [`program`] of OpenCL C version `std` ([`compile_std`]).
+pub fn program_std(src: &str, opt: &str, std: &str) -> Program {
+    let spv = compile_std(src, opt, std);
     match Program::load(&spv) {
         Ok(p) => p,
-        Err(e) => panic!("load failed ({opt}): {e}"),
+        Err(e) => panic!("load failed ({opt}, {std}): {e}"),
     }
 }
 

@@ -112,6 +112,7 @@ fn operands(op: &Op, code: &Code) -> Option<Operands> {
         Op::Dot { n, d, a, b, .. } => ([(a, n as u32), (b, n as u32), none], (d, 1)),
         Op::PtrDiff { d, a, b, .. } => ([(a, 1), (b, 1), none], (d, 1)),
         Op::CheckIndex { idx, .. } => ([(idx, 1), none, none], none),
+        Op::Fence { scope, sem } => ([(scope, 1), (sem, 1), none], none),
         Op::Bitcast { fnl, tn, d, s, .. } => ([(s, fnl as u32), none, none], (d, tn as u32)),
         Op::ExtractDyn {
             n,
@@ -147,11 +148,11 @@ fn operands(op: &Op, code: &Code) -> Option<Operands> {
     Some(Operands { reads, write })
 }
 
-/// Vector moves and shuffles, aggregates and memory copies: lockstep has no whole-group form
-/// of them, so each lane runs the per-item executor's code on a scratch frame holding its
-/// operands, in the schedule's order (the memory ones are effects), instead of handing the
-/// group over (`Flow::Scatter`) for the rest of the phase. Lockstep has no private memory,
-/// so none of them can reach it.
+/// Vector moves and shuffles, aggregates, memory copies and observed fences: lockstep has
+/// no whole-group form of them, so each lane runs the per-item executor's code on a scratch
+/// frame holding its operands, in the schedule's order (the memory ones are effects),
+/// instead of handing the group over (`Flow::Scatter`) for the rest of the phase. Lockstep
+/// has no private memory, so none of them can reach it.
 pub(super) fn per_lane<O: Observer>(
     cx: &mut Cx<'_, '_, O>,
     here: usize,

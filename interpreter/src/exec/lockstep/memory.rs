@@ -1,7 +1,7 @@
 //! Loads, stores and atomics: lanes take their turns in the schedule's work-item order, so
 //! observers and other lanes see the round-robin interleaving.
 
-use super::super::access::{in_range, rd, store_order_locks, wr};
+use super::super::access::{in_range, rd, store_order_locks, wr, SyncOperands};
 use super::super::launch::Lx;
 use super::super::state::Gx;
 use super::{Cx, Sel};
@@ -571,10 +571,26 @@ pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<
             }
             cx.gx.component = 0;
         }
-        Op::Atomic { op, w, d, p, v, c } => {
+        Op::Atomic {
+            op,
+            w,
+            d,
+            p,
+            v,
+            c,
+            scope,
+            sem,
+            unequal,
+        } => {
+            let sync = O::ENABLED && cx.lx.sync;
             for &l in sel.ordered(order) {
                 let (pv, vv, cv) = (cx.get(p, l), cx.get(v, l), cx.get(c, l));
-                let old = cx.mx(l).atomic(op, w, pv, vv, cv, here);
+                let s = sync.then(|| SyncOperands {
+                    scope: cx.get(scope, l),
+                    sem: cx.get(sem, l),
+                    unequal: cx.get(unequal, l),
+                });
+                let old = cx.mx(l).atomic(op, w, pv, (vv, cv), s, here);
                 if op != AtomicOp::Store {
                     cx.set(d, l, old);
                 }

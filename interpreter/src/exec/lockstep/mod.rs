@@ -367,6 +367,11 @@ fn exec<O: Observer>(
             }
         }
         Op::CheckIndex { .. } => {}
+        // A fence changes nothing; an observer that wants it hears of it lane by lane.
+        Op::Fence { .. } if O::ENABLED && ls.lx.sync => {
+            return builtins::per_lane(&mut Cx::of(ls), here, sel, &op)
+        }
+        Op::Fence { .. } => {}
         Op::ExtInst { e } => return builtins::ext(&mut Cx::of(ls), here, sel, e),
         Op::Br { .. } | Op::BrIf { .. } | Op::Switch { .. } => {
             return control::branch(&Cx::of(ls), sel, op)

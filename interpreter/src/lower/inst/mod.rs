@@ -32,7 +32,6 @@ pub(super) fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> 
         | S::SelectionMerge
         | S::LifetimeStart
         | S::LifetimeStop
-        | S::MemoryBarrier
         | S::Undef
         | S::Nop
         | S::AssumeTrueKHR
@@ -74,6 +73,7 @@ pub(super) fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> 
         S::FunctionCall => lower_call(fx, inst),
         S::AtomicFlagTestAndSet | S::AtomicFlagClear => lower_atomic_flag(fx, inst),
         S::ControlBarrier => lower_barrier(fx, inst),
+        S::MemoryBarrier => lower_fence(fx, inst),
         S::GroupAsyncCopy => lower_async(fx, inst),
         S::GroupWaitEvents => lower_wait(fx, inst),
         S::ExtInst => lower_ext(fx, inst),
