@@ -1,6 +1,6 @@
 //! Atomics' and fences' orders and scopes (`Observer::synchronise`): what OpenCL C 3.0 and
 //! 1.2 programs built by clang-15 + llvm-spirv-15 report, under run-to-barrier and lockstep
-//! schedules.
+//! schedules, and `Program::synchronises`.
 
 mod common;
 
@@ -267,6 +267,7 @@ fn atomics_report_their_order_and_scope() {
     use MemoryScope as S;
     for opt in ["-O0", "-O2"] {
         let p = program_std(CL3, opt, "CL3.0");
+        assert!(p.synchronises(), "{opt}");
         let b = buf_i32(&[0]);
         check(
             &p,
@@ -469,6 +470,7 @@ fn opencl_1_2_atomics_are_relaxed() {
     use MemoryScope as S;
     for opt in ["-O0", "-O2"] {
         let p = program(CL12, opt);
+        assert!(!p.synchronises(), "{opt}");
         let b = buf_i32(&[0]);
         let out = buf_i32(&[0]);
         let args = || {
@@ -546,6 +548,8 @@ fn a_run_time_scope_is_read_when_the_atomic_runs() {
         (noinline.as_str(), "-O2"),
     ] {
         let p = program_std(src, opt, "CL3.0");
+        // Relaxed, whatever the scope.
+        assert!(!p.synchronises(), "{opt}");
         let b = buf_i32(&[0]);
         let out = buf_i32(&[9, 9]);
         let args = || {
@@ -579,6 +583,8 @@ fn a_run_time_order_is_read_when_the_atomic_runs() {
     use MemoryScope as S;
     for opt in ["-O0", "-O2"] {
         let p = program_std(RUNTIME_ORDER, opt, "CL3.0");
+        // Semantics the loader cannot know may order.
+        assert!(p.synchronises(), "{opt}");
         let b = buf_i32(&[4]);
         let out = buf_i32(&[0, 0]);
         check(
@@ -594,5 +600,62 @@ fn a_run_time_order_is_read_when_the_atomic_runs() {
             },
         );
         assert_eq!(read_i32(&out), [4, 4]);
+    }
+}
+
+#[test]
+fn a_program_synchronises_when_a_kernel_may_order_memory() {
+    let cases = [
+        // Relaxed atomics only.
+        (
+            "kernel void k(volatile global atomic_int *p) {
+               atomic_fetch_add_explicit(p, 1, memory_order_relaxed);
+               atomic_store_explicit(p, 1, memory_order_relaxed, memory_scope_work_group);
+             }",
+            false,
+        ),
+        // No atomics at all.
+        ("kernel void k(global int *p) { p[0] = 1; }", false),
+        // A release store.
+        (
+            "kernel void k(volatile global atomic_int *p) {
+               atomic_store_explicit(p, 1, memory_order_release, memory_scope_device);
+             }",
+            true,
+        ),
+        // An atomic without an explicit order is seq_cst.
+        (
+            "kernel void k(volatile global atomic_int *p) { atomic_fetch_add(p, 1); }",
+            true,
+        ),
+        // A fence alone.
+        (
+            "kernel void k(global int *p) { p[0] = 1; mem_fence(CLK_GLOBAL_MEM_FENCE); }",
+            true,
+        ),
+        // An acquire in a helper a kernel calls.
+        (
+            "__attribute__((noinline)) int get(volatile global atomic_int *p) {
+               return atomic_load_explicit(p, memory_order_acquire, memory_scope_device);
+             }
+             kernel void k(volatile global atomic_int *p, global int *o) { o[0] = get(p); }",
+            true,
+        ),
+        // ... but not in a function no kernel calls.
+        (
+            "int get(volatile global atomic_int *p) {
+               return atomic_load_explicit(p, memory_order_acquire, memory_scope_device);
+             }
+             kernel void k(volatile global atomic_int *p) {
+               atomic_fetch_add_explicit(p, 1, memory_order_relaxed);
+             }",
+            false,
+        ),
+    ];
+    for (src, synchronises) in cases {
+        for opt in ["-O0", "-O2"] {
+            let p = program_std(src, opt, "CL3.0");
+            assert_eq!(p.synchronises(), synchronises, "{opt}: {src}");
+        }
     }
 }
