@@ -6,7 +6,7 @@
 //! per-function template when a frame is entered, so the executor never distinguishes them.
 
 use crate::clstd::{Elem, Rounding};
-use crate::observer::Fences;
+use crate::observer::{Fences, MemoryOrder};
 use std::sync::Arc;
 
 /// Binary lane operations; `w` (element bits) travels next to it in the instruction.
@@ -832,6 +832,56 @@ pub(crate) struct Code {
     pub const_vars: Vec<ModVar>,
     /// Module Workgroup variables: local slots 0..
     pub local_vars: Vec<ModVar>,
+}
+
+impl Code {
+    /// Whether a kernel's code (its function and every function it calls) has an atomic or
+    /// a fence that may order memory: one whose order is not relaxed, or whose semantics
+    /// are a run-time value.
+    pub(crate) fn synchronises(&self) -> bool {
+        let mut seen = vec![false; self.funcs.len()];
+        let mut todo: Vec<u32> = self.kernels.iter().map(|k| k.func).collect();
+        while let Some(fi) = todo.pop() {
+            let (Some(seen), Some(f)) = (seen.get_mut(fi as usize), self.funcs.get(fi as usize))
+            else {
+                continue;
+            };
+            if std::mem::replace(seen, true) {
+                continue;
+            }
+            let ops = self
+                .ops
+                .get(f.entry as usize..f.end as usize)
+                .unwrap_or(&[]);
+            for op in ops {
+                let orders = match *op {
+                    Op::Atomic { sem, unequal, .. } => f.may_order(sem) || f.may_order(unequal),
+                    Op::Fence { sem, .. } => f.may_order(sem),
+                    Op::Call { f: callee, .. } => {
+                        todo.push(callee);
+                        false
+                    }
+                    _ => false,
+                };
+                if orders {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+impl Func {
+    /// Whether the memory semantics in slot `s` may order memory: a constant's order is not
+    /// relaxed, or the slot is not a constant's (a run-time value).
+    fn may_order(&self, s: u32) -> bool {
+        let constant = s.checked_sub(self.const_base);
+        match constant.and_then(|i| self.consts.get(i as usize)) {
+            Some(&v) => MemoryOrder::of_semantics(v as u32) != MemoryOrder::Relaxed,
+            None => true,
+        }
+    }
 }
 
 /// Pointer encoding: `tag:2 | index:22 | offset:40`, offset biased by 2^39 so small negative

@@ -13,6 +13,8 @@ pub struct Program {
     aligns: Vec<u8>,
     /// Module `__constant` data, one buffer per variable (ids stable across launches).
     pub(crate) const_bufs: Vec<Arc<Buffer>>,
+    /// See [`Program::synchronises`].
+    synchronises: bool,
 }
 
 impl std::fmt::Debug for Program {
@@ -36,7 +38,9 @@ impl Program {
                 .map_err(|e| LoadError::Malformed(e.to_string()))?;
             const_bufs.push(b);
         }
+        let synchronises = l.code.synchronises();
         Ok(Program {
+            synchronises,
             kernels: l.kernels,
             code: l.code,
             locs: l.locs,
@@ -62,6 +66,15 @@ impl Program {
     /// The alignment each instruction's memory access requires (see [`Alignments`]).
     pub fn alignments(&self) -> Alignments<'_> {
         Alignments(&self.aligns)
+    }
+
+    /// Whether any kernel's code (its function and the functions it calls) has an atomic
+    /// operation or a fence that may order memory: an acquire, release, acq_rel or seq_cst
+    /// one, or one whose memory semantics are a run-time value. Without any, atomics and
+    /// fences synchronise nothing ([`crate::Observer::synchronise`] would report only
+    /// relaxed ones). Worked out once, when the program loads.
+    pub fn synchronises(&self) -> bool {
+        self.synchronises
     }
 
     /// Number of lowered executable instructions (for diagnostics and tests).

@@ -25,6 +25,10 @@ impl Rng {
 }
 
 fn try_load_and_run(bytes: &[u8]) {
+    try_load_and_run_with(bytes, &NoObserver)
+}
+
+fn try_load_and_run_with<O: Observer>(bytes: &[u8], observer: &O) {
     // Whatever loads must also run without panicking (it may fail or fault).
     if let Ok(p) = Program::load(bytes) {
         for k in p.kernels().to_vec() {
@@ -49,7 +53,7 @@ fn try_load_and_run(bytes: &[u8]) {
                 &p,
                 &l,
                 &Schedule::default(),
-                &NoObserver,
+                observer,
             );
         }
     }
@@ -103,6 +107,54 @@ fn bit_flipped_modules_never_panic() {
                 b[i] ^= 1 << (rng.next() % 8);
             }
             let r = std::panic::catch_unwind(|| try_load_and_run(&b));
+            assert!(r.is_ok(), "panic on a bit-flipped module ({opt})");
+        }
+    }
+    std::panic::set_hook(hook);
+}
+
+/// Wants every atomic's and fence's order and scope, and ignores them.
+struct WantsSync;
+
+impl Observer for WantsSync {
+    type Group = ();
+    fn group_start(&self, _g: &GroupInfo) {}
+    fn wants_sync(&self) -> bool {
+        true
+    }
+}
+
+/// Atomics and fences whose scope and semantics are constants or run-time values (a
+/// helper llvm-spirv adds with a linkage type of its own): whatever they become, the
+/// lowering refuses them or the executor reports them.
+#[test]
+fn bit_flipped_atomics_never_panic() {
+    const SYNC: &str = r#"
+__attribute__((noinline)) int cas(volatile global atomic_int *p, int c, memory_scope s) {
+  atomic_compare_exchange_strong_explicit(p, &c, c + 1, memory_order_acq_rel,
+                                          memory_order_acquire, s);
+  return c;
+}
+__kernel void k(volatile __global atomic_int *a, __global int *o) {
+  local atomic_int l;
+  atomic_store_explicit(&l, 1, memory_order_release, memory_scope_work_group);
+  atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
+  o[0] = cas(a, 0, memory_scope_device) + atomic_fetch_add(&l, 2);
+  mem_fence(CLK_LOCAL_MEM_FENCE);
+}"#;
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    for opt in ["-O0", "-O2"] {
+        let spv = compile_std(SYNC, opt, "CL3.0");
+        assert!(Program::load(&spv).is_ok(), "{opt}");
+        let mut rng = Rng(43);
+        for _ in 0..150 {
+            let mut b = spv.clone();
+            for _ in 0..1 + rng.next() % 3 {
+                let i = (rng.next() as usize) % b.len();
+                b[i] ^= 1 << (rng.next() % 8);
+            }
+            let r = std::panic::catch_unwind(|| try_load_and_run_with(&b, &WantsSync));
             assert!(r.is_ok(), "panic on a bit-flipped module ({opt})");
         }
     }
@@ -263,5 +315,60 @@ fn a_type_defined_twice_is_refused() {
     match Program::load(&bytes) {
         Err(LoadError::Malformed(what)) => assert!(what.contains("defined twice"), "{what}"),
         other => panic!("expected a malformed module, got {:?}", other.map(|_| ())),
+    }
+}
+
+/// An atomic's or a fence's scope and semantics operands must be ids of values: anything
+/// else is a load error.
+#[test]
+fn atomics_and_fences_need_scope_and_semantics_values() {
+    let spv = compile_plain(
+        "__kernel void k(volatile __global int *a) { atomic_inc(a); mem_fence(CLK_GLOBAL_MEM_FENCE); }",
+        "-O2",
+    );
+    assert!(Program::load(&spv).is_ok());
+    use rspirv::dr::Operand;
+    type Edit = fn(&mut Vec<Operand>, u32);
+    let edits: [(spirv::Op, Edit, &str); 4] = [
+        // A scope id nothing defines.
+        (
+            spirv::Op::AtomicIIncrement,
+            |ops, bound| ops[1] = Operand::IdScope(bound),
+            "never defined",
+        ),
+        // Semantics (read back as an id: a literal has no other words).
+        (
+            spirv::Op::AtomicIIncrement,
+            |ops, bound| ops[2] = Operand::LiteralBit32(bound + 2),
+            "never defined",
+        ),
+        // A fence without its semantics.
+        (
+            spirv::Op::MemoryBarrier,
+            |ops, _| ops.truncate(1),
+            "operands",
+        ),
+        (
+            spirv::Op::MemoryBarrier,
+            |ops, bound| ops[1] = Operand::IdMemorySemantics(bound + 1),
+            "never defined",
+        ),
+    ];
+    for (op, edit, error) in edits {
+        let bytes = edited(&spv, |m| {
+            let bound = m.header.as_ref().map(|h| h.bound).unwrap_or(1000);
+            let inst = m
+                .functions
+                .iter_mut()
+                .flat_map(|f| &mut f.blocks)
+                .flat_map(|b| &mut b.instructions)
+                .find(|i| i.class.opcode == op)
+                .expect("the instruction");
+            edit(&mut inst.operands, bound);
+        });
+        match Program::load(&bytes) {
+            Err(LoadError::Malformed(what)) => assert!(what.contains(error), "{op:?}: {what}"),
+            other => panic!("{op:?}: expected a malformed module, got {other:?}"),
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Atomics' and fences' orders and scopes (`Observer::synchronise`): what OpenCL C 3.0 and
 //! 1.2 programs built by clang-15 + llvm-spirv-15 report, under run-to-barrier and lockstep
-//! schedules.
+//! schedules, and `Program::synchronises`.
 
 mod common;
 
@@ -267,6 +267,7 @@ fn atomics_report_their_order_and_scope() {
     use MemoryScope as S;
     for opt in ["-O0", "-O2"] {
         let p = program_std(CL3, opt, "CL3.0");
+        assert!(p.synchronises(), "{opt}");
         let b = buf_i32(&[0]);
         check(
             &p,
@@ -469,6 +470,7 @@ fn opencl_1_2_atomics_are_relaxed() {
     use MemoryScope as S;
     for opt in ["-O0", "-O2"] {
         let p = program(CL12, opt);
+        assert!(!p.synchronises(), "{opt}");
         let b = buf_i32(&[0]);
         let out = buf_i32(&[0]);
         let args = || {
@@ -517,6 +519,143 @@ fn no_events_unless_the_observer_wants_them() {
             // And without an observer.
             run(&p, &launch("lanes", 1, [4, 1, 1], [4, 1, 1], vec![arg(&b)]));
             assert_eq!(read_i32(&b), [8]);
+        }
+    }
+}
+
+/// A scope passed to a helper as a run-time value: llvm-spirv-15 converts it from OpenCL
+/// C's `memory_scope` with a function it adds (`__translate_ocl_memory_scope`), which it
+/// declares with a linkage type of its own.
+const RUNTIME_SCOPE: &str = r#"
+int cas(volatile global atomic_int *p, int c, int v, memory_scope s) {
+  atomic_compare_exchange_strong_explicit(p, &c, v, memory_order_relaxed, memory_order_relaxed, s);
+  return c;
+}
+kernel void k(volatile global atomic_int *p, global int *out) {
+  out[0] = cas(p, 0, 1, memory_scope_work_group);
+  out[1] = cas(p, 0, 2, memory_scope_device);
+}
+"#;
+
+#[test]
+fn a_run_time_scope_is_read_when_the_atomic_runs() {
+    use MemoryOrder as O;
+    use MemoryScope as S;
+    let noinline = RUNTIME_SCOPE.replace("int cas(", "__attribute__((noinline)) int cas(");
+    for (src, opt) in [
+        (RUNTIME_SCOPE, "-O0"),
+        (RUNTIME_SCOPE, "-O2"),
+        (noinline.as_str(), "-O2"),
+    ] {
+        let p = program_std(src, opt, "CL3.0");
+        // Relaxed, whatever the scope.
+        assert!(!p.synchronises(), "{opt}");
+        let b = buf_i32(&[0]);
+        let out = buf_i32(&[9, 9]);
+        let args = || {
+            fill(&b, &[0]);
+            vec![arg(&b), arg(&out)]
+        };
+        check(&p, "k", 1, args, |_, _| {
+            vec![
+                global(&b, (true, true), O::Relaxed, S::WorkGroup),
+                global(&b, (true, false), O::Relaxed, S::Device),
+            ]
+        });
+        assert_eq!((read_i32(&b), read_i32(&out)), (vec![1], vec![0, 1]));
+    }
+}
+
+/// An order passed as a run-time value (`__translate_ocl_memory_order`).
+const RUNTIME_ORDER: &str = r#"
+__attribute__((noinline)) int ld(volatile global atomic_int *p, memory_order o) {
+  return atomic_load_explicit(p, o, memory_scope_work_group);
+}
+kernel void k(volatile global atomic_int *p, global int *out) {
+  out[0] = ld(p, memory_order_acquire);
+  out[1] = ld(p, memory_order_relaxed);
+}
+"#;
+
+#[test]
+fn a_run_time_order_is_read_when_the_atomic_runs() {
+    use MemoryOrder as O;
+    use MemoryScope as S;
+    for opt in ["-O0", "-O2"] {
+        let p = program_std(RUNTIME_ORDER, opt, "CL3.0");
+        // Semantics the loader cannot know may order.
+        assert!(p.synchronises(), "{opt}");
+        let b = buf_i32(&[4]);
+        let out = buf_i32(&[0, 0]);
+        check(
+            &p,
+            "k",
+            1,
+            || vec![arg(&b), arg(&out)],
+            |_, _| {
+                vec![
+                    global(&b, (true, false), O::Acquire, S::WorkGroup),
+                    global(&b, (true, false), O::Relaxed, S::WorkGroup),
+                ]
+            },
+        );
+        assert_eq!(read_i32(&out), [4, 4]);
+    }
+}
+
+#[test]
+fn a_program_synchronises_when_a_kernel_may_order_memory() {
+    let cases = [
+        // Relaxed atomics only.
+        (
+            "kernel void k(volatile global atomic_int *p) {
+               atomic_fetch_add_explicit(p, 1, memory_order_relaxed);
+               atomic_store_explicit(p, 1, memory_order_relaxed, memory_scope_work_group);
+             }",
+            false,
+        ),
+        // No atomics at all.
+        ("kernel void k(global int *p) { p[0] = 1; }", false),
+        // A release store.
+        (
+            "kernel void k(volatile global atomic_int *p) {
+               atomic_store_explicit(p, 1, memory_order_release, memory_scope_device);
+             }",
+            true,
+        ),
+        // An atomic without an explicit order is seq_cst.
+        (
+            "kernel void k(volatile global atomic_int *p) { atomic_fetch_add(p, 1); }",
+            true,
+        ),
+        // A fence alone.
+        (
+            "kernel void k(global int *p) { p[0] = 1; mem_fence(CLK_GLOBAL_MEM_FENCE); }",
+            true,
+        ),
+        // An acquire in a helper a kernel calls.
+        (
+            "__attribute__((noinline)) int get(volatile global atomic_int *p) {
+               return atomic_load_explicit(p, memory_order_acquire, memory_scope_device);
+             }
+             kernel void k(volatile global atomic_int *p, global int *o) { o[0] = get(p); }",
+            true,
+        ),
+        // ... but not in a function no kernel calls.
+        (
+            "int get(volatile global atomic_int *p) {
+               return atomic_load_explicit(p, memory_order_acquire, memory_scope_device);
+             }
+             kernel void k(volatile global atomic_int *p) {
+               atomic_fetch_add_explicit(p, 1, memory_order_relaxed);
+             }",
+            false,
+        ),
+    ];
+    for (src, synchronises) in cases {
+        for opt in ["-O0", "-O2"] {
+            let p = program_std(src, opt, "CL3.0");
+            assert_eq!(p.synchronises(), synchronises, "{opt}: {src}");
         }
     }
 }

@@ -133,6 +133,22 @@ fn sext(v: u64, w: u8) -> i64 {
     }
 }
 
+/// Whether `inst` (its words) is an OpDecorate LinkageAttributes whose linkage type (its
+/// last word) is SPIRV-LLVM-Translator's own `LinkageTypeInternal` (0x7ffffffe, in its
+/// `spirv_internal.hpp`), which is no SPIR-V value. llvm-spirv-15 writes it for the helpers
+/// it adds to a module itself: `__translate_ocl_memory_scope` and
+/// `__translate_ocl_memory_order`, which turn OpenCL C's `memory_scope` and `memory_order`
+/// into a SPIR-V scope and semantics when they are run-time values (a helper function's
+/// parameters).
+fn internal_linkage(inst: &[u32]) -> bool {
+    const LINKAGE_TYPE_INTERNAL: u32 = 0x7fff_fffe;
+    let decorate = inst
+        .first()
+        .is_some_and(|w| w & 0xffff == S::Decorate as u32);
+    let linkage = inst.get(2) == Some(&(Decoration::LinkageAttributes as u32));
+    decorate && linkage && inst.len() >= 4 && inst.last() == Some(&LINKAGE_TYPE_INTERNAL)
+}
+
 pub(crate) fn load(bytes: &[u8]) -> R<Loaded> {
     if bytes.len() < 20 || !bytes.len().is_multiple_of(4) {
         return Err(malformed(format!(
@@ -155,6 +171,8 @@ pub(crate) fn load(bytes: &[u8]) -> R<Loaded> {
     // Structural pre-check: every instruction's word count must be non-zero and fit.
     // Module-level OpExtInst (OpenCL.DebugInfo.100 types) is valid SPIR-V that rspirv's
     // loader refuses, so those are set aside here (they only feed argument type names).
+    // So are the LinkageAttributes of the functions llvm-spirv-15 writes itself with its own
+    // internal linkage type, which rspirv refuses (see `internal_linkage`).
     // So is OpSpecConstantOp, whose operands rspirv decodes one per grammar operand (an
     // access chain without indices reads past its end): it is kept as an OpUndef of the
     // same type and id, and its opcode and operands go to the lowering aside.
@@ -181,6 +199,8 @@ pub(crate) fn load(bytes: &[u8]) -> R<Loaded> {
                 id: words[i + 2],
                 w: words[i + 3..i + wc].to_vec(),
             });
+        } else if internal_linkage(&words[i..i + wc]) {
+            // Dropped: a function of internal linkage has none to declare.
         } else if opcode == S::SpecConstantOp as u32 && wc >= 4 {
             spec_ops.insert(words[i + 2], words[i + 3..i + wc].to_vec());
             kept.extend_from_slice(&[(3 << 16) | S::Undef as u32, words[i + 1], words[i + 2]]);
