@@ -7,6 +7,7 @@
 
 use crate::clstd::{Elem, Rounding};
 use crate::observer::{Fences, MemoryOrder};
+use crate::program::Atomics;
 use std::sync::Arc;
 
 /// Binary lane operations; `w` (element bits) travels next to it in the instruction.
@@ -835,10 +836,9 @@ pub(crate) struct Code {
 }
 
 impl Code {
-    /// Whether a kernel's code (its function and every function it calls) has an atomic or
-    /// a fence that may order memory: one whose order is not relaxed, or whose semantics
-    /// are a run-time value.
-    pub(crate) fn synchronises(&self) -> bool {
+    /// What atomics and fences a kernel's code (its function and those it calls) has.
+    pub(crate) fn atomics(&self) -> Atomics {
+        let mut found = Atomics::None;
         let mut seen = vec![false; self.funcs.len()];
         let mut todo: Vec<u32> = self.kernels.iter().map(|k| k.func).collect();
         while let Some(fi) = todo.pop() {
@@ -859,16 +859,17 @@ impl Code {
                     Op::Fence { sem, .. } => f.may_order(sem),
                     Op::Call { f: callee, .. } => {
                         todo.push(callee);
-                        false
+                        continue;
                     }
-                    _ => false,
+                    _ => continue,
                 };
                 if orders {
-                    return true;
+                    return Atomics::Ordering;
                 }
+                found = Atomics::Relaxed;
             }
         }
-        false
+        found
     }
 }
 

@@ -166,7 +166,7 @@ mod ir;
 mod lower;
 mod printf;
 mod program;
-pub use program::{Alignments, Program};
+pub use program::{Alignments, Atomics, Program};
 
 mod exec;
 pub use exec::{Device, GroupCounts, DEFAULT_LOCAL_MEMORY_LIMIT};

@@ -13,8 +13,20 @@ pub struct Program {
     aligns: Vec<u8>,
     /// Module `__constant` data, one buffer per variable (ids stable across launches).
     pub(crate) const_bufs: Vec<Arc<Buffer>>,
-    /// See [`Program::synchronises`].
-    synchronises: bool,
+    /// See [`Program::atomics`].
+    atomics: Atomics,
+}
+
+/// What atomic operations and fences a program's kernels have ([`Program::atomics`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Atomics {
+    /// None at all.
+    None,
+    /// Only relaxed ones: they order nothing.
+    Relaxed,
+    /// Some may order memory: an acquire, release, acq_rel or seq_cst one, or one whose
+    /// memory semantics are a run-time value.
+    Ordering,
 }
 
 impl std::fmt::Debug for Program {
@@ -38,9 +50,9 @@ impl Program {
                 .map_err(|e| LoadError::Malformed(e.to_string()))?;
             const_bufs.push(b);
         }
-        let synchronises = l.code.synchronises();
+        let atomics = l.code.atomics();
         Ok(Program {
-            synchronises,
+            atomics,
             kernels: l.kernels,
             code: l.code,
             locs: l.locs,
@@ -74,7 +86,13 @@ impl Program {
     /// fences synchronise nothing ([`crate::Observer::synchronise`] would report only
     /// relaxed ones). Worked out once, when the program loads.
     pub fn synchronises(&self) -> bool {
-        self.synchronises
+        self.atomics == Atomics::Ordering
+    }
+
+    /// What atomics and fences the kernels' code has (their function and the functions they
+    /// call). Worked out once, when the program loads.
+    pub fn atomics(&self) -> Atomics {
+        self.atomics
     }
 
     /// Number of lowered executable instructions (for diagnostics and tests).

@@ -24,8 +24,8 @@ use crate::session::{LaunchOrder, Session};
 use crate::Scope;
 use parking_lot::Mutex;
 use shadowcl_interpreter::{
-    Access, AddressSpace, AllocId, ArgAccess, ArgAddress, ArgValue, Buffer, Device, ExecError,
-    InstId, Launch, LaunchStats, NoObserver, Program, Schedule, SourceLoc, WorkItem,
+    Access, AddressSpace, AllocId, ArgAccess, ArgAddress, ArgValue, Atomics, Buffer, Device,
+    ExecError, InstId, Launch, LaunchStats, NoObserver, Program, Schedule, SourceLoc, WorkItem,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -365,8 +365,8 @@ impl Probe {
             );
             let why = (!ordered)
                 .then(|| {
-                    m.misses(y.me.item, x.me.item, x.me.group_lo)
-                        .or_else(|| m.misses(x.me.item, y.me.item, y.me.group_lo))
+                    m.misses(y.me.item, x.me.item, x.me.group_lo, x.local)
+                        .or_else(|| m.misses(x.me.item, y.me.item, y.me.group_lo, x.local))
                 })
                 .flatten()
                 .map(|miss| sync::explain(miss, location_of));
@@ -666,7 +666,7 @@ impl Session {
         // the checker hears of in that order only when one thread runs the groups (fair
         // scheduling still interleaves them, the same way at every run).
         let serial;
-        let schedule = if races && crate::session::Locations::synchronises(program) {
+        let schedule = if races && program.synchronises() {
             serial = Schedule {
                 threads: 1,
                 ..schedule.clone()
@@ -729,9 +729,11 @@ impl Session {
         // the order the races were found in.
         keep_lowest(&mut seen.racy, 0);
         // Synchronisation decides which of the first run's races are races at all, and it
-        // can decide only for the bytes the second run watches.
-        let synchronises = checker.program.synchronises();
-        let decided = synchronises && seen.racy.len() < WATCH_LIMIT;
+        // can decide only for the bytes the second run watches. Relaxed atomics order
+        // nothing, but the model still says so in the reports.
+        let atomics = checker.program.atomics();
+        let synchronises = atomics != Atomics::None;
+        let decided = atomics == Atomics::Ordering && seen.racy.len() < WATCH_LIMIT;
         // Disjoint (a byte is first written once), sorted for a binary search.
         let mut defined_here: HashMap<AllocId, Vec<(u64, u64)>> = HashMap::new();
         for (a, lo, hi) in &seen.defined {
@@ -787,6 +789,11 @@ impl Session {
             &crate::Sequential,
         );
         second.pass = Pass::Second(probe);
+        let serial = Schedule {
+            threads: 1,
+            ..schedule.clone()
+        };
+        let schedule = if synchronises { &serial } else { schedule };
         let rerun = device.run_again(program, &snap.launch, schedule, &second, &snap.variables);
         let Pass::Second(probe) = std::mem::replace(&mut second.pass, Pass::Only) else {
             return;

@@ -11,8 +11,8 @@ use crate::sources::SourceMap;
 use crate::{default_shadow_limit, Checks, Config};
 use parking_lot::{Mutex, RwLock};
 use shadowcl_interpreter::{
-    AddressSpace, Alignments, AllocId, ArgBinding, ArgValue, InstId, Launch, Program, Schedule,
-    SourceLoc,
+    AddressSpace, Alignments, AllocId, ArgBinding, ArgValue, Atomics, InstId, Launch, Program,
+    Schedule, SourceLoc,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::AtomicBool;
@@ -25,10 +25,10 @@ pub trait Locations: Sync {
     fn alignments(&self) -> Alignments<'_> {
         Alignments::NONE
     }
-    /// Whether the program has atomics or fences that synchronise (an order other than
-    /// relaxed), which the race check then follows (`checks/sync.rs`).
-    fn synchronises(&self) -> bool {
-        false
+    /// What atomics and fences the program has, whose synchronisation the race check
+    /// follows (`checks/sync.rs`).
+    fn atomics(&self) -> Atomics {
+        Atomics::None
     }
 }
 
@@ -38,6 +38,9 @@ impl Locations for Program {
     }
     fn alignments(&self) -> Alignments<'_> {
         Program::alignments(self)
+    }
+    fn atomics(&self) -> Atomics {
+        Program::atomics(self)
     }
 }
 

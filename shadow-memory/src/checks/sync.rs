@@ -197,6 +197,9 @@ pub(crate) enum Why {
     RelaxedWrite,
     /// The read was relaxed and no acquire fence followed it.
     RelaxedRead,
+    /// The two synchronised, but the fence flags of one side leave out the memory of the
+    /// race (`CLK_LOCAL_MEM_FENCE` orders no global memory).
+    FenceMemory,
 }
 
 /// A synchronisation that did not happen: `release` wrote what `acquire` read.
@@ -308,12 +311,30 @@ impl SyncModel {
 
     /// The near misses that may explain why `from` (of `group`) and `to` did not
     /// synchronise: `to`'s acquires of what `from` or its group wrote.
-    pub(crate) fn misses(&self, to: u32, from: u32, group: u32) -> Option<&NearMiss> {
+    /// On `local` or global memory: a fence-memory miss explains only a race on the memory
+    /// its flags left out. Else any of `to`'s near misses: a release sequence another
+    /// work-item broke names that work-item.
+    pub(crate) fn misses(&self, to: u32, from: u32, group: u32, local: bool) -> Option<&NearMiss> {
         let it = self.items.get(&to)?;
-        it.misses
-            .iter()
+        let fits = |m: &&NearMiss| {
+            m.why != Why::FenceMemory || {
+                let f = Fences {
+                    local: m.release.fences.local && m.acquire.fences.local,
+                    global: m.release.fences.global && m.acquire.fences.global,
+                };
+                if local {
+                    !f.local
+                } else {
+                    !f.global
+                }
+            }
+        };
+        let mut misses = it.misses.iter().filter(fits);
+        misses
+            .clone()
             .find(|m| m.from == from)
-            .or_else(|| it.misses.iter().find(|m| m.group == group))
+            .or_else(|| misses.clone().find(|m| m.group == group))
+            .or_else(|| misses.next())
     }
 
     /// What `item` releases now: what it knows, its own accesses so far and its group's
@@ -364,7 +385,25 @@ impl SyncModel {
             None
         };
         let it = self.items.entry(item).or_default();
+        let both = Fences {
+            local: c.side.fences.local && acquire.fences.local,
+            global: c.side.fences.global && acquire.fences.global,
+        };
         match why {
+            None if both != BOTH => {
+                if it.knows.join_in(&c.knows, acquire.fences) {
+                    it.view = None;
+                }
+                let miss = NearMiss {
+                    release: c.side.clone(),
+                    from: c.from,
+                    group: c.group,
+                    acquire: acquire.clone(),
+                    location: location.to_string(),
+                    why: Why::FenceMemory,
+                };
+                note_miss(it, miss);
+            }
             None => {
                 if it.knows.join_in(&c.knows, acquire.fences) {
                     it.view = None;
@@ -483,16 +522,6 @@ impl LaunchChecker<'_> {
                 writes,
                 ..
             } => {
-                let alloc = probe.original(space, alloc);
-                let at = (
-                    alloc,
-                    if space == AddressSpace::Local {
-                        group
-                    } else {
-                        0
-                    },
-                    offset,
-                );
                 let location = self
                     .state()
                     .map(|ls| name_and_index(ls, alloc, offset as i64))
@@ -503,6 +532,17 @@ impl LaunchChecker<'_> {
                         })
                     })
                     .unwrap_or_else(|| "an atomic".into());
+                // Named above as this run binds it (to the copy of a copied buffer).
+                let alloc = probe.original(space, alloc);
+                let at = (
+                    alloc,
+                    if space == AddressSpace::Local {
+                        group
+                    } else {
+                        0
+                    },
+                    offset,
+                );
                 if reads {
                     let loc = m.locations.entry(at).or_default();
                     let contributions = loc.contributions.clone();
@@ -642,6 +682,7 @@ pub(crate) fn explain(
             Why::AcquireScope => "acquire-scope",
             Why::RelaxedWrite => "relaxed-write",
             Why::RelaxedRead => "relaxed-read",
+            Why::FenceMemory => "fence-memory",
         }
         .into(),
         atomic: miss.location.clone(),
@@ -711,6 +752,22 @@ fn sentence(miss: &NearMiss, line_of: &dyn Fn(InstId) -> Option<u32>) -> String 
             how(r, "released"),
             how(a, "read"),
         ),
+        Why::FenceMemory => {
+            let names = |f: Fences| match (f.local, f.global) {
+                (true, true) => "local and global memory",
+                (true, false) => "local memory only (CLK_LOCAL_MEM_FENCE)",
+                (false, true) => "global memory only (CLK_GLOBAL_MEM_FENCE)",
+                (false, false) => "no memory",
+            };
+            format!(
+                "{}, fencing {}; {}, fencing {}: both fences must name the memory they hand \
+                 over",
+                how(r, "released"),
+                names(r.fences),
+                how(a, "acquired"),
+                names(a.fences)
+            )
+        }
     }
 }
 
@@ -797,7 +854,10 @@ mod tests {
         m.acquire(9, 8, &c, &a, "flag");
         let y = m.stamp(9);
         assert!(!m.ordered((1, 0, 0, before), false, y));
-        assert_eq!(m.misses(9, 1, 0).map(|x| x.why), Some(Why::ReleaseScope));
+        assert_eq!(
+            m.misses(9, 1, 0, false).map(|x| x.why),
+            Some(Why::ReleaseScope)
+        );
     }
 
     #[test]

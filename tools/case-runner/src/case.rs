@@ -55,7 +55,7 @@ pub const KINDS: &[&str] = &[
 /// Fields of a finding an expectation may pin (`lines` is `FIRST/SECOND`, the source lines
 /// of the two sides, `?` where the report names none; `sync` the reason of the
 /// synchronisation the race's report explains, `release-scope`, `acquire-scope`,
-/// `relaxed-write` or `relaxed-read`, or `none` when it explains none).
+/// `relaxed-write`, `relaxed-read` or `fence-memory`, or `none` when it explains none).
 pub const EXPECT_FIELDS: &[&str] = &[
     "race", "scope", "memory", "buffer", "count", "lines", "sync",
 ];

@@ -8,8 +8,8 @@
 // global: 128   local: 64
 // arg: buffer int 1 fill=zero name=lock
 // arg: buffer int 1 fill=zero name=total
-// expect: data-race race=read-write memory=global scope=inter-group buffer=total
-// expect: data-race race=write-write memory=global scope=inter-group buffer=total
+// expect: data-race race=read-write memory=global scope=inter-group buffer=total sync=release-scope
+// expect: data-race race=write-write memory=global scope=inter-group buffer=total sync=release-scope
 __kernel void locked_add(__global int *lock, __global int *total) {
   if (get_local_id(0) != 0)
     return;

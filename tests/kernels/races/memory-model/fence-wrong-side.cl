@@ -8,7 +8,7 @@
 // arg: buffer int 1 fill=zero name=data
 // arg: buffer int 1 fill=zero name=flag
 // arg: buffer int 1 fill=zero name=out
-// expect: data-race race=read-write memory=global scope=inter-group buffer=data
+// expect: data-race race=read-write memory=global scope=inter-group buffer=data sync=relaxed-write
 // twin: fence-message-passing-fixed.cl
 __kernel void fenced_mp(__global int *data, __global atomic_int *flag, __global int *out) {
   if (get_local_id(0) != 0)

@@ -11,7 +11,7 @@
 // arg: buffer int 1 fill=zero name=count
 // arg: buffer int 1 fill=zero name=out
 // arg: local int 64
-// expect: data-race race=read-write memory=global scope=inter-group buffer=partial
+// expect: data-race race=read-write memory=global scope=inter-group buffer=partial sync=relaxed-write
 __kernel void last_group_sum(__global const int *in, __global int *partial,
                              __global atomic_int *count, __global int *out, __local int *s) {
   int l = get_local_id(0), g = get_group_id(0), n = get_num_groups(0);

@@ -6,7 +6,7 @@
 // oclgrind: unbuildable Oclgrind 21.10 builds no OpenCL C 3.0 ("cl_khr_fp64 and __opencl_c_fp64 are set to different values") and at -cl-std=CL2.0 has no C11 atomics (atomic_store_explicit undefined)
 // global: 128   local: 64
 // arg: buffer int 2 fill=zero name=out
-// expect: data-race race=read-write memory=local scope=intra-group buffer=data
+// expect: data-race race=read-write memory=local scope=intra-group buffer=data sync=relaxed-write
 __kernel void local_mp(__global int *out) {
   __local int data;
   __local atomic_int flag;

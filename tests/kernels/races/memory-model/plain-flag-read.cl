@@ -7,7 +7,7 @@
 // global: 128   local: 64
 // arg: buffer int 1 fill=zero name=flag
 // arg: buffer int 1 fill=zero name=out
-// expect: data-race race=atomic-plain memory=global scope=inter-group buffer=flag
+// expect: data-race race=atomic-plain memory=global scope=inter-group buffer=flag sync=none
 __kernel void peek_flag(__global atomic_int *flag, __global int *out) {
   if (get_local_id(0) != 0)
     return;

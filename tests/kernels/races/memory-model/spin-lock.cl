@@ -7,8 +7,8 @@
 // global: 256   local: 64
 // arg: buffer int 1 fill=zero name=lock
 // arg: buffer int 1 fill=zero name=total
-// expect: data-race race=read-write memory=global scope=inter-group buffer=total
-// expect: data-race race=write-write memory=global scope=inter-group buffer=total
+// expect: data-race race=read-write memory=global scope=inter-group buffer=total sync=relaxed-write
+// expect: data-race race=write-write memory=global scope=inter-group buffer=total sync=relaxed-write
 __kernel void locked_add(__global atomic_int *lock, __global int *total) {
   if (get_local_id(0) != 0)
     return;

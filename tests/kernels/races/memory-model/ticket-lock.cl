@@ -8,8 +8,8 @@
 // arg: buffer int 1 fill=zero name=next_ticket
 // arg: buffer int 1 fill=zero name=now_serving
 // arg: buffer int 1 fill=zero name=total
-// expect: data-race race=read-write memory=global scope=inter-group buffer=total
-// expect: data-race race=write-write memory=global scope=inter-group buffer=total
+// expect: data-race race=read-write memory=global scope=inter-group buffer=total sync=relaxed-write
+// expect: data-race race=write-write memory=global scope=inter-group buffer=total sync=relaxed-write
 __kernel void ticket_add(__global atomic_int *next_ticket, __global atomic_int *now_serving,
                          __global int *total) {
   if (get_local_id(0) != 0)
