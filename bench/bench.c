@@ -60,6 +60,36 @@ static const char *SRC =
     "  out[i] = s;\n"
     "}\n";
 
+/* The memory model's case (built at OpenCL C 3.0): the "last work-group done" reduction. Each
+   group sums its part, item 0 stores it and counts the group in with an acq_rel fetch_add; the
+   group that counts last sums every group's part, which the release sequence of the counter
+   orders after their stores. */
+static const char *SYNC_SRC =
+    "__kernel void lastgroup(__global const float *in, __global float *partial,\n"
+    "                        __global atomic_uint *count, __global float *out) {\n"
+    "  __local float s[256]; __local int last;\n"
+    "  size_t l = get_local_id(0), n = get_local_size(0), g = get_group_id(0);\n"
+    "  uint ng = (uint)get_num_groups(0);\n"
+    "  s[l] = in[get_global_id(0)];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (size_t k = n / 2; k > 0; k >>= 1) {\n"
+    "    if (l < k) s[l] += s[l + k];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  if (l == 0) {\n"
+    "    partial[g] = s[0];\n"
+    "    last = atomic_fetch_add_explicit(count, 1, memory_order_acq_rel, memory_scope_device)\n"
+    "           == ng - 1;\n"
+    "  }\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (last && l == 0) {\n"
+    "    float t = 0.0f;\n"
+    "    for (uint i = 0; i < ng; i++) t += partial[i];\n"
+    "    out[0] = t;\n"
+    "    atomic_store_explicit(count, 0, memory_order_relaxed, memory_scope_device);\n"
+    "  }\n"
+    "}\n";
+
 #define CHECK(e)                                                                                   \
   do {                                                                                             \
     cl_int err_ = (e);                                                                             \
@@ -113,8 +143,11 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
   cl_int err;
   cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err); CHECK(err);
   b->q = clCreateCommandQueue(ctx, dev, 0, &err); CHECK(err);
-  cl_program prog = clCreateProgramWithSource(ctx, 1, &SRC, NULL, &err); CHECK(err);
-  const char *options = getenv("BENCH_OPTIONS") ? getenv("BENCH_OPTIONS") : "";
+  int sync = !strcmp(app, "lastgroup");
+  cl_program prog = clCreateProgramWithSource(ctx, 1, sync ? &SYNC_SRC : &SRC, NULL, &err);
+  CHECK(err);
+  const char *options = sync ? "-cl-std=CL3.0"
+                             : getenv("BENCH_OPTIONS") ? getenv("BENCH_OPTIONS") : "";
   if (clBuildProgram(prog, 1, &dev, options, NULL, NULL) != CL_SUCCESS) {
     char log[8192] = "";
     clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
@@ -142,7 +175,7 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
   } else if (!strcmp(app, "priv_array") || !strcmp(app, "divergent")) {
     n = (1u << 18) / scale;
     b->gsz[0] = n; b->lsz[0] = 256;
-  } else if (!strcmp(app, "vadd") || !strcmp(app, "reduce")) {
+  } else if (!strcmp(app, "vadd") || !strcmp(app, "reduce") || sync) {
     n = (1u << 20) / scale;
     b->gsz[0] = n; b->lsz[0] = 256;
   } else if (!strcmp(app, "matmul")) {
@@ -153,7 +186,9 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
   float *a = malloc(n * sizeof(float)), *bv = malloc(n * sizeof(float));
   for (size_t i = 0; i < n; i++) { a[i] = (float)(i % 97) * 0.5f; bv[i] = (float)(i % 13); }
   cl_mem ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, a, &err); CHECK(err);
-  cl_mem bb = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, bv, &err); CHECK(err);
+  /* lastgroup writes its groups' parts into the second buffer. */
+  cl_mem bb = clCreateBuffer(ctx, (sync ? CL_MEM_READ_WRITE : CL_MEM_READ_ONLY) | CL_MEM_COPY_HOST_PTR,
+                             n * 4, bv, &err); CHECK(err);
   cl_mem bc = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * 4, NULL, &err); CHECK(err);
   free(a);
   free(bv);
@@ -171,6 +206,13 @@ static void setup(struct bench *b, const char *app, int scale, int reps) {
   } else if (!strcmp(app, "reduce")) {
     CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bc, &bc));
     CHECK(clSetKernelArg(k, 2, 256 * sizeof(float), NULL)); b->out_elems = n / 256;
+  } else if (sync) {
+    cl_uint zero = 0;
+    cl_mem count = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero,
+                                  &zero, &err); CHECK(err);
+    CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bb, &bb));
+    CHECK(clSetKernelArg(k, 2, sizeof count, &count)); CHECK(clSetKernelArg(k, 3, sizeof bc, &bc));
+    b->out_elems = 1;
   } else {
     CHECK(clSetKernelArg(k, 0, sizeof ba, &ba)); CHECK(clSetKernelArg(k, 1, sizeof bc, &bc));
     CHECK(clSetKernelArg(k, 2, sizeof w, &w)); CHECK(clSetKernelArg(k, 3, sizeof h, &h));
@@ -194,7 +236,7 @@ static double run_once(struct bench *b) {
  * placement and the machine's moment (a paired comparison). One JSON line per platform. */
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: bench APP REPS [SCALE]  (APP: vadd matmul reduce stencil launches)\n");
+    fprintf(stderr, "usage: bench APP REPS [SCALE]  (APP: vadd matmul reduce stencil priv_array divergent launches vadd:N lastgroup)\n");
     return 2;
   }
   const char *app = argv[1];

@@ -39,8 +39,10 @@ def main():
                          "the shadowcl-without-checker row")
     ap.add_argument("--scale", type=int, default=2, help="divides problem sizes (same for all)")
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--apps", default="vadd matmul reduce stencil priv_array divergent launches vadd:20 vadd:22 vadd:24",
+    ap.add_argument("--apps", default="vadd matmul reduce stencil priv_array divergent launches vadd:20 vadd:22 vadd:24 lastgroup",
                     help="launches: 10,000 launches of a 256-item vadd per repetition; "
+                         "lastgroup: the last-work-group-done reduction (OpenCL C 3.0 "
+                         "release/acquire: the memory model's cost); "
                          "vadd:N: one vadd of 2^N floats, whatever the scale (time and RSS "
                          "growth; Oclgrind rows only up to 2^22)")
     ap.add_argument("--rounds", type=int, default=5,

@@ -251,6 +251,11 @@ impl GroupState {
         self.lo.min(u32::MAX as u64) as u32
     }
 
+    /// One past the record id of this group's last work-item.
+    pub(crate) fn item_end(&self) -> u32 {
+        self.hi.min(u32::MAX as u64) as u32
+    }
+
     pub(crate) fn actor(&self) -> u32 {
         clamp_item(self.hi - 1)
     }

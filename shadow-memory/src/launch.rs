@@ -965,9 +965,6 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn barrier(&self, g: &mut Box<GroupState>, arrival: &BarrierArrival<'_>) {
-        if let Pass::Second(probe) = &self.pass {
-            self.probe_arrival(g, arrival, probe);
-        }
         self.record_arrival(g, arrival);
     }
 
@@ -990,10 +987,10 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn barrier_release(&self, g: &mut Box<GroupState>, why: Release) {
-        self.release_barrier(g, why);
-        if let Pass::Second(probe) = &self.pass {
-            self.probe_release(g, why == Release::AllArrived, probe);
+        if let (Pass::Second(probe), Release::AllArrived) = (&self.pass, why) {
+            self.probe_release(g, g.arrivals.fences(), probe);
         }
+        self.release_barrier(g, why);
     }
 
     fn item_end(&self, g: &mut Box<GroupState>, item: &WorkItem) {

@@ -23,6 +23,11 @@ pub(crate) struct Arrivals {
 }
 
 impl Arrivals {
+    /// The memory every arrival so far fenced.
+    pub(crate) fn fences(&self) -> Fences {
+        self.all
+    }
+
     #[inline(always)]
     fn add(&mut self, item: &WorkItem, inst: InstId, fences: Fences) {
         let Some((_, first_inst, first_fences)) = self.first else {

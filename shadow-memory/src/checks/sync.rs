@@ -38,10 +38,10 @@ use crate::launch::{name_and_index, LaunchChecker};
 use crate::pairs::Probe;
 use crate::Synchronisation;
 use shadowcl_interpreter::{
-    AddressSpace, AllocId, BarrierArrival, Fences, InstId, MemoryOrder, MemoryScope, SourceLoc,
-    SyncEvent, SyncKind, WorkItem,
+    AddressSpace, AllocId, Fences, InstId, MemoryOrder, MemoryScope, SourceLoc, SyncEvent,
+    SyncKind, WorkItem,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Most contributions a location keeps (the oldest go first: fewer happens-before edges, so
@@ -112,13 +112,26 @@ impl Knowledge {
         self.join_in(other, BOTH)
     }
 
+    /// Whether `other`'s entries for the memory `fences` names are all known here: one
+    /// pass over both (sorted) lists.
+    fn covers(&self, other: &Knowledge, fences: Fences) -> bool {
+        let mut mine = self.0.iter().peekable();
+        for &(k, v) in &other.0 {
+            if !k.fenced(fences) {
+                continue;
+            }
+            while mine.next_if(|e| e.0 < k).is_some() {}
+            match mine.peek() {
+                Some(&&(mk, mv)) if mk == k && mv >= v => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+
     /// Joins in the entries of `other` for the memory `fences` names.
     fn join_in(&mut self, other: &Knowledge, fences: Fences) -> bool {
-        if other
-            .0
-            .iter()
-            .all(|&(k, v)| !k.fenced(fences) || self.get(k) >= v)
-        {
+        if self.covers(other, fences) {
             return false;
         }
         if fences != BOTH {
@@ -184,6 +197,8 @@ struct Contribution {
     group: u32,
     side: SyncSide,
     knows: Arc<Knowledge>,
+    /// Merged from releases of several groups ([`SyncModel::contribute`]).
+    mixed: bool,
 }
 
 /// Why an atomic read did not synchronise with a write.
@@ -220,7 +235,9 @@ pub(crate) struct NearMiss {
 struct ItemSync {
     /// Advanced at each release: accesses after it are not ordered by it.
     clock: u32,
-    knows: Knowledge,
+    /// Shared between the work-items of a group while they know the same (a barrier gives
+    /// them one value; copied when one learns more).
+    knows: Arc<Knowledge>,
     /// The view of `knows` logged accesses share until it changes (an index of
     /// [`SyncModel::views`]).
     view: Option<u32>,
@@ -245,14 +262,16 @@ struct Location {
 /// The happens-before model of one pair pass.
 #[derive(Default)]
 pub(crate) struct SyncModel {
-    items: HashMap<u32, ItemSync>,
+    /// By record id (the pair pass's private session numbers its launch's work-items from
+    /// the start).
+    items: Vec<ItemSync>,
     /// By (allocation, group's first record id for local memory, offset).
     locations: HashMap<(AllocId, u32, u64), Location>,
     /// Knowledge as logged accesses saw it.
     views: Vec<Arc<Knowledge>>,
-    /// Work-items at each group's barrier since its last release (by group), and the
-    /// memory every one of them fenced.
-    arrived: HashMap<u32, (Vec<u32>, Fences)>,
+    /// Groups (by first record id) one of whose work-items learned something since the
+    /// group's last barrier: only their barriers have knowledge to share.
+    learned: HashSet<u32>,
 }
 
 /// Where a logged access stood in the model: its work-item's clock and what it knew.
@@ -273,14 +292,18 @@ fn includes(scope: MemoryScope, (a, ga): (u32, u32), (b, gb): (u32, u32)) -> boo
 }
 
 impl SyncModel {
+    fn item(&mut self, id: u32) -> &mut ItemSync {
+        item_in(&mut self.items, id)
+    }
+
     /// The stamp of an access `item` makes now.
     pub(crate) fn stamp(&mut self, item: u32) -> Stamp {
-        let it = self.items.entry(item).or_default();
+        let it = item_in(&mut self.items, item);
         let view = match it.view {
             Some(v) => v,
             None => {
                 let v = self.views.len() as u32;
-                self.views.push(Arc::new(it.knows.clone()));
+                self.views.push(Arc::clone(&it.knows));
                 it.view = Some(v);
                 v
             }
@@ -315,7 +338,7 @@ impl SyncModel {
     /// its flags left out. Else any of `to`'s near misses: a release sequence another
     /// work-item broke names that work-item.
     pub(crate) fn misses(&self, to: u32, from: u32, group: u32, local: bool) -> Option<&NearMiss> {
-        let it = self.items.get(&to)?;
+        let it = self.items.get(to as usize)?;
         let fits = |m: &&NearMiss| {
             m.why != Why::FenceMemory || {
                 let f = Fences {
@@ -346,7 +369,7 @@ impl SyncModel {
         barriers: (u32, u32),
         side: SyncSide,
     ) -> Contribution {
-        let it = self.items.entry(item).or_default();
+        let it = self.item(item);
         let mut knows = Knowledge::default();
         knows.join_in(&it.knows, side.fences);
         for (local, fenced, n) in [
@@ -365,6 +388,7 @@ impl SyncModel {
             group,
             side,
             knows: Arc::new(knows),
+            mixed: false,
         }
     }
 
@@ -379,20 +403,24 @@ impl SyncModel {
     ) {
         let why = if !includes(c.side.scope, (c.from, c.group), (item, group)) {
             Some(Why::ReleaseScope)
-        } else if !includes(acquire.scope, (item, group), (c.from, c.group)) {
+        } else if !includes(acquire.scope, (item, group), (c.from, c.group))
+            || c.mixed && acquire.scope < MemoryScope::Device
+        {
             Some(Why::AcquireScope)
         } else {
             None
         };
-        let it = self.items.entry(item).or_default();
+        let it = item_in(&mut self.items, item);
         let both = Fences {
             local: c.side.fences.local && acquire.fences.local,
             global: c.side.fences.global && acquire.fences.global,
         };
         match why {
             None if both != BOTH => {
-                if it.knows.join_in(&c.knows, acquire.fences) {
+                if learns(&it.knows, &c.knows, acquire.fences) {
+                    Arc::make_mut(&mut it.knows).join_in(&c.knows, acquire.fences);
                     it.view = None;
+                    self.learned.insert(group);
                 }
                 let miss = NearMiss {
                     release: c.side.clone(),
@@ -405,8 +433,10 @@ impl SyncModel {
                 note_miss(it, miss);
             }
             None => {
-                if it.knows.join_in(&c.knows, acquire.fences) {
+                if learns(&it.knows, &c.knows, acquire.fences) {
+                    Arc::make_mut(&mut it.knows).join_in(&c.knows, acquire.fences);
                     it.view = None;
+                    self.learned.insert(group);
                 }
             }
             Some(why) => {
@@ -425,22 +455,25 @@ impl SyncModel {
 
     /// Adds `c` to a location's release sequence: a later release of the same work-item at
     /// the same scope knows all the earlier one did, so it takes its place; device-wide
-    /// releases of one group are included by the same acquirers, so they merge.
+    /// releases are included by every device-wide acquirer, so they merge into one (a
+    /// counter every group increments stays one contribution, not one per group), which a
+    /// narrower acquirer then takes only if it came from its own group alone.
     fn contribute(loc: &mut Location, c: Contribution) {
         let wide = c.side.scope >= MemoryScope::Device;
         let same = |o: &Contribution| {
-            o.side.scope == c.side.scope
-                && if wide {
-                    o.group == c.group
-                } else {
-                    o.from == c.from
-                }
+            if wide {
+                o.side.scope >= MemoryScope::Device
+            } else {
+                o.side.scope == c.side.scope && o.from == c.from
+            }
         };
         if let Some(o) = loc.contributions.iter_mut().find(|o| same(o)) {
             let mut knows = (*o.knows).clone();
             knows.join(&c.knows);
+            let mixed = o.mixed || o.group != c.group;
             *o = Contribution {
                 knows: Arc::new(knows),
+                mixed,
                 ..c
             };
             return;
@@ -450,6 +483,20 @@ impl SyncModel {
         }
         loc.contributions.push(c);
     }
+}
+
+/// Whether joining `other`'s entries for `fences` into `knows` adds anything.
+fn learns(knows: &Knowledge, other: &Knowledge, fences: Fences) -> bool {
+    !knows.covers(other, fences)
+}
+
+/// Work-item `id`'s state in `items` (made when first asked for).
+fn item_in(items: &mut Vec<ItemSync>, id: u32) -> &mut ItemSync {
+    let i = id as usize;
+    if i >= items.len() {
+        items.resize_with(i + 1, ItemSync::default);
+    }
+    &mut items[i]
 }
 
 fn note_miss(it: &mut ItemSync, miss: NearMiss) {
@@ -484,7 +531,7 @@ impl LaunchChecker<'_> {
         match ev.kind {
             SyncKind::Fence { .. } => {
                 if ev.order.acquires() {
-                    let it = m.items.entry(item).or_default();
+                    let it = m.item(item);
                     let pending = std::mem::take(&mut it.pending);
                     // The fence decides what those relaxed reads synchronise with.
                     it.misses.retain(|miss| {
@@ -511,7 +558,7 @@ impl LaunchChecker<'_> {
                         ..side
                     };
                     let c = m.release(item, group, barriers, side);
-                    m.items.entry(item).or_default().fence = Some(c);
+                    m.item(item).fence = Some(c);
                 }
             }
             SyncKind::Atomic {
@@ -548,14 +595,14 @@ impl LaunchChecker<'_> {
                     let contributions = loc.contributions.clone();
                     let relaxed = loc.relaxed_writer.clone();
                     for c in &contributions {
-                        if c.from == item {
-                            continue;
-                        }
                         if ev.order.acquires() {
                             m.acquire(item, group, c, &side, &location);
                         } else {
-                            let it = m.items.entry(item).or_default();
+                            let it = m.item(item);
                             it.pending.push((c.clone(), side.clone(), location.clone()));
+                            if c.from == item {
+                                continue;
+                            }
                             let miss = NearMiss {
                                 release: c.side.clone(),
                                 from: c.from,
@@ -577,7 +624,7 @@ impl LaunchChecker<'_> {
                                 location: location.clone(),
                                 why: Why::RelaxedWrite,
                             };
-                            note_miss(m.items.entry(item).or_default(), miss);
+                            note_miss(m.item(item), miss);
                         }
                     }
                 }
@@ -585,7 +632,7 @@ impl LaunchChecker<'_> {
                     let own = if ev.order.releases() {
                         Some(m.release(item, group, barriers, side.clone()))
                     } else {
-                        m.items.entry(item).or_default().fence.clone()
+                        m.item(item).fence.clone()
                     };
                     let loc = m.locations.entry(at).or_default();
                     loc.relaxed_writer = match own {
@@ -614,48 +661,50 @@ impl LaunchChecker<'_> {
         }
     }
 
-    /// The second run: a work-item reached a barrier.
-    pub(crate) fn probe_arrival(
-        &self,
-        g: &GroupState,
-        arrival: &BarrierArrival<'_>,
-        probe: &Probe,
-    ) {
-        if let Some(model) = &probe.sync {
-            let id = g.item_of_work_item(arrival.item);
-            let mut m = model.lock();
-            let (items, fences) = m
-                .arrived
-                .entry(g.first_item())
-                .or_insert((Vec::new(), BOTH));
-            items.push(id);
-            fences.local &= arrival.fences.local;
-            fences.global &= arrival.fences.global;
-        }
-    }
-
     /// The second run: a barrier released its group; what each work-item knew, all know.
-    pub(crate) fn probe_release(&self, g: &GroupState, all_arrived: bool, probe: &Probe) {
+    /// Called before the divergence check takes the group's arrivals: `fences`, the memory
+    /// every arrival fenced.
+    pub(crate) fn probe_release(&self, g: &GroupState, fences: Fences, probe: &Probe) {
         let Some(model) = &probe.sync else {
             return;
         };
         let mut m = model.lock();
-        let Some((items, fences)) = m.arrived.remove(&g.first_item()) else {
+        if !m.learned.remove(&g.first_item()) {
             return;
-        };
-        if !all_arrived {
+        }
+        let items = g.first_item()..g.item_end();
+        // The work-items of a group mostly know the same, shared: each distinct value is
+        // joined once, and the items that held one value share the one it becomes.
+        let same = |d: &Arc<Knowledge>, k: &Arc<Knowledge>| Arc::ptr_eq(d, k) || **d == **k;
+        let mut distinct: Vec<Arc<Knowledge>> = Vec::new();
+        for i in items.clone() {
+            let k = &m.item(i).knows;
+            if !distinct.iter().any(|d| same(d, k)) {
+                distinct.push(Arc::clone(k));
+            }
+        }
+        if distinct.len() < 2 {
             return;
         }
         let mut joined = Knowledge::default();
-        for i in &items {
-            if let Some(it) = m.items.get(i) {
-                joined.join(&it.knows);
-            }
+        for d in &distinct {
+            joined.join(d);
         }
+        let becomes: Vec<Arc<Knowledge>> = distinct
+            .iter()
+            .map(|d| {
+                let mut k = (**d).clone();
+                k.join_in(&joined, fences);
+                Arc::new(k)
+            })
+            .collect();
         for i in items {
-            let it = m.items.entry(i).or_default();
-            if it.knows.join_in(&joined, fences) {
-                it.view = None;
+            let it = m.item(i);
+            if let Some(at) = distinct.iter().position(|d| same(d, &it.knows)) {
+                if *becomes[at] != *it.knows {
+                    it.knows = Arc::clone(&becomes[at]);
+                    it.view = None;
+                }
             }
         }
     }
