@@ -590,6 +590,13 @@ impl LaunchChecker<'_> {
                     },
                     offset,
                 );
+                if reads && ev.order.acquires() {
+                    // This acquire decides what the location synchronises: the relaxed reads
+                    // of it before (a spin-wait's) explain nothing.
+                    m.item(item)
+                        .misses
+                        .retain(|miss| miss.why != Why::RelaxedRead || miss.location != location);
+                }
                 if reads {
                     let loc = m.locations.entry(at).or_default();
                     let contributions = loc.contributions.clone();
