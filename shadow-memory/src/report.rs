@@ -650,6 +650,11 @@ impl Report {
                 if second.is_some() && !related.is_empty() {
                     r["relatedLocations"] = json!(related);
                 }
+                // The synchronisation that did not order a race, as the JSON report has it
+                // (SARIF 2.1.0 §3.8: a result's property bag).
+                if let Some(sync) = &f.synchronisation {
+                    r["properties"] = json!({ "synchronisation": sync });
+                }
                 r
             })
             .collect();

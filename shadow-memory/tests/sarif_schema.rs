@@ -10,7 +10,8 @@
 use serde_json::{json, Value};
 use shadowcl_interpreter::{AddressSpace, SourceLoc};
 use shadowcl_shadow::{
-    Candidate, Finding, FindingKind, LaunchSummary, RaceKind, Report, Scope, Side,
+    Candidate, Finding, FindingKind, LaunchSummary, RaceKind, Report, Scope, Side, SyncSide,
+    Synchronisation,
 };
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -236,6 +237,16 @@ fn every_kind() -> Report {
         count,
         ..finding(FindingKind::DataRace, "")
     };
+    // A race a synchronisation at too narrow a scope failed to order.
+    let sync_side = |group: u32, line| SyncSide {
+        global_id: [group as u64 * 64, 0, 0],
+        local_id: [0; 3],
+        group_id: [group, 0, 0],
+        order: "release".into(),
+        scope: "work_group".into(),
+        fence: false,
+        location: loc(SOURCE, line, 5),
+    };
     let mut findings = vec![
         race(
             RaceKind::ReadWrite,
@@ -245,6 +256,22 @@ fn every_kind() -> Report {
             side("write", Some(2), loc(SOURCE, 14, 5), "reduce"),
             7,
         ),
+        Finding {
+            synchronisation: Some(Synchronisation {
+                reason: "release-scope".into(),
+                atomic: "flag".into(),
+                release: sync_side(0, 20),
+                acquire: sync_side(1, 22),
+            }),
+            ..race(
+                RaceKind::ReadWrite,
+                Scope::InterGroup,
+                AddressSpace::Global,
+                side("write", Some(1), loc(SOURCE, 19, 5), "reduce"),
+                side("read", Some(65), loc(SOURCE, 23, 5), "reduce"),
+                4,
+            )
+        },
         race(
             RaceKind::WriteWrite,
             Scope::InterGroup,
@@ -386,6 +413,13 @@ fn sarif_of_every_finding_kind_is_valid_sarif_2_1_0() {
     }
     assert!(results[0]["locations"].is_array() && results[0]["relatedLocations"].is_array());
     assert!(results.iter().any(|r| r.get("locations").is_none()));
+    // A race's synchronisation goes into the result's property bag.
+    assert!(results
+        .iter()
+        .any(
+            |r| r["properties"]["synchronisation"]["reason"] == "release-scope"
+                && r["properties"]["synchronisation"]["release"]["scope"] == "work_group"
+        ));
     // A first access known only by kind lists its candidate sites as related locations.
     assert!(results
         .iter()
