@@ -230,6 +230,20 @@ pub(crate) struct NearMiss {
     pub why: Why,
 }
 
+impl NearMiss {
+    /// `acquire` read what contribution `c` released on `location`, without synchronising.
+    fn of(c: &Contribution, acquire: &SyncSide, location: &str, why: Why) -> NearMiss {
+        NearMiss {
+            release: c.side.clone(),
+            from: c.from,
+            group: c.group,
+            acquire: acquire.clone(),
+            location: location.to_string(),
+            why,
+        }
+    }
+}
+
 /// The model's state for one work-item.
 #[derive(Default)]
 struct ItemSync {
@@ -422,15 +436,7 @@ impl SyncModel {
                     it.view = None;
                     self.learned.insert(group);
                 }
-                let miss = NearMiss {
-                    release: c.side.clone(),
-                    from: c.from,
-                    group: c.group,
-                    acquire: acquire.clone(),
-                    location: location.to_string(),
-                    why: Why::FenceMemory,
-                };
-                note_miss(it, miss);
+                note_miss(it, NearMiss::of(c, acquire, location, Why::FenceMemory));
             }
             None => {
                 if learns(&it.knows, &c.knows, acquire.fences) {
@@ -440,15 +446,7 @@ impl SyncModel {
                 }
             }
             Some(why) => {
-                let miss = NearMiss {
-                    release: c.side.clone(),
-                    from: c.from,
-                    group: c.group,
-                    acquire: acquire.clone(),
-                    location: location.to_string(),
-                    why,
-                };
-                note_miss(it, miss);
+                note_miss(it, NearMiss::of(c, acquire, location, why));
             }
         }
     }
@@ -610,15 +608,7 @@ impl LaunchChecker<'_> {
                             if c.from == item {
                                 continue;
                             }
-                            let miss = NearMiss {
-                                release: c.side.clone(),
-                                from: c.from,
-                                group: c.group,
-                                acquire: side.clone(),
-                                location: location.clone(),
-                                why: Why::RelaxedRead,
-                            };
-                            note_miss(it, miss);
+                            note_miss(it, NearMiss::of(c, &side, &location, Why::RelaxedRead));
                         }
                     }
                     if let Some((from, from_group, release)) = relaxed {
