@@ -98,7 +98,7 @@ fn debug_info_names_the_folder_asked_for() -> TestResult {
 }
 
 /// The dead `__local` store and the unused load in a helper survive the default build
-/// (issue #11, R2 and R3); the application's own -O2 build deletes them.
+///; the application's own -O2 build deletes them.
 #[test]
 fn source_faithful_builds_keep_dead_local_accesses() -> TestResult {
     if !have_tools() {
@@ -516,7 +516,7 @@ fn settings_name_the_cache_folder_and_build_mode() {
 }
 
 /// A source-faithful build compiles at -O0 but must preprocess like the application's build:
-/// `__OPTIMIZE__` is defined unless the options disable optimisation (issue #11).
+/// `__OPTIMIZE__` is defined unless the options disable optimisation.
 #[test]
 fn optimize_macro_follows_the_application_options() -> TestResult {
     if !have_tools() {

@@ -521,7 +521,7 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
 
         /// Every floating-point conversion, with flags, width and precision, prints what the C
-        /// library prints (issue #15: `%.1a` of 1.96875 printed `0x1.10p+0`).
+        /// library prints (`%.1a` of 1.96875 once printed `0x1.10p+0`).
         #[test]
         fn float_conversions_match_the_c_library(
             bits in proptest::prelude::any::<u64>(),

@@ -1,5 +1,5 @@
 //! `Program::alignments`: what each access must be aligned to, as the checkers see it
-//! (issue #12 item 4: misaligned accesses are undefined behaviour, OpenCL C 6.3).
+//! (misaligned accesses are undefined behaviour, OpenCL C 6.3).
 
 mod common;
 use common::*;

@@ -1,5 +1,5 @@
 //! The order work-groups start in, generated index by index: a launch may have more groups
-//! than memory could list (2^32 and more), so the order is never materialised (issue #15).
+//! than memory could list (2^32 and more), so the order is never materialised.
 
 use crate::schedule::Order;
 
