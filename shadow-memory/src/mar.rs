@@ -71,6 +71,16 @@ impl Op {
             Op::Atomic => 3,
         }
     }
+    /// Whether the access changes memory (a plain write or an atomic read-modify-write).
+    pub fn writes(self) -> bool {
+        matches!(self, Op::Write | Op::Atomic)
+    }
+    /// Whether an access of this kind can race with one of `other`'s: one of them writes,
+    /// and they are not both atomic.
+    pub fn may_race_with(self, other: Op) -> bool {
+        let atomic = |op| matches!(op, Op::Atomic | Op::AtomicRead);
+        (self.writes() || other.writes()) && !(atomic(self) && atomic(other))
+    }
     /// The name in reports: an atomic read is an atomic access like any other.
     pub fn name(self) -> &'static str {
         match self {

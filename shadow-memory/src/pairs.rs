@@ -23,11 +23,12 @@ use crate::report::{FindingKind, RaceKind};
 use crate::session::{LaunchOrder, Session};
 use crate::Scope;
 use parking_lot::Mutex;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use shadowcl_interpreter::{
     Access, AddressSpace, AllocId, ArgAccess, ArgAddress, ArgValue, Atomics, Buffer, Device,
     ExecError, InstId, Launch, LaunchStats, NoObserver, Program, Schedule, SourceLoc, WorkItem,
 };
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -378,17 +379,25 @@ impl Probe {
         for (byte, &at) in bytes {
             let log = self.logs[at].lock();
             let mut here: HashMap<PairKey, (WorkItem, WorkItem, bool, Option<Explained>)> =
-                HashMap::new();
-            let mut buckets: HashMap<u32, Vec<Logged>> = HashMap::new();
+                HashMap::default();
+            let mut buckets: HashMap<u32, Vec<Logged>> = HashMap::default();
             for e in log.intra.values().flatten() {
                 buckets.entry(e.me.group_lo).or_default().push(*e);
             }
             let inter: Vec<Logged> = log.inter.values().flatten().copied().collect();
             let lists = buckets.values().map(|l| (l, true)).chain([(&inter, false)]);
             for (list, same_group) in lists {
-                for x in list {
-                    for y in list {
-                        if x.seq >= y.seq || x.me.item == y.me.item {
+                // Every racing pair has a write or an atomic read-modify-write in it, so the
+                // pairs are taken from those: a byte many work-items read and one writes
+                // (a launch that synchronises logs each item apart) costs the readers once,
+                // not once per pair of readers.
+                for w in list.iter().filter(|e| e.op.writes()) {
+                    for o in list {
+                        if o.op.writes() && o.seq <= w.seq || !w.op.may_race_with(o.op) {
+                            continue;
+                        }
+                        let (x, y) = if w.seq < o.seq { (w, o) } else { (o, w) };
+                        if x.me.item == y.me.item {
                             continue;
                         }
                         if same_group != (x.me.group_lo == y.me.group_lo) {
@@ -571,7 +580,7 @@ impl Snapshot {
                 _ => None,
             })
             .collect();
-        let mut copies: HashMap<AllocId, Arc<Buffer>> = HashMap::new();
+        let mut copies: HashMap<AllocId, Arc<Buffer>> = HashMap::default();
         let mut total = 0u64;
         let mut copy = |b: &Arc<Buffer>| -> Option<Arc<Buffer>> {
             if !written.contains(&b.id()) {
@@ -735,7 +744,7 @@ impl Session {
         let synchronises = atomics != Atomics::None;
         let decided = atomics == Atomics::Ordering && seen.racy.len() < WATCH_LIMIT;
         // Disjoint (a byte is first written once), sorted for a binary search.
-        let mut defined_here: HashMap<AllocId, Vec<(u64, u64)>> = HashMap::new();
+        let mut defined_here: HashMap<AllocId, Vec<(u64, u64)>> = HashMap::default();
         for (a, lo, hi) in &seen.defined {
             defined_here.entry(*a).or_default().push((*lo, *hi));
         }
@@ -887,8 +896,8 @@ mod tests {
             byte.add(*e);
         }
         Probe {
-            originals: HashMap::new(),
-            allocs: HashSet::new(),
+            originals: HashMap::default(),
+            allocs: HashSet::default(),
             index: [(
                 Byte {
                     alloc: AllocId(7),
@@ -897,7 +906,8 @@ mod tests {
                 },
                 0,
             )]
-            .into(),
+            .into_iter()
+            .collect(),
             logs: vec![Mutex::new(byte)],
             seq: AtomicU64::new(0),
             sync: None,

@@ -37,11 +37,11 @@ use crate::group::GroupState;
 use crate::launch::{name_and_index, LaunchChecker};
 use crate::pairs::Probe;
 use crate::Synchronisation;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use shadowcl_interpreter::{
     AddressSpace, AllocId, Fences, InstId, MemoryOrder, MemoryScope, SourceLoc, SyncEvent,
     SyncKind, WorkItem,
 };
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Most contributions a location keeps (the oldest go first: fewer happens-before edges, so
@@ -129,48 +129,42 @@ impl Knowledge {
         true
     }
 
-    /// Joins in the entries of `other` for the memory `fences` names.
+    /// Joins in the entries of `other` for the memory `fences` names; whether anything
+    /// changed.
     fn join_in(&mut self, other: &Knowledge, fences: Fences) -> bool {
-        if self.covers(other, fences) {
-            return false;
+        let wanted = other.0.iter().copied().filter(|e| e.0.fenced(fences));
+        // In place while every key is already here (the usual case: work-items that
+        // synchronise come to know the same others); merged into a new list only when not.
+        let mut missing = 0usize;
+        let mut changed = false;
+        let mut mine = self.0.iter_mut().peekable();
+        for (k, v) in wanted.clone() {
+            while mine.next_if(|e| e.0 < k).is_some() {}
+            match mine.peek_mut() {
+                Some(e) if e.0 == k => {
+                    if e.1 < v {
+                        e.1 = v;
+                        changed = true;
+                    }
+                }
+                _ => missing += 1,
+            }
         }
-        if fences != BOTH {
-            let only = Knowledge(
-                other
-                    .0
-                    .iter()
-                    .copied()
-                    .filter(|e| e.0.fenced(fences))
-                    .collect(),
-            );
-            return self.join_in(&only, BOTH);
+        if missing == 0 {
+            return changed;
         }
-        let mut merged = Vec::with_capacity(self.0.len() + other.0.len());
-        let (mut i, mut j) = (0, 0);
-        while i < self.0.len() || j < other.0.len() {
-            let (x, y) = (self.0.get(i), other.0.get(j));
-            let next = match (x, y) {
-                (Some(&(kx, vx)), Some(&(ky, vy))) if kx == ky => {
-                    i += 1;
-                    j += 1;
-                    (kx, vx.max(vy))
-                }
-                (Some(&x), Some(&y)) if x.0 < y.0 => {
-                    i += 1;
-                    x
-                }
-                (Some(&x), None) => {
-                    i += 1;
-                    x
-                }
-                (_, Some(&y)) => {
-                    j += 1;
-                    y
-                }
-                (None, None) => break,
-            };
-            merged.push(next);
+        let mut merged = Vec::with_capacity(self.0.len() + missing);
+        let mut mine = self.0.iter().copied().peekable();
+        for (k, v) in wanted {
+            while let Some(e) = mine.next_if(|e| e.0 < k) {
+                merged.push(e);
+            }
+            match mine.next_if(|e| e.0 == k) {
+                Some((_, mv)) => merged.push((k, mv.max(v))),
+                None => merged.push((k, v)),
+            }
         }
+        merged.extend(mine);
         self.0 = merged;
         true
     }
@@ -190,15 +184,141 @@ pub(crate) struct SyncSide {
 }
 
 /// What a release left on a location: what its work-item knew then.
+///
+/// A release shares its work-item's knowledge rather than copying it, and keeps its own
+/// entries apart ([`Own`]): a release costs nothing however much its work-item knows, and
+/// an acquirer that already knows the release's epoch knows all it carries, found with one
+/// lookup (the vector-clock epoch argument FastTrack makes: an entry for work-item `x` at
+/// clock `t` only ever arrives with all `x` knew at `t`, for that memory).
 #[derive(Clone, Debug)]
 struct Contribution {
     /// The releasing work-item's record id and its group's.
     from: u32,
     group: u32,
     side: SyncSide,
+    /// With `own`, what the releaser knew (of which the memories `side.fences` names
+    /// count); without, everything the contribution carries.
     knows: Arc<Knowledge>,
+    /// The release's own entries; `None` once merged with others into `knows`.
+    own: Option<Own>,
     /// Merged from releases of several groups ([`SyncModel::contribute`]).
     mixed: bool,
+}
+
+/// A release's own entries, for each memory its fences name: the releasing work-item up to
+/// `clock` and its group's barriers (local, global).
+#[derive(Clone, Copy, Debug)]
+struct Own {
+    clock: u32,
+    barriers: (u32, u32),
+}
+
+/// The memories both `a` and `b` name.
+fn both_fence(a: Fences, b: Fences) -> Fences {
+    Fences {
+        local: a.local && b.local,
+        global: a.global && b.global,
+    }
+}
+
+impl Contribution {
+    /// Whether `other` is this very release (or merge of releases).
+    fn same_release(&self, other: &Contribution) -> bool {
+        self.from == other.from
+            && self.side.inst == other.side.inst
+            && self.own.map(|o| o.clock) == other.own.map(|o| o.clock)
+            && Arc::ptr_eq(&self.knows, &other.knows)
+    }
+
+    /// What the contribution carries for `key`.
+    fn get(&self, key: Key) -> u32 {
+        let Some(own) = self.own else {
+            return self.knows.get(key);
+        };
+        if !key.fenced(self.side.fences) {
+            return 0;
+        }
+        let mine = match key {
+            Key::Item { item, .. } if item == self.from => own.clock,
+            Key::Barriers { group, local } if group == self.group => {
+                if local {
+                    own.barriers.0
+                } else {
+                    own.barriers.1
+                }
+            }
+            _ => 0,
+        };
+        mine.max(self.knows.get(key))
+    }
+
+    /// Whether `knows` already has all the contribution carries for the memory `fences`
+    /// names.
+    fn covered_by(&self, knows: &Knowledge, fences: Fences) -> bool {
+        let Some(own) = self.own else {
+            return knows.covers(&self.knows, fences);
+        };
+        let fences = both_fence(fences, self.side.fences);
+        [(true, fences.local), (false, fences.global)]
+            .into_iter()
+            .all(|(local, fenced)| {
+                !fenced
+                    || knows.get(Key::Item {
+                        item: self.from,
+                        local,
+                    }) >= own.clock
+            })
+    }
+
+    /// Whether the contribution carries all `other` does.
+    fn covers(&self, other: &Contribution) -> bool {
+        match other.own {
+            Some(own) => [
+                (true, other.side.fences.local),
+                (false, other.side.fences.global),
+            ]
+            .into_iter()
+            .all(|(local, fenced)| {
+                !fenced
+                    || self.get(Key::Item {
+                        item: other.from,
+                        local,
+                    }) >= own.clock
+            }),
+            None => other.knows.0.iter().all(|&(k, v)| self.get(k) >= v),
+        }
+    }
+
+    /// Joins what the contribution carries for the memory `fences` names into `knows`.
+    fn join_into(&self, knows: &mut Knowledge, fences: Fences) {
+        let Some(own) = self.own else {
+            knows.join_in(&self.knows, fences);
+            return;
+        };
+        let fences = both_fence(fences, self.side.fences);
+        knows.join_in(&self.knows, fences);
+        for (local, fenced, n) in [
+            (true, fences.local, own.barriers.0),
+            (false, fences.global, own.barriers.1),
+        ] {
+            if fenced {
+                knows.raise(
+                    Key::Item {
+                        item: self.from,
+                        local,
+                    },
+                    own.clock,
+                );
+                knows.raise(
+                    Key::Barriers {
+                        group: self.group,
+                        local,
+                    },
+                    n,
+                );
+            }
+        }
+    }
 }
 
 /// Why an atomic read did not synchronise with a write.
@@ -384,24 +504,16 @@ impl SyncModel {
         side: SyncSide,
     ) -> Contribution {
         let it = self.item(item);
-        let mut knows = Knowledge::default();
-        knows.join_in(&it.knows, side.fences);
-        for (local, fenced, n) in [
-            (true, side.fences.local, barriers.0),
-            (false, side.fences.global, barriers.1),
-        ] {
-            if fenced {
-                knows.raise(Key::Item { item, local }, it.clock + 1);
-                knows.raise(Key::Barriers { group, local }, n);
-            }
-        }
         it.clock += 1;
-        it.view = None;
         Contribution {
             from: item,
             group,
             side,
-            knows: Arc::new(knows),
+            knows: Arc::clone(&it.knows),
+            own: Some(Own {
+                clock: it.clock,
+                barriers,
+            }),
             mixed: false,
         }
     }
@@ -425,29 +537,16 @@ impl SyncModel {
             None
         };
         let it = item_in(&mut self.items, item);
-        let both = Fences {
-            local: c.side.fences.local && acquire.fences.local,
-            global: c.side.fences.global && acquire.fences.global,
-        };
-        match why {
-            None if both != BOTH => {
-                if learns(&it.knows, &c.knows, acquire.fences) {
-                    Arc::make_mut(&mut it.knows).join_in(&c.knows, acquire.fences);
-                    it.view = None;
-                    self.learned.insert(group);
-                }
-                note_miss(it, NearMiss::of(c, acquire, location, Why::FenceMemory));
-            }
-            None => {
-                if learns(&it.knows, &c.knows, acquire.fences) {
-                    Arc::make_mut(&mut it.knows).join_in(&c.knows, acquire.fences);
-                    it.view = None;
-                    self.learned.insert(group);
-                }
-            }
-            Some(why) => {
-                note_miss(it, NearMiss::of(c, acquire, location, why));
-            }
+        if why.is_none() && !c.covered_by(&it.knows, acquire.fences) {
+            c.join_into(Arc::make_mut(&mut it.knows), acquire.fences);
+            it.view = None;
+            self.learned.insert(group);
+        }
+        let why = why.or_else(|| {
+            (both_fence(c.side.fences, acquire.fences) != BOTH).then_some(Why::FenceMemory)
+        });
+        if let Some(why) = why {
+            note_miss(it, NearMiss::of(c, acquire, location, why));
         }
     }
 
@@ -455,7 +554,9 @@ impl SyncModel {
     /// the same scope knows all the earlier one did, so it takes its place; device-wide
     /// releases are included by every device-wide acquirer, so they merge into one (a
     /// counter every group increments stays one contribution, not one per group), which a
-    /// narrower acquirer then takes only if it came from its own group alone.
+    /// narrower acquirer then takes only if it came from its own group alone. A release that
+    /// carries all the earlier one did (its work-item acquired it first, as an acq_rel
+    /// read-modify-write does) replaces it.
     fn contribute(loc: &mut Location, c: Contribution) {
         let wide = c.side.scope >= MemoryScope::Device;
         let same = |o: &Contribution| {
@@ -466,11 +567,17 @@ impl SyncModel {
             }
         };
         if let Some(o) = loc.contributions.iter_mut().find(|o| same(o)) {
-            let mut knows = (*o.knows).clone();
-            knows.join(&c.knows);
+            if c.covers(o) {
+                *o = c;
+                return;
+            }
+            let mut knows = Knowledge::default();
+            o.join_into(&mut knows, BOTH);
+            c.join_into(&mut knows, BOTH);
             let mixed = o.mixed || o.group != c.group;
             *o = Contribution {
                 knows: Arc::new(knows),
+                own: None,
                 mixed,
                 ..c
             };
@@ -481,11 +588,6 @@ impl SyncModel {
         }
         loc.contributions.push(c);
     }
-}
-
-/// Whether joining `other`'s entries for `fences` into `knows` adds anything.
-fn learns(knows: &Knowledge, other: &Knowledge, fences: Fences) -> bool {
-    !knows.covers(other, fences)
 }
 
 /// Work-item `id`'s state in `items` (made when first asked for).
@@ -604,7 +706,14 @@ impl LaunchChecker<'_> {
                             m.acquire(item, group, c, &side, &location);
                         } else {
                             let it = m.item(item);
-                            it.pending.push((c.clone(), side.clone(), location.clone()));
+                            // A spin-wait reads the same release again and again.
+                            let again = it
+                                .pending
+                                .iter()
+                                .any(|(p, read, _)| read.inst == side.inst && p.same_release(c));
+                            if !again {
+                                it.pending.push((c.clone(), side.clone(), location.clone()));
+                            }
                             if c.from == item {
                                 continue;
                             }

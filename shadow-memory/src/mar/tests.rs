@@ -746,3 +746,25 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn only_the_pairs_may_race_with_names_conflict() {
+    // The pair pass takes pairs only where `may_race_with` holds: it must hold of every pair
+    // the records find racing, in a group or across groups, whatever the value stored.
+    for x in Op::ALL {
+        for y in Op::ALL {
+            for (second, scope) in [(me(2, 0), "group"), (me(6, 1), "launch")] {
+                for same_value in [false, true] {
+                    let first = step(INITIALISED, &me(1, 0), 1, 0, x, same_value).new;
+                    let s = step(first, &second, 1, 0, y, same_value);
+                    let conflicts = s.conflicts.iter_all().filter(|(_, c)| c.is_some()).count();
+                    assert_eq!(
+                        conflicts > 0,
+                        x.may_race_with(y),
+                        "{x:?} then {y:?} in one {scope}, same value {same_value}"
+                    );
+                }
+            }
+        }
+    }
+}
