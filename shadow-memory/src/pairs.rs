@@ -14,7 +14,7 @@
 //! Cost: a checked launch copies its buffers first (skipped past [`SNAPSHOT_LIMIT`]; the
 //! findings then name what the first run saw); a launch with races runs twice.
 
-use crate::checks::sync::{self, Stamp, SyncModel};
+use crate::checks::sync::{self, SyncModel};
 use crate::group::GroupState;
 use crate::launch::LaunchChecker;
 use crate::mar::{self, Me, Op};
@@ -155,10 +155,8 @@ impl LaunchChecker<'_> {
         let op = crate::checks::races::op_of(a.kind);
         let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
         let group = if local { a.item.group } else { [0; 3] };
-        let stamp = match &probe.sync {
-            Some(model) => model.lock().stamp(me.item),
-            None => Stamp::default(),
-        };
+        let mut model = probe.sync.as_ref().map(|m| m.lock());
+        let clock = model.as_mut().map_or(0, |m| m.clock(me.item));
         for i in 0..a.size as u64 {
             let byte = Byte {
                 alloc,
@@ -181,13 +179,17 @@ impl LaunchChecker<'_> {
                 inst: a.inst,
                 item: *a.item,
                 by_group: a.by_group,
-                stamp,
+                clock,
                 local,
             };
             if matches!(op, Op::Write | Op::Atomic) {
                 log.defined = true;
             }
-            log.add(entry);
+            if log.add(entry) {
+                if let Some(m) = &model {
+                    log.note_synced(&entry, m);
+                }
+            }
         }
     }
 }
@@ -220,8 +222,8 @@ struct Logged {
     inst: InstId,
     item: WorkItem,
     by_group: bool,
-    /// Where the access stood in the happens-before model (launches that synchronise).
-    stamp: Stamp,
+    /// Its work-item's clock in the happens-before model (launches that synchronise).
+    clock: u32,
     /// Local memory (`barriers` counts the barriers that fenced it).
     local: bool,
 }
@@ -252,10 +254,16 @@ struct ByteLog {
     intra: HashMap<Class, Vec<Logged>>,
     /// Across groups: up to two accesses by different groups.
     inter: HashMap<Class, Vec<Logged>>,
+    /// In launches that synchronise: the kept writes and read-modify-writes, and the kept
+    /// pairs (by `seq`, earlier first) that synchronisation orders, decided as the later
+    /// access is made, with what its work-item knows then.
+    writers: Vec<Logged>,
+    synced: HashSet<(u64, u64)>,
 }
 
 impl ByteLog {
-    fn add(&mut self, e: Logged) {
+    /// Logs `e`; whether it was kept.
+    fn add(&mut self, e: Logged) -> bool {
         let item = self.by_item.then_some(e.me.item);
         let class = |within| Class {
             within,
@@ -272,25 +280,61 @@ impl ByteLog {
             e.me.actor_since,
             e.barriers_other,
         )));
-        keep(&mut self.intra, intra, e, |a, b| a.me.item != b.me.item);
-        keep(&mut self.inter, class(None), e, |a, b| {
+        let a = keep(&mut self.intra, intra, e, |a, b| a.me.item != b.me.item);
+        let b = keep(&mut self.inter, class(None), e, |a, b| {
             a.me.group_lo != b.me.group_lo
         });
+        a || b
+    }
+
+    /// Notes which kept accesses before `y` (just kept) synchronisation orders before it:
+    /// only those it may race with, so a read is compared with the writes alone.
+    fn note_synced(&mut self, y: &Logged, model: &SyncModel) {
+        let ordered = |x: &Logged| {
+            x.seq != y.seq
+                && x.me.item != y.me.item
+                && x.op.may_race_with(y.op)
+                && model.ordered(
+                    (x.me.item, x.me.group_lo, x.barriers, x.clock),
+                    x.local,
+                    y.me.item,
+                )
+        };
+        let earlier: Vec<u64> = if y.op.writes() {
+            let all = self.intra.values().chain(self.inter.values()).flatten();
+            all.filter(|x| ordered(x)).map(|x| x.seq).collect()
+        } else {
+            self.writers
+                .iter()
+                .filter(|x| ordered(x))
+                .map(|x| x.seq)
+                .collect()
+        };
+        self.synced.extend(earlier.into_iter().map(|x| (x, y.seq)));
+        if y.op.writes() {
+            self.writers.push(*y);
+        }
     }
 }
 
+/// Keeps `e` in its class unless the class is full; whether it was kept.
 fn keep(
     map: &mut HashMap<Class, Vec<Logged>>,
     class: Class,
     e: Logged,
     differ: impl Fn(&Logged, &Logged) -> bool,
-) {
+) -> bool {
     if let Some(v) = map.get_mut(&class) {
         if v.len() < 2 && v.iter().all(|k| differ(k, &e)) {
             v.push(e);
+            return true;
         }
+        false
     } else if map.len() < CLASS_LIMIT {
         map.insert(class, vec![e]);
+        true
+    } else {
+        false
     }
 }
 
@@ -354,24 +398,20 @@ impl Probe {
         location_of: &dyn Fn(InstId) -> Option<SourceLoc>,
     ) -> Vec<(Raw, AllocId)> {
         let model = self.sync.as_ref().map(|m| m.lock());
-        // Whether synchronisation orders `x` before `y`, and else what may say why not.
-        let sync_order = |x: &Logged, y: &Logged| -> (bool, Option<Explained>) {
+        // Whether synchronisation orders `x` before `y` (as the byte's log noted), and else
+        // what may say why not.
+        let sync_order = |log: &ByteLog, x: &Logged, y: &Logged| -> (bool, Option<Explained>) {
             let Some(m) = &model else {
                 return (false, None);
             };
-            let ordered = m.ordered(
-                (x.me.item, x.me.group_lo, x.barriers, x.stamp),
-                x.local,
-                y.stamp,
-            );
-            let why = (!ordered)
-                .then(|| {
-                    m.misses(y.me.item, x.me.item, x.me.group_lo, x.local)
-                        .or_else(|| m.misses(x.me.item, y.me.item, y.me.group_lo, x.local))
-                })
-                .flatten()
+            if log.synced.contains(&(x.seq, y.seq)) {
+                return (true, None);
+            }
+            let why = m
+                .misses(y.me.item, x.me.item, x.me.group_lo, x.local)
+                .or_else(|| m.misses(x.me.item, y.me.item, y.me.group_lo, x.local))
                 .map(|miss| sync::explain(miss, location_of));
-            (ordered, why)
+            (false, why)
         };
         let mut found: BTreeMap<(AllocId, PairKey), PairFound> = BTreeMap::new();
         let mut bytes: Vec<(&Byte, &usize)> = self.index.iter().collect();
@@ -408,7 +448,7 @@ impl Probe {
                         if pairs.is_empty() {
                             continue;
                         }
-                        let (ordered, why) = sync_order(x, y);
+                        let (ordered, why) = sync_order(&log, x, y);
                         if ordered {
                             continue;
                         }
@@ -884,7 +924,7 @@ mod tests {
             inst: InstId(inst),
             item: WorkItem::default(),
             by_group: false,
-            stamp: Stamp::default(),
+            clock: 0,
             local: false,
         }
     }

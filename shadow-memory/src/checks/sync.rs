@@ -18,11 +18,11 @@
 //! The model, per work-item: a clock (advanced at each release) and a sparse vector clock,
 //! [`Knowledge`], of what it knows of the others: work-item `a` up to clock `c`, and group
 //! `g`'s accesses to one memory before its `n`-th barrier that fenced it. A release (an
-//! atomic with a release order, or an atomic store after a release fence) leaves a
-//! [`Contribution`] on its location; an acquire (an atomic with an acquire order, or an
-//! atomic read followed by an acquire fence) joins the contributions on the location it
-//! read whose scopes, and its own, include both work-items. A store starts the location's
-//! release sequence again (a relaxed one by another work-item ends it); a read-modify-write
+//! atomic with a release order, or an atomic write after a release fence) leaves a
+//! [`Release`] on its location; an acquire (an atomic with an acquire order, or an atomic
+//! read followed by an acquire fence) joins the releases on the location it read whose
+//! scopes, and its own, include both work-items. A store starts the location's release
+//! sequence again (a relaxed one by another work-item ends it); a read-modify-write
 //! continues it. A barrier joins what its work-items know. Each order applies to the memory
 //! its fence flags (or a barrier's) name; an atomic whose semantics name none orders both.
 //! `seq_cst` is `acq_rel` here: its single total order decides which values reads may
@@ -44,9 +44,9 @@ use shadowcl_interpreter::{
 };
 use std::sync::Arc;
 
-/// Most contributions a location keeps (the oldest go first: fewer happens-before edges, so
+/// Most releases a location keeps (the oldest go first: fewer happens-before edges, so
 /// more reports, never fewer).
-const CONTRIBUTION_LIMIT: usize = 4096;
+const RELEASE_LIMIT: usize = 4096;
 /// Most near misses a work-item keeps for its reports.
 const MISS_LIMIT: usize = 16;
 
@@ -112,23 +112,6 @@ impl Knowledge {
         self.join_in(other, BOTH)
     }
 
-    /// Whether `other`'s entries for the memory `fences` names are all known here: one
-    /// pass over both (sorted) lists.
-    fn covers(&self, other: &Knowledge, fences: Fences) -> bool {
-        let mut mine = self.0.iter().peekable();
-        for &(k, v) in &other.0 {
-            if !k.fenced(fences) {
-                continue;
-            }
-            while mine.next_if(|e| e.0 < k).is_some() {}
-            match mine.peek() {
-                Some(&&(mk, mv)) if mk == k && mv >= v => {}
-                _ => return false,
-            }
-        }
-        true
-    }
-
     /// Joins in the entries of `other` for the memory `fences` names; whether anything
     /// changed.
     fn join_in(&mut self, other: &Knowledge, fences: Fences) -> bool {
@@ -183,34 +166,32 @@ pub(crate) struct SyncSide {
     pub fences: Fences,
 }
 
-/// What a release left on a location: what its work-item knew then.
+/// One release: what its work-item knew when it made it.
 ///
-/// A release shares its work-item's knowledge rather than copying it, and keeps its own
-/// entries apart ([`Own`]): a release costs nothing however much its work-item knows, and
-/// an acquirer that already knows the release's epoch knows all it carries, found with one
-/// lookup (the vector-clock epoch argument FastTrack makes: an entry for work-item `x` at
-/// clock `t` only ever arrives with all `x` knew at `t`, for that memory).
+/// A release shares its work-item's knowledge rather than copying it (copied on write
+/// when the work-item learns more), and its own entries stay apart: an acquirer that
+/// already knows the release's epoch knows all it carries, found with one lookup. That is
+/// FastTrack's epoch argument: an entry for work-item `x` at clock `t` only ever arrives
+/// with all `x` knew at `t`, for that memory.
 #[derive(Clone, Debug)]
-struct Contribution {
+struct Release {
     /// The releasing work-item's record id and its group's.
     from: u32,
     group: u32,
     side: SyncSide,
-    /// With `own`, what the releaser knew (of which the memories `side.fences` names
-    /// count); without, everything the contribution carries.
+    /// The work-item's clock after the release: its accesses before count.
+    clock: u32,
+    /// What it knew (of which the memories `side.fences` names count).
     knows: Arc<Knowledge>,
-    /// The release's own entries; `None` once merged with others into `knows`.
-    own: Option<Own>,
-    /// Merged from releases of several groups ([`SyncModel::contribute`]).
-    mixed: bool,
+    /// Its group's barriers then (local, global).
+    barriers: (u32, u32),
 }
 
-/// A release's own entries, for each memory its fences name: the releasing work-item up to
-/// `clock` and its group's barriers (local, global).
-#[derive(Clone, Copy, Debug)]
-struct Own {
-    clock: u32,
-    barriers: (u32, u32),
+impl Release {
+    /// Whether `other` is this very release.
+    fn same(&self, other: &Release) -> bool {
+        self.from == other.from && self.clock == other.clock && self.side.inst == other.side.inst
+    }
 }
 
 /// The memories both `a` and `b` name.
@@ -221,104 +202,11 @@ fn both_fence(a: Fences, b: Fences) -> Fences {
     }
 }
 
-impl Contribution {
-    /// Whether `other` is this very release (or merge of releases).
-    fn same_release(&self, other: &Contribution) -> bool {
-        self.from == other.from
-            && self.side.inst == other.side.inst
-            && self.own.map(|o| o.clock) == other.own.map(|o| o.clock)
-            && Arc::ptr_eq(&self.knows, &other.knows)
-    }
-
-    /// What the contribution carries for `key`.
-    fn get(&self, key: Key) -> u32 {
-        let Some(own) = self.own else {
-            return self.knows.get(key);
-        };
-        if !key.fenced(self.side.fences) {
-            return 0;
-        }
-        let mine = match key {
-            Key::Item { item, .. } if item == self.from => own.clock,
-            Key::Barriers { group, local } if group == self.group => {
-                if local {
-                    own.barriers.0
-                } else {
-                    own.barriers.1
-                }
-            }
-            _ => 0,
-        };
-        mine.max(self.knows.get(key))
-    }
-
-    /// Whether `knows` already has all the contribution carries for the memory `fences`
-    /// names.
-    fn covered_by(&self, knows: &Knowledge, fences: Fences) -> bool {
-        let Some(own) = self.own else {
-            return knows.covers(&self.knows, fences);
-        };
-        let fences = both_fence(fences, self.side.fences);
-        [(true, fences.local), (false, fences.global)]
-            .into_iter()
-            .all(|(local, fenced)| {
-                !fenced
-                    || knows.get(Key::Item {
-                        item: self.from,
-                        local,
-                    }) >= own.clock
-            })
-    }
-
-    /// Whether the contribution carries all `other` does.
-    fn covers(&self, other: &Contribution) -> bool {
-        match other.own {
-            Some(own) => [
-                (true, other.side.fences.local),
-                (false, other.side.fences.global),
-            ]
-            .into_iter()
-            .all(|(local, fenced)| {
-                !fenced
-                    || self.get(Key::Item {
-                        item: other.from,
-                        local,
-                    }) >= own.clock
-            }),
-            None => other.knows.0.iter().all(|&(k, v)| self.get(k) >= v),
-        }
-    }
-
-    /// Joins what the contribution carries for the memory `fences` names into `knows`.
-    fn join_into(&self, knows: &mut Knowledge, fences: Fences) {
-        let Some(own) = self.own else {
-            knows.join_in(&self.knows, fences);
-            return;
-        };
-        let fences = both_fence(fences, self.side.fences);
-        knows.join_in(&self.knows, fences);
-        for (local, fenced, n) in [
-            (true, fences.local, own.barriers.0),
-            (false, fences.global, own.barriers.1),
-        ] {
-            if fenced {
-                knows.raise(
-                    Key::Item {
-                        item: self.from,
-                        local,
-                    },
-                    own.clock,
-                );
-                knows.raise(
-                    Key::Barriers {
-                        group: self.group,
-                        local,
-                    },
-                    n,
-                );
-            }
-        }
-    }
+/// Each memory `fences` names, as [`Key`]s name it (`local`).
+fn memories(fences: Fences) -> impl Iterator<Item = bool> {
+    [(true, fences.local), (false, fences.global)]
+        .into_iter()
+        .filter_map(|(local, fenced)| fenced.then_some(local))
 }
 
 /// Why an atomic read did not synchronise with a write.
@@ -351,8 +239,8 @@ pub(crate) struct NearMiss {
 }
 
 impl NearMiss {
-    /// `acquire` read what contribution `c` released on `location`, without synchronising.
-    fn of(c: &Contribution, acquire: &SyncSide, location: &str, why: Why) -> NearMiss {
+    /// `acquire` read what release `c` left on `location`, without synchronising.
+    fn of(c: &Release, acquire: &SyncSide, location: &str, why: Why) -> NearMiss {
         NearMiss {
             release: c.side.clone(),
             from: c.from,
@@ -372,14 +260,11 @@ struct ItemSync {
     /// Shared between the work-items of a group while they know the same (a barrier gives
     /// them one value; copied when one learns more).
     knows: Arc<Knowledge>,
-    /// The view of `knows` logged accesses share until it changes (an index of
-    /// [`SyncModel::views`]).
-    view: Option<u32>,
-    /// The last release fence's contribution, which later atomic stores carry.
-    fence: Option<Contribution>,
-    /// Contributions read by relaxed atomics since the last acquire fence, with what the
-    /// read was.
-    pending: Vec<(Contribution, SyncSide, String)>,
+    /// The last release fence, which later atomic writes carry.
+    fence: Option<Release>,
+    /// Releases read by relaxed atomics since the last acquire fence, with what the read
+    /// was.
+    pending: Vec<(Release, SyncSide, String)>,
     misses: Vec<NearMiss>,
 }
 
@@ -388,7 +273,9 @@ struct ItemSync {
 struct Location {
     /// The work-item whose release started the current release sequence.
     head: Option<u32>,
-    contributions: Vec<Contribution>,
+    /// The releases the value now there carries: the one that started its release
+    /// sequence and those of read-modify-writes that continued it (OpenCL API 3.3.6).
+    releases: Vec<Release>,
     /// The last atomic write, when it released nothing (for a relaxed hand-off's report).
     relaxed_writer: Option<(u32, u32, SyncSide)>,
 }
@@ -401,18 +288,9 @@ pub(crate) struct SyncModel {
     items: Vec<ItemSync>,
     /// By (allocation, group's first record id for local memory, offset).
     locations: HashMap<(AllocId, u32, u64), Location>,
-    /// Knowledge as logged accesses saw it.
-    views: Vec<Arc<Knowledge>>,
     /// Groups (by first record id) one of whose work-items learned something since the
     /// group's last barrier: only their barriers have knowledge to share.
     learned: HashSet<u32>,
-}
-
-/// Where a logged access stood in the model: its work-item's clock and what it knew.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Stamp {
-    pub clock: u32,
-    pub view: u32,
 }
 
 /// Whether `scope`, used by work-item `a` of group `ga`, includes work-item `b` of `gb`. A
@@ -430,37 +308,25 @@ impl SyncModel {
         item_in(&mut self.items, id)
     }
 
-    /// The stamp of an access `item` makes now.
-    pub(crate) fn stamp(&mut self, item: u32) -> Stamp {
-        let it = item_in(&mut self.items, item);
-        let view = match it.view {
-            Some(v) => v,
-            None => {
-                let v = self.views.len() as u32;
-                self.views.push(Arc::clone(&it.knows));
-                it.view = Some(v);
-                v
-            }
-        };
-        Stamp {
-            clock: it.clock,
-            view,
-        }
+    /// The clock of an access `item` makes now (logged with it).
+    pub(crate) fn clock(&mut self, item: u32) -> u32 {
+        self.item(item).clock
     }
 
     /// Whether an access by `x` (group `x_group`, at `x_barriers` barriers of its group that
-    /// fenced the memory, `local`) happens before the access stamped `y` by synchronisation.
+    /// fenced the memory, `local`, at clock `x_clock`) happens before an access work-item `y`
+    /// makes now, by synchronisation.
     pub(crate) fn ordered(
         &self,
-        (x, x_group, x_barriers, x_stamp): (u32, u32, u32, Stamp),
+        (x, x_group, x_barriers, x_clock): (u32, u32, u32, u32),
         local: bool,
-        y: Stamp,
+        y: u32,
     ) -> bool {
-        let Some(knows) = self.views.get(y.view as usize) else {
+        let Some(it) = self.items.get(y as usize) else {
             return false;
         };
-        knows.get(Key::Item { item: x, local }) > x_stamp.clock
-            || knows.get(Key::Barriers {
+        it.knows.get(Key::Item { item: x, local }) > x_clock
+            || it.knows.get(Key::Barriers {
                 group: x_group,
                 local,
             }) > x_barriers
@@ -496,97 +362,112 @@ impl SyncModel {
 
     /// What `item` releases now: what it knows, its own accesses so far and its group's
     /// before its barriers. Its clock moves on, so later accesses are not covered.
-    fn release(
-        &mut self,
-        item: u32,
-        group: u32,
-        barriers: (u32, u32),
-        side: SyncSide,
-    ) -> Contribution {
+    fn release(&mut self, item: u32, group: u32, barriers: (u32, u32), side: SyncSide) -> Release {
         let it = self.item(item);
         it.clock += 1;
-        Contribution {
+        Release {
             from: item,
             group,
             side,
+            clock: it.clock,
             knows: Arc::clone(&it.knows),
-            own: Some(Own {
-                clock: it.clock,
-                barriers,
-            }),
-            mixed: false,
+            barriers,
         }
     }
 
-    /// `item` acquires `c` (its scope and `acquire`'s checked), or remembers why not.
+    /// `item` acquires the releases `releases` (each one's scope and `acquire`'s checked),
+    /// or remembers why not.
     fn acquire(
         &mut self,
         item: u32,
         group: u32,
-        c: &Contribution,
+        releases: &[Release],
         acquire: &SyncSide,
         location: &str,
     ) {
-        let why = if !includes(c.side.scope, (c.from, c.group), (item, group)) {
-            Some(Why::ReleaseScope)
-        } else if !includes(acquire.scope, (item, group), (c.from, c.group))
-            || c.mixed && acquire.scope < MemoryScope::Device
-        {
-            Some(Why::AcquireScope)
-        } else {
-            None
-        };
-        let it = item_in(&mut self.items, item);
-        if why.is_none() && !c.covered_by(&it.knows, acquire.fences) {
-            c.join_into(Arc::make_mut(&mut it.knows), acquire.fences);
-            it.view = None;
-            self.learned.insert(group);
-        }
-        let why = why.or_else(|| {
-            (both_fence(c.side.fences, acquire.fences) != BOTH).then_some(Why::FenceMemory)
-        });
-        if let Some(why) = why {
-            note_miss(it, NearMiss::of(c, acquire, location, why));
+        for r in releases {
+            let why = if !includes(r.side.scope, (r.from, r.group), (item, group)) {
+                Some(Why::ReleaseScope)
+            } else if !includes(acquire.scope, (item, group), (r.from, r.group)) {
+                Some(Why::AcquireScope)
+            } else {
+                if r.from != item && !self.covered(item, r, acquire.fences) {
+                    self.carry(item, r, acquire.fences);
+                    self.learned.insert(group);
+                }
+                (both_fence(r.side.fences, acquire.fences) != BOTH).then_some(Why::FenceMemory)
+            };
+            if let Some(why) = why {
+                note_miss(self.item(item), NearMiss::of(r, acquire, location, why));
+            }
         }
     }
 
-    /// Adds `c` to a location's release sequence: a later release of the same work-item at
-    /// the same scope knows all the earlier one did, so it takes its place; device-wide
-    /// releases are included by every device-wide acquirer, so they merge into one (a
-    /// counter every group increments stays one contribution, not one per group), which a
-    /// narrower acquirer then takes only if it came from its own group alone. A release that
-    /// carries all the earlier one did (its work-item acquired it first, as an acq_rel
-    /// read-modify-write does) replaces it.
-    fn contribute(loc: &mut Location, c: Contribution) {
-        let wide = c.side.scope >= MemoryScope::Device;
-        let same = |o: &Contribution| {
-            if wide {
-                o.side.scope >= MemoryScope::Device
-            } else {
-                o.side.scope == c.side.scope && o.from == c.from
-            }
+    /// Whether `item` already knows all `r` carries for the memory `fences` names.
+    fn covered(&self, item: u32, r: &Release, fences: Fences) -> bool {
+        let Some(it) = self.items.get(item as usize) else {
+            return false;
         };
-        if let Some(o) = loc.contributions.iter_mut().find(|o| same(o)) {
-            if c.covers(o) {
-                *o = c;
-                return;
-            }
-            let mut knows = Knowledge::default();
-            o.join_into(&mut knows, BOTH);
-            c.join_into(&mut knows, BOTH);
-            let mixed = o.mixed || o.group != c.group;
-            *o = Contribution {
-                knows: Arc::new(knows),
-                own: None,
-                mixed,
-                ..c
-            };
-            return;
+        memories(both_fence(fences, r.side.fences)).all(|local| {
+            it.knows.get(Key::Item {
+                item: r.from,
+                local,
+            }) >= r.clock
+        })
+    }
+
+    /// Joins what `r` carries for the memory `fences` names into what `item` knows.
+    fn carry(&mut self, item: u32, r: &Release, fences: Fences) {
+        let fences = both_fence(fences, r.side.fences);
+        let knows = Arc::make_mut(&mut self.item(item).knows);
+        knows.join_in(&r.knows, fences);
+        for local in memories(fences) {
+            let n = if local { r.barriers.0 } else { r.barriers.1 };
+            knows.raise(
+                Key::Item {
+                    item: r.from,
+                    local,
+                },
+                r.clock,
+            );
+            knows.raise(
+                Key::Barriers {
+                    group: r.group,
+                    local,
+                },
+                n,
+            );
         }
-        if loc.contributions.len() >= CONTRIBUTION_LIMIT {
-            loc.contributions.remove(0);
+    }
+
+    /// Adds the release `c` of a read-modify-write to the release sequence of the location
+    /// `at`. An earlier release an acquirer of `c` would learn all of goes: the same
+    /// work-item's at a scope no wider, or one `c`'s work-item had acquired when both came
+    /// from one group or are both device-wide (a counter every group increments with
+    /// acq_rel stays one release). A narrower acquirer then misses the device-wide releases
+    /// of other groups that went: fewer happens-before edges, more reports, never fewer.
+    fn contribute(&mut self, at: (AllocId, u32, u64), c: Release) {
+        let covers = |r: &Release| {
+            let wider = c.side.scope >= r.side.scope
+                && both_fence(c.side.fences, r.side.fences) == r.side.fences;
+            let peers = r.group == c.group
+                || c.side.scope >= MemoryScope::Device && r.side.scope >= MemoryScope::Device;
+            wider
+                && (r.from == c.from
+                    || peers
+                        && memories(r.side.fences).all(|local| {
+                            c.knows.get(Key::Item {
+                                item: r.from,
+                                local,
+                            }) >= r.clock
+                        }))
+        };
+        let loc = self.locations.entry(at).or_default();
+        loc.releases.retain(|r| !covers(r));
+        if loc.releases.len() >= RELEASE_LIMIT {
+            loc.releases.remove(0);
         }
-        loc.contributions.push(c);
+        loc.releases.push(c);
     }
 }
 
@@ -649,7 +530,7 @@ impl LaunchChecker<'_> {
                             fences: ev.fences,
                             ..read
                         };
-                        m.acquire(item, group, &c, &acquire, &location);
+                        m.acquire(item, group, std::slice::from_ref(&c), &acquire, &location);
                     }
                 }
                 if ev.order.releases() {
@@ -699,24 +580,23 @@ impl LaunchChecker<'_> {
                 }
                 if reads {
                     let loc = m.locations.entry(at).or_default();
-                    let contributions = loc.contributions.clone();
+                    let releases = loc.releases.clone();
                     let relaxed = loc.relaxed_writer.clone();
-                    for c in &contributions {
-                        if ev.order.acquires() {
-                            m.acquire(item, group, c, &side, &location);
-                        } else {
-                            let it = m.item(item);
-                            // A spin-wait reads the same release again and again.
-                            let again = it
-                                .pending
-                                .iter()
-                                .any(|(p, read, _)| read.inst == side.inst && p.same_release(c));
-                            if !again {
-                                it.pending.push((c.clone(), side.clone(), location.clone()));
-                            }
-                            if c.from == item {
-                                continue;
-                            }
+                    if ev.order.acquires() {
+                        m.acquire(item, group, &releases, &side, &location);
+                    }
+                    let relaxed_read = !ev.order.acquires();
+                    for c in releases.iter().filter(|_| relaxed_read) {
+                        let it = m.item(item);
+                        // A spin-wait reads the same release again and again.
+                        let again = it
+                            .pending
+                            .iter()
+                            .any(|(p, read, _)| read.inst == side.inst && p.same(c));
+                        if !again {
+                            it.pending.push((c.clone(), side.clone(), location.clone()));
+                        }
+                        if c.from != item {
                             note_miss(it, NearMiss::of(c, &side, &location, Why::RelaxedRead));
                         }
                     }
@@ -747,18 +627,18 @@ impl LaunchChecker<'_> {
                     };
                     match (own, reads) {
                         // A read-modify-write continues the release sequence.
-                        (Some(c), true) => SyncModel::contribute(loc, c),
+                        (Some(c), true) => m.contribute(at, c),
                         (None, true) => {}
                         (Some(c), false) => {
-                            loc.contributions.clear();
+                            loc.releases.clear();
                             loc.head = Some(item);
-                            loc.contributions.push(c);
+                            loc.releases.push(c);
                         }
                         // A relaxed store continues its own work-item's sequence only (C11
                         // release sequences, which OpenCL C 2.0 follows).
                         (None, false) if loc.head == Some(item) => {}
                         (None, false) => {
-                            loc.contributions.clear();
+                            loc.releases.clear();
                             loc.head = None;
                         }
                     }
@@ -809,7 +689,6 @@ impl LaunchChecker<'_> {
             if let Some(at) = distinct.iter().position(|d| same(d, &it.knows)) {
                 if *becomes[at] != *it.knows {
                     it.knows = Arc::clone(&becomes[at]);
-                    it.view = None;
                 }
             }
         }
@@ -984,31 +863,29 @@ mod tests {
     fn an_acquire_orders_what_the_release_saw_when_both_scopes_include_both() {
         let mut m = SyncModel::default();
         // Item 1 of group 0 accesses at clock 0, then releases; item 9 of group 8 acquires.
-        let before = m.stamp(1);
+        let before = m.clock(1);
         let c = m.release(
             1,
             0,
             (0, 0),
             side(MemoryScope::Device, MemoryOrder::Release),
         );
-        let after = m.stamp(1);
+        let after = m.clock(1);
         let a = side(MemoryScope::Device, MemoryOrder::Acquire);
-        m.acquire(9, 8, &c, &a, "flag");
-        let y = m.stamp(9);
-        assert!(m.ordered((1, 0, 0, before), false, y));
-        assert!(!m.ordered((1, 0, 0, after), false, y), "after the release");
+        m.acquire(9, 8, std::slice::from_ref(&c), &a, "flag");
+        assert!(m.ordered((1, 0, 0, before), false, 9));
+        assert!(!m.ordered((1, 0, 0, after), false, 9), "after the release");
         // At work-group scope the other group is not included.
         let mut m = SyncModel::default();
-        let before = m.stamp(1);
+        let before = m.clock(1);
         let c = m.release(
             1,
             0,
             (0, 0),
             side(MemoryScope::WorkGroup, MemoryOrder::Release),
         );
-        m.acquire(9, 8, &c, &a, "flag");
-        let y = m.stamp(9);
-        assert!(!m.ordered((1, 0, 0, before), false, y));
+        m.acquire(9, 8, std::slice::from_ref(&c), &a, "flag");
+        assert!(!m.ordered((1, 0, 0, before), false, 9));
         assert_eq!(
             m.misses(9, 1, 0, false).map(|x| x.why),
             Some(Why::ReleaseScope)
@@ -1020,7 +897,7 @@ mod tests {
         let mut m = SyncModel::default();
         // Item 2 of group 0 wrote before the group's first global barrier (count 0); item 1
         // releases after it (count 1).
-        let x = m.stamp(2);
+        let x = m.clock(2);
         let c = m.release(
             1,
             0,
@@ -1030,22 +907,84 @@ mod tests {
         m.acquire(
             9,
             8,
-            &c,
+            std::slice::from_ref(&c),
             &side(MemoryScope::Device, MemoryOrder::Acquire),
             "flag",
         );
-        let y = m.stamp(9);
         assert!(
-            m.ordered((2, 0, 0, x), false, y),
+            m.ordered((2, 0, 0, x), false, 9),
             "global, before the barrier"
         );
         assert!(
-            !m.ordered((2, 0, 1, x), false, y),
+            !m.ordered((2, 0, 1, x), false, 9),
             "global, after the barrier"
         );
         assert!(
-            !m.ordered((2, 0, 0, x), true, y),
+            !m.ordered((2, 0, 0, x), true, 9),
             "local memory was not fenced"
         );
+    }
+
+    fn device(order: MemoryOrder) -> SyncSide {
+        side(MemoryScope::Device, order)
+    }
+
+    #[test]
+    fn what_a_release_carries_arrives_through_another_work_item() {
+        let mut m = SyncModel::default();
+        let acquire = device(MemoryOrder::Acquire);
+        // Item 3 accesses, then releases; item 2 releases before and after acquiring it;
+        // item 1 acquires both of item 2's releases.
+        let by_3 = m.clock(3);
+        let from_3 = m.release(3, 3, (0, 0), device(MemoryOrder::Release));
+        let first = m.release(2, 2, (0, 0), device(MemoryOrder::Release));
+        m.acquire(1, 1, std::slice::from_ref(&first), &acquire, "flag");
+        assert!(
+            !m.ordered((3, 3, 0, by_3), false, 1),
+            "item 2 knew nothing of 3 yet"
+        );
+        m.acquire(2, 2, std::slice::from_ref(&from_3), &acquire, "flag");
+        let second = m.release(2, 2, (0, 0), device(MemoryOrder::Release));
+        m.acquire(1, 1, std::slice::from_ref(&second), &acquire, "flag");
+        assert!(m.ordered((3, 3, 0, by_3), false, 1), "through item 2");
+        assert!(m.covered(1, &second, BOTH), "acquired already");
+    }
+
+    #[test]
+    fn a_release_carries_only_what_was_known_when_it_was_made() {
+        let mut m = SyncModel::default();
+        let acquire = device(MemoryOrder::Acquire);
+        let by_3 = m.clock(3);
+        let from_3 = m.release(3, 3, (0, 0), device(MemoryOrder::Release));
+        // A release fence of item 2, then it learns of item 3; a later store would carry
+        // the fence's release, which knew nothing of 3.
+        let fence = m.release(2, 2, (0, 0), device(MemoryOrder::Release));
+        m.acquire(2, 2, std::slice::from_ref(&from_3), &acquire, "flag");
+        m.acquire(1, 1, std::slice::from_ref(&fence), &acquire, "flag");
+        assert!(!m.ordered((3, 3, 0, by_3), false, 1));
+        assert!(m.ordered((2, 2, 0, 0), false, 1), "item 2 before its fence");
+    }
+
+    #[test]
+    fn a_read_modify_write_chain_carries_every_release_in_it() {
+        let mut m = SyncModel::default();
+        let at = (AllocId(1), 0, 0);
+        let (by_1, by_2) = (m.clock(1), m.clock(2));
+        // Two relaxed-read, releasing read-modify-writes of two groups: neither knows the
+        // other's, so both stay in the sequence.
+        let one = m.release(1, 1, (0, 0), device(MemoryOrder::Release));
+        m.contribute(at, one);
+        let two = m.release(2, 2, (0, 0), device(MemoryOrder::Release));
+        m.contribute(at, two);
+        let releases = m.locations[&at].releases.clone();
+        assert_eq!(releases.len(), 2);
+        m.acquire(9, 9, &releases, &device(MemoryOrder::Acquire), "counter");
+        assert!(m.ordered((1, 1, 0, by_1), false, 9));
+        assert!(m.ordered((2, 2, 0, by_2), false, 9));
+        // An acq_rel one that read them both carries both: it takes their place.
+        m.acquire(3, 3, &releases, &device(MemoryOrder::AcqRel), "counter");
+        let three = m.release(3, 3, (0, 0), device(MemoryOrder::AcqRel));
+        m.contribute(at, three);
+        assert_eq!(m.locations[&at].releases.len(), 1);
     }
 }
