@@ -35,6 +35,13 @@ pub(crate) fn render(report: &Report) -> String {
         "<header>\n<h1>ShadowCL report</h1>\n<p class=\"summary\">{}</p>\n</header>\n<main>\n",
         esc(&summary(report))
     );
+    if let Some(why) = &report.incomplete {
+        let _ = writeln!(
+            out,
+            "<p class=\"incomplete\"><strong>Incomplete:</strong> {}</p>",
+            esc(why)
+        );
+    }
     counts(&mut out, report);
     findings_table(&mut out, report);
     if n > 0 {
@@ -603,6 +610,7 @@ mod tests {
 
     fn report(findings: Vec<Finding>) -> Report {
         Report {
+            incomplete: None,
             launches: vec![LaunchSummary {
                 id: 0,
                 kernel: "k<1>".into(),

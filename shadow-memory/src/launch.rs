@@ -169,6 +169,8 @@ pub struct LaunchChecker<'a> {
     pub(crate) pending: Mutex<Vec<Vec<PendingRead>>>,
     pub(crate) pending_count: AtomicUsize,
     pub(crate) finished: AtomicBool,
+    /// Whether it merged what it found so far into an interrupted report.
+    pub(crate) handed_over: AtomicBool,
     /// Whether this run takes part in naming racing pairs (`pairs`).
     pub(crate) pass: Pass,
     /// Checks a host command, not a kernel launch (`host.rs`).
@@ -317,6 +319,25 @@ impl LaunchChecker<'_> {
             self.session.merge_locked(&mut st, f, &mut new);
         }
         new
+    }
+
+    /// The process is being ended: merges what this launch found so far into the
+    /// session's findings, once, for the interrupted report ([`Session::interrupted`]).
+    fn hand_over(&self) {
+        if self.handed_over.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        if let Some(ls) = self.state() {
+            let raws = self.raw.lock().list.clone();
+            let mut st = self.session.state.lock();
+            let mut new = 0;
+            for r in &raws {
+                let f = self.session.in_user_files(self.resolve(&st, ls, r));
+                self.session.merge_locked(&mut st, f, &mut new);
+            }
+        }
+        self.session.running.lock().handed_over += 1;
+        self.session.snapshot_handed_over_or_gone();
     }
 
     /// Says in the report what this launch could not check: buffers whose shadow did not fit
@@ -691,6 +712,8 @@ fn bound_arg(args: &[ArgBinding], alloc: AllocId, off: i64) -> Option<&ArgBindin
 impl Drop for LaunchChecker<'_> {
     fn drop(&mut self) {
         self.finish();
+        self.session.running.lock().launches -= 1;
+        self.session.snapshot_handed_over_or_gone();
     }
 }
 
@@ -1021,6 +1044,9 @@ impl Observer for LaunchChecker<'_> {
             for r in g.raw.list.drain(..) {
                 all.add(r);
             }
+        }
+        if self.session.snapshot_wanted.load(Ordering::Acquire) {
+            self.hand_over();
         }
         Some(g)
     }

@@ -533,6 +533,9 @@ pub struct LaunchSummary {
 /// tool and its version (not read back).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
+    /// Why the report does not cover the whole run (the process was ended by a signal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
     pub launches: Vec<LaunchSummary>,
     pub findings: Vec<Finding>,
     /// Distinct findings not recorded because a launch hit its cap.
@@ -658,10 +661,20 @@ impl Report {
                 r
             })
             .collect();
+        // An interrupted run says so (SARIF 2.1.0 §3.20: an invocation that did not
+        // succeed, with a notification saying why).
+        let invocations = match &self.incomplete {
+            Some(why) => json!([{
+                "executionSuccessful": false,
+                "toolExecutionNotifications": [{ "level": "error", "message": { "text": why } }],
+            }]),
+            None => json!([]),
+        };
         json!({
             "version": "2.1.0",
             "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
             "runs": [{
+                "invocations": invocations,
                 "tool": { "driver": {
                     "name": TOOL,
                     "version": VERSION,

@@ -222,6 +222,23 @@ pub struct Session {
     /// The states the workers' last groups left at the end of their launches, for the
     /// first groups of the next launch (`LaunchChecker::worker_done`).
     pub(crate) spare_groups: Mutex<Vec<Box<GroupState>>>,
+    /// Set when the process is being ended (a signal): the launches running hand over
+    /// what they found so far at their next group's end ([`Session::interrupted`]).
+    pub(crate) snapshot_wanted: AtomicBool,
+    /// Launch checkers alive, and the snapshots they handed over.
+    pub(crate) running: Mutex<Running>,
+    handed_over: parking_lot::Condvar,
+    /// Why the report is incomplete, once it is.
+    incomplete: Mutex<Option<String>>,
+}
+
+/// The launches running, for an interrupted report.
+#[derive(Default)]
+pub(crate) struct Running {
+    /// Launch checkers alive.
+    pub(crate) launches: usize,
+    /// Of those, how many have merged what they found so far since the snapshot was asked.
+    pub(crate) handed_over: usize,
 }
 
 /// Shared copies of the strings each launch's checker and report entry hold: a loop of
@@ -254,6 +271,10 @@ impl Session {
             spares: Mutex::new(Vec::new()),
             names: Mutex::default(),
             spare_groups: Mutex::default(),
+            snapshot_wanted: AtomicBool::new(false),
+            running: Mutex::default(),
+            handed_over: parking_lot::Condvar::new(),
+            incomplete: Mutex::new(None),
             state: Mutex::new(State {
                 next_item: 1,
                 window: VecDeque::new(),
@@ -430,6 +451,7 @@ impl Session {
         schedule: &str,
         order: &'a dyn LaunchOrder,
     ) -> LaunchChecker<'a> {
+        self.running.lock().launches += 1;
         LaunchChecker {
             session: self,
             program,
@@ -445,6 +467,7 @@ impl Session {
             pending: Mutex::new(Vec::new()),
             pending_count: Default::default(),
             finished: AtomicBool::new(false),
+            handed_over: AtomicBool::new(false),
             pass: crate::pairs::Pass::Only,
             host: false,
         }
@@ -517,9 +540,48 @@ impl Session {
         }
     }
 
+    /// The process is being ended (`why`: "SIGTERM"): asks the launches running for what
+    /// they found so far (merged at their next group's end), waits up to `wait` for them,
+    /// and writes the report files marked incomplete. The launches go on running; the
+    /// caller ends the process.
+    pub fn interrupted(&self, why: &str, wait: std::time::Duration) -> std::io::Result<()> {
+        let deadline = std::time::Instant::now() + wait;
+        {
+            let mut running = self.running.lock();
+            running.handed_over = 0;
+            self.snapshot_wanted
+                .store(true, std::sync::atomic::Ordering::Release);
+            while running.handed_over < running.launches {
+                if self
+                    .handed_over
+                    .wait_until(&mut running, deadline)
+                    .timed_out()
+                {
+                    break;
+                }
+            }
+            self.snapshot_wanted
+                .store(false, std::sync::atomic::Ordering::Release);
+        }
+        *self.incomplete.lock() = Some(format!(
+            "the process was ended by {why}: this report holds what was found until then, \
+             including what the launches still running had found"
+        ));
+        let written = self.write_files();
+        // A process that handles the signal and goes on writes complete reports again.
+        *self.incomplete.lock() = None;
+        written
+    }
+
+    /// A launch checker merged what it found so far, or ended ([`Session::interrupted`]).
+    pub(crate) fn snapshot_handed_over_or_gone(&self) {
+        self.handed_over.notify_all();
+    }
+
     pub fn report(&self) -> Report {
         let st = self.state.lock();
         Report {
+            incomplete: self.incomplete.lock().clone(),
             launches: st.launches.clone(),
             findings: st.findings.clone(),
             dropped: st.dropped,

@@ -430,6 +430,20 @@ fn sarif_of_every_finding_kind_is_valid_sarif_2_1_0() {
     if let Err(errors) = v.check(&sarif) {
         panic!("to_sarif() is not valid SARIF 2.1.0:\n{errors}\n{sarif:#}");
     }
+    // An interrupted run is an invocation that did not succeed, with the reason.
+    let interrupted = Report {
+        incomplete: Some("the process was ended by SIGTERM".into()),
+        ..every_kind()
+    }
+    .to_sarif();
+    let invocation = &interrupted["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    assert!(invocation["toolExecutionNotifications"][0]["message"]["text"]
+        .as_str()
+        .is_some_and(|t| t.contains("SIGTERM")));
+    if let Err(errors) = v.check(&interrupted) {
+        panic!("an interrupted run's SARIF is not valid SARIF 2.1.0:\n{errors}\n{interrupted:#}");
+    }
     // No findings at all is a valid log too.
     if let Err(errors) = v.check(&Report::default().to_sarif()) {
         panic!("to_sarif() of an empty report is not valid SARIF 2.1.0:\n{errors}");

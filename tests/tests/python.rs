@@ -197,3 +197,17 @@ fn pyopencl_transfer_queue_read_races_with_the_unordered_kernel_only() {
     // The launches are the two kernels; the reads are not launches.
     assert_eq!(v["launches"].as_array().map(Vec::len), Some(2), "{text}");
 }
+
+/// A checked run ended by SIGTERM writes its report, marked incomplete, with the race the
+/// launch still running had met; the process still ends with SIGTERM's status.
+#[test]
+fn a_run_ended_by_sigterm_leaves_its_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    run_pyopencl_script_with(
+        "a_run_ended_by_sigterm_leaves_its_report",
+        "killed_run.py",
+        "killed run: PASS",
+        &[("SHADOWCL_REPORT", report.to_str().expect("utf-8 path"))],
+    );
+}

@@ -53,6 +53,7 @@ fn session() -> Option<&'static Session> {
                 if unsafe { atexit(write_reports_at_exit) } != 0 {
                     tracing::warn!("cannot register the final report write at exit");
                 }
+                crate::core::signals::write_reports_on(write_reports_on_signal);
             }
             // Reports are still written when checks are off, so tools reading them see launches.
             (any || files).then(|| Session::new(config))
@@ -81,6 +82,19 @@ extern "C" fn write_reports_at_exit() {
             }
         }
     });
+}
+
+/// A signal is ending the process: the report as it stands, marked incomplete, with what
+/// the launches still running found (they have two seconds to hand it over).
+fn write_reports_on_signal(signal: &str) {
+    if let Some(s) = session() {
+        if let Err(e) = s.interrupted(signal, std::time::Duration::from_secs(2)) {
+            eprintln!("ShadowCL: could not write the report: {e}");
+        }
+        if let Some(line) = s.summary() {
+            eprintln!("{line} (ended by {signal})");
+        }
+    }
 }
 
 pub(crate) fn recorder() -> Option<&'static Recorder> {

@@ -8,7 +8,8 @@
 //! - [`queue`] and [`event`]: commands and their completion; [`executor`]: the thread of each
 //!   queue that runs them; [`order`]: happens-before between commands, for the race checker;
 //! - [`launch`]: the one place a kernel launch meets the interpreter, the checkers and capture;
-//!   [`progress`]: the progress line of long launches on a terminal;
+//!   [`progress`]: the progress line of long launches on a terminal; [`signals`]: the report
+//!   written when a signal ends the process;
 //! - [`settings`]: every `SHADOWCL_*` variable, read once and passed down from there.
 
 pub(crate) mod context;
@@ -26,6 +27,7 @@ pub(crate) mod progress;
 pub(crate) mod queue;
 pub(crate) mod sampler;
 pub(crate) mod settings;
+pub(crate) mod signals;
 
 use std::ffi::c_void;
 
