@@ -44,7 +44,7 @@ pub struct GroupState {
     pub(crate) raw: RawSet,
     /// Async copies in flight, oldest first.
     pub(crate) copies: Vec<PendingCopy>,
-    /// Events named by `wait_group_events` arrivals since the last barrier release.
+    /// Events every work-item named at the `wait_group_events` the group passed.
     pub(crate) waited: Vec<u64>,
     /// Each arrival's event list (sorted) at the `wait_group_events` in progress, compared
     /// when the group passes it (every work-item must name the same events).

@@ -438,9 +438,11 @@ fn sarif_of_every_finding_kind_is_valid_sarif_2_1_0() {
     .to_sarif();
     let invocation = &interrupted["runs"][0]["invocations"][0];
     assert_eq!(invocation["executionSuccessful"], false);
-    assert!(invocation["toolExecutionNotifications"][0]["message"]["text"]
-        .as_str()
-        .is_some_and(|t| t.contains("SIGTERM")));
+    assert!(
+        invocation["toolExecutionNotifications"][0]["message"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("SIGTERM"))
+    );
     if let Err(errors) = v.check(&interrupted) {
         panic!("an interrupted run's SARIF is not valid SARIF 2.1.0:\n{errors}\n{interrupted:#}");
     }

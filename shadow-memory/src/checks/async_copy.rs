@@ -35,18 +35,16 @@ impl LaunchChecker<'_> {
     }
 
     pub(crate) fn wait_copies(&self, g: &mut GroupState, w: &GroupWait<'_>) {
-        if self.checks.divergence {
-            // The same events in another order are the same events.
-            let mut events = w.events.to_vec();
-            events.sort_unstable();
-            g.wait_lists.push((*w.item, w.inst, events));
-        }
+        // The same events in another order are the same events.
+        let mut events = w.events.to_vec();
+        events.sort_unstable();
+        events.dedup();
+        g.wait_lists.push((*w.item, w.inst, events));
         for &e in w.events {
-            if g.copies.iter().any(|c| c.event == e) {
-                if !g.waited.contains(&e) {
-                    g.waited.push(e);
-                }
-            } else if !g.completed.contains(&e) && self.checks.divergence {
+            if !g.copies.iter().any(|c| c.event == e)
+                && !g.completed.contains(&e)
+                && self.checks.divergence
+            {
                 self.misuse(
                     g,
                     FindingKind::AsyncCopyMisuse,
@@ -58,24 +56,35 @@ impl LaunchChecker<'_> {
         }
     }
 
-    /// The group passed a `wait_group_events`: every work-item must have named the same
-    /// events, in any order (OpenCL C 6.15.10; otherwise the results are undefined). Reported once, at the
-    /// lowest-numbered work-item whose list differs from work-item 0's (the lowest arrived),
-    /// so that every schedule reports the same.
-    pub(crate) fn check_wait_lists(&self, g: &mut GroupState) {
+    /// The group passed a `wait_group_events` (`all`: every work-item reached it): every
+    /// work-item must have named the same events, in any order (OpenCL C 6.15.10; otherwise
+    /// the results are undefined). Reported once, at the lowest-numbered work-item whose
+    /// list differs from work-item 0's (the lowest arrived), so that every schedule reports
+    /// the same. The copies waited for are those every work-item named, only when all
+    /// reached the wait: the others stay pending, and a copy never waited for is reported
+    /// at the group's end.
+    pub(crate) fn check_wait_lists(&self, g: &mut GroupState, all: bool) {
         let mut lists = std::mem::take(&mut g.wait_lists);
         lists.sort_by_key(|(item, ..)| item.local_linear);
-        let Some(((_, inst, first), rest)) = lists.split_first() else {
-            return;
-        };
-        if let Some((item, at, _)) = rest.iter().find(|(_, i, e)| (i, e) != (inst, first)) {
-            self.misuse(
-                g,
-                FindingKind::BarrierDivergence,
-                item,
-                *at,
-                "work-items of one work-group passed different events to wait_group_events",
-            );
+        if let Some(((_, inst, first), rest)) = lists.split_first() {
+            let differ = rest.iter().find(|(_, i, e)| (i, e) != (inst, first));
+            if let (Some((item, at, _)), true) = (differ, self.checks.divergence) {
+                self.misuse(
+                    g,
+                    FindingKind::BarrierDivergence,
+                    item,
+                    *at,
+                    "work-items of one work-group passed different events to wait_group_events",
+                );
+            }
+            if all {
+                g.waited = first
+                    .iter()
+                    .copied()
+                    .filter(|e| g.copies.iter().any(|c| c.event == *e))
+                    .filter(|e| rest.iter().all(|(_, _, l)| l.binary_search(e).is_ok()))
+                    .collect();
+            }
         }
         lists.clear();
         g.wait_lists = lists;

@@ -53,7 +53,11 @@ impl LaunchChecker<'_> {
 
     pub(crate) fn release_barrier(&self, g: &mut GroupState, why: Release) {
         if !g.wait_lists.is_empty() {
-            self.check_wait_lists(g);
+            // Reached by every work-item of the group (not only some, with the others at a
+            // barrier).
+            let items = self.state().map_or(0, |ls| ls.geometry.group_items);
+            let all = matches!(why, Release::AllArrived) && g.wait_lists.len() as u64 == items;
+            self.check_wait_lists(g, all);
         }
         if !g.waited.is_empty() {
             self.complete_copies(g);
