@@ -341,10 +341,7 @@ impl SyncModel {
         let it = self.items.get(to as usize)?;
         let fits = |m: &&NearMiss| {
             m.why != Why::FenceMemory || {
-                let f = Fences {
-                    local: m.release.fences.local && m.acquire.fences.local,
-                    global: m.release.fences.global && m.acquire.fences.global,
-                };
+                let f = both_fence(m.release.fences, m.acquire.fences);
                 if local {
                     !f.local
                 } else {
