@@ -332,7 +332,7 @@ impl Compiler {
         }
         let versions = self.tool_versions()?;
         let mut hasher = Sha256::new();
-        hash_part(&mut hasher, b"shadowcl-link-v1");
+        hash_part(&mut hasher, b"shadowcl-link-v2");
         hash_part(&mut hasher, versions.as_bytes());
         hash_part(&mut hasher, options.as_bytes());
         hash_part(&mut hasher, &(bitcodes.len() as u64).to_le_bytes());
@@ -346,16 +346,28 @@ impl Compiler {
 
         let dir = scratch_dir()?;
         let root = dir.path();
+        let mut log = String::new();
         let mut cmd = Command::new(&self.llvm_link);
         cmd.current_dir(root);
         for (i, b) in bitcodes.iter().enumerate() {
             let name = format!("input{i}.bc");
             std::fs::write(root.join(&name), b)
                 .map_err(|e| CompileFailure::io("cannot write a link input", e))?;
+            if bitcodes.len() > 1 {
+                // llvm-link-15 takes the pointer kind of the first module it reads and
+                // refuses opaque-pointer modules after a typed one: the source-faithful
+                // build's `opt` writes opaque pointers, the application's build and
+                // SPIR-V read back typed ones. Every input is made opaque first (typed
+                // bitcode upgrades).
+                let mut opaque = Command::new(&self.opt);
+                opaque
+                    .current_dir(root)
+                    .args(["-opaque-pointers", &name, "-o", &name]);
+                run_tool(opaque, &self.opt, "llvm-15", &mut log)?;
+            }
             cmd.arg(name);
         }
         cmd.args(["-o", "linked.bc"]);
-        let mut log = String::new();
         run_tool(cmd, &self.llvm_link, "llvm-15", &mut log)?;
         let bitcode = std::fs::read(root.join("linked.bc"))
             .map_err(|e| CompileFailure::io("llvm-link wrote no bitcode", e))?;

@@ -475,6 +475,37 @@ fn link_two_modules() -> TestResult {
 }
 
 #[test]
+fn modules_of_either_build_and_read_back_spirv_link_in_any_order() -> TestResult {
+    if !have_tools() {
+        return Ok(());
+    }
+    // pyopencl's test_compile_link: a library of one function without pointers, compiled
+    // apart, then a kernel calling it. The source-faithful build writes opaque pointers,
+    // the application's build and SPIR-V read back typed ones.
+    let lib_src = "void value_sink(float x) {}
+";
+    let main_src = "void value_sink(float x);
+                    __kernel void k(__global float *p) { value_sink(p[get_global_id(0)]); }
+";
+    for mode in [BuildMode::SourceFaithful, BuildMode::Application] {
+        let c = Compiler::new().with_mode(mode);
+        let lib = c.compile(&req(lib_src, ""))?;
+        let main = c.compile(&req(main_src, ""))?;
+        let read_back = c.spirv_to_bitcode(&main.spirv)?;
+        for inputs in [
+            [lib.bitcode.clone(), main.bitcode.clone()],
+            [main.bitcode.clone(), lib.bitcode.clone()],
+            [read_back.clone(), lib.bitcode.clone()],
+            [lib.bitcode.clone(), read_back.clone()],
+        ] {
+            let linked = c.link(&inputs, "")?;
+            assert!(is_spirv(&linked.spirv), "{mode:?}");
+        }
+    }
+    Ok(())
+}
+
+#[test]
 fn settings_name_the_cache_folder_and_build_mode() {
     let lookup = |vars: &'static [(&'static str, &'static str)]| {
         move |k: &str| {

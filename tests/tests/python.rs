@@ -211,3 +211,14 @@ fn a_run_ended_by_sigterm_leaves_its_report() {
         &[("SHADOWCL_REPORT", report.to_str().expect("utf-8 path"))],
     );
 }
+
+/// `clCompileProgram` of a function and of a kernel calling it, then `clLinkProgram` of
+/// both, under the source-faithful build (pyopencl's own `test_compile_link`).
+#[test]
+fn pyopencl_compile_then_link_on_shadowcl() {
+    run_pyopencl_script(
+        "pyopencl_compile_then_link_on_shadowcl",
+        "compile_link.py",
+        "pyopencl compile and link: PASS on ShadowCL",
+    );
+}
