@@ -50,9 +50,45 @@ pub fn compute_units() -> u32 {
         .unwrap_or(1)
 }
 
-/// Nanoseconds since the first use of ShadowCL's clock (host and device share it).
+/// The host's monotonic clock (`CLOCK_MONOTONIC`) in nanoseconds: what
+/// `clGetHostTimer` returns, and the device's clock too (profiling timestamps,
+/// `clGetDeviceAndHostTimer`), since the device runs on the host. Applications compare it
+/// with their own `clock_gettime(CLOCK_MONOTONIC)` readings.
 pub fn now_ns() -> u64 {
-    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    let e = EPOCH.get_or_init(std::time::Instant::now);
-    e.elapsed().as_nanos() as u64 + 1
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given; CLOCK_MONOTONIC always exists
+    // on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    (t.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(t.tv_nsec as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_is_the_hosts_monotonic_clock_in_nanoseconds() {
+        let read = || {
+            let mut t = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: as in `now_ns`.
+            unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+            t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+        };
+        let before = read();
+        let ours = now_ns();
+        let after = read();
+        assert!(before <= ours && ours <= after, "{before} {ours} {after}");
+        // Not counted from ShadowCL's start: the machine has been up for more than a
+        // millisecond.
+        assert!(ours > 1_000_000);
+        assert!(now_ns() >= ours);
+    }
 }
