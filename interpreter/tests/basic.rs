@@ -36,7 +36,7 @@ fn vector_add_o0_and_o2() {
     }
 }
 
-/// Sizes whose products wrap 64 bits are refused, not run as an empty launch (issue #15).
+/// Sizes whose products wrap 64 bits are refused, not run as an empty launch.
 #[test]
 fn launches_too_large_to_count_are_refused() {
     let p = program(VADD, "-O2");
@@ -174,7 +174,7 @@ fn copies_stop_at_their_first_fault() {
     assert_eq!(faults, 1, "one fault for the whole copy");
 }
 
-/// The watchdog (issue #15 item 3): a kernel that spins on a value nobody changes ends at
+/// The watchdog: a kernel that spins on a value nobody changes ends at
 /// the time limit with an error under every schedule, instead of hanging the application;
 /// the other work-groups stop with it.
 #[test]
@@ -406,7 +406,7 @@ fn recorded(p: &Program, l: &Launch, quantum: u32, out: &Buffer) -> (Vec<f32>, V
 }
 
 /// Under lockstep, a load or store whose lanes stay in one allocation reaches the observer as
-/// one operation (`access_lanes`, issue #14 item 2), vectors component by component; the
+/// one operation (`access_lanes`), vectors component by component; the
 /// accesses and results are those of the per-item schedule, and a lane out of bounds still
 /// gets its fault.
 #[test]
@@ -695,7 +695,7 @@ fn auto_runs_single_item_groups_per_item() {
 /// Lockstep runs vector moves, `any`, dot products, dynamic vector indexing and struct copies
 /// (a memcpy) lane by lane, the per-item executor's code on each lane's operands, instead of
 /// handing the group over at them: under auto every buffer of this kernel is accessed in whole
-/// operations, with the accesses and results of run-to-barrier (issue #14: CTS image kernels
+/// operations, with the accesses and results of run-to-barrier (CTS image kernels
 /// handed every group over at their first vector move).
 #[test]
 fn lockstep_runs_vector_and_aggregate_ops_lane_by_lane() {

@@ -1,4 +1,4 @@
-//! Fair scheduling of spin-waits (issue #15 item 3): a work-group that spins, waiting for
+//! Fair scheduling of spin-waits: a work-group that spins, waiting for
 //! what another group writes, steps aside so that group runs, under every work-group order,
 //! worker count and executor, with no watchdog set. Without it these launches never end:
 //! each runs on a thread of its own and fails at a generous deadline instead of hanging.

@@ -1,4 +1,4 @@
-//! Program-scope data initialised with addresses (OpenCL C 2.0; issue #12 M5): llvm-spirv
+//! Program-scope data initialised with addresses (OpenCL C 2.0): llvm-spirv
 //! emits the initialisers as `OpSpecConstantOp` pointer casts and access chains.
 
 mod common;

@@ -30,7 +30,7 @@
 //!
 //! When E is not `many`, every access it counts was made by the recorded item or already
 //! raced with it, so a conflict with any kind in E is a conflict with that item: this keeps an
-//! item's plain read that its own later atomic replaced as `last` (issue #11, R4 and R10).
+//! item's plain read that its own later atomic replaced as `last`.
 //!
 //! Work-item ids are allocated per launch in one contiguous range, each group a contiguous
 //! sub-range, so "same group" and "other launch" are range tests on the item id.
@@ -45,7 +45,7 @@ pub enum Op {
     /// An atomic read-modify-write.
     Atomic = 2,
     /// An atomic that only reads (an atomic load, a compare-exchange that failed): it races
-    /// with plain writes only (issue #11 item 6).
+    /// with plain writes only.
     AtomicRead = 3,
 }
 
@@ -518,7 +518,7 @@ fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) 
     let new_init = init || matches!(op, Op::Write | Op::Atomic);
     let mine = op.bit();
     // Never-written bytes hold no value, so no write over them stores "the value already
-    // there" (issue #11, R1). Reads and atomics leave the same-value flags as they are.
+    // there". Reads and atomics leave the same-value flags as they are.
     let same = op != Op::Write || (same_value && init);
 
     if o_item == 0 {

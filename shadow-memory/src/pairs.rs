@@ -1,5 +1,5 @@
 //! Naming every racing pair: a second run of a racy launch over the bytes the first run found
-//! racy (issue #11 item 10).
+//! racy.
 //!
 //! A record keeps one accessor per byte, so which pair of instructions the first run names for
 //! a racy byte depends on the order the work-items ran in. When a launch has races inside it,

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 /// The shadow memory all buffers of a session may use together (`SHADOWCL_SHADOW_LIMIT`).
 /// Past it, pages of shadow are not allocated: accesses to their bytes go unchecked and the
-/// buffer is marked degraded, which the report says (issue #15 item 4).
+/// buffer is marked degraded, which the report says.
 #[derive(Debug)]
 pub(crate) struct ShadowBudget {
     limit: u64,

@@ -1,4 +1,4 @@
-//! Reports name the user's own files (issue #17 item 3). Kernels are compiled from a copy of
+//! Reports name the user's own files. Kernels are compiled from a copy of
 //! the program source kept in the cache (`.../sources/<hash>/program.cl`), which is where the
 //! debug info points; when the lines of a file under the source folders (`SHADOWCL_SOURCE_DIR`,
 //! else the working directory) appear in that copy as a block, by content, a location inside

@@ -1,4 +1,4 @@
-//! Access flags (issue #12 item 3) through the observer hooks: a kernel write to memory the
+//! Access flags through the observer hooks: a kernel write to memory the
 //! host created read-only, or a read of memory created write-only, is an `invalid-access`.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Limits instead of aborts (issue #15 item 4): past the shadow budget, or past the work-items
+//! Limits instead of aborts: past the shadow budget, or past the work-items
 //! race records tell apart, checking degrades and the report says so.
 
 use shadowcl_interpreter::{

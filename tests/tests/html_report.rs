@@ -1,4 +1,4 @@
-//! The HTML report in a real browser (issue #17 item 2). A pyopencl application runs two
+//! The HTML report in a real browser. A pyopencl application runs two
 //! buggy kernels (`tests/python/kernels/two_bugs.cl`) on ShadowCL with `SHADOWCL_HTML` and
 //! `SHADOWCL_REPORT` set; Debian's Chromium, headless, then takes a screenshot of the page
 //! and dumps its DOM after the page's script ran: one row per finding of the JSON report,

@@ -45,7 +45,7 @@ fn pyopencl_images_on_shadowcl() {
 
 /// The watchdog through the loader: a spinning kernel's event fails at SHADOWCL_TIMEOUT, the
 /// application goes on, and the report has a `hang` finding naming the line the work-items
-/// were spinning at (issue #15 item 3).
+/// were spinning at.
 #[test]
 fn pyopencl_spinning_kernel_ends_at_the_timeout() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -95,7 +95,7 @@ fn pyopencl_spinning_kernel_ends_at_the_timeout() {
 }
 
 /// Reports name the application's own kernel file and its lines, not the cache's copy of the
-/// program, even when the application built it after lines of its own (issue #17 item 3).
+/// program, even when the application built it after lines of its own.
 #[test]
 fn pyopencl_findings_name_the_applications_kernel_file() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -1,5 +1,5 @@
 //! The watchdog's finding: a launch that ran past its time (or instruction) limit, with the
-//! work-items that had not finished and the lines they were at (issue #15 item 3).
+//! work-items that had not finished and the lines they were at.
 
 use crate::group::GroupState;
 use crate::launch::LaunchChecker;

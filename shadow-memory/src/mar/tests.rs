@@ -129,7 +129,7 @@ fn uninitialised_read_only_for_plain_reads_of_unwritten_bytes() {
     assert!(!step(0, &me(1, 0), 1, 0, Op::Atomic, false).uninit);
 }
 
-/// Issue #11 R10: item 0's plain write is not forgotten when its own atomic follows.
+/// Item 0's plain write is not forgotten when its own atomic follows.
 #[test]
 fn own_atomic_after_own_write_keeps_the_write_for_others() {
     let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, false).new;
@@ -148,7 +148,7 @@ fn own_atomic_after_own_write_keeps_the_write_for_others() {
         .is_none());
 }
 
-/// Issue #11 item 6: an atomic that only reads (failed compare-exchange, atomic load)
+/// An atomic that only reads (failed compare-exchange, atomic load)
 /// races with plain writes only, before or after it.
 #[test]
 fn atomic_reads_race_with_plain_writes_only() {
@@ -275,7 +275,7 @@ fn an_earlier_access_covers_what_its_later_kinds_race_with() {
     }
 }
 
-/// Issue #11 R4: item 0 reads, then increments; other items' increments race with the read.
+/// Item 0 reads, then increments; other items' increments race with the read.
 #[test]
 fn own_atomic_after_own_read_keeps_the_read_for_others() {
     let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
@@ -295,7 +295,7 @@ fn own_atomic_after_own_read_keeps_the_read_for_others() {
         .is_none());
 }
 
-/// Issue #11 R1: never-written bytes have no value to store again.
+/// Never-written bytes have no value to store again.
 #[test]
 fn same_value_write_is_benign_only_over_initialised_bytes() {
     let undefined = step(0, &me(1, 0), 1, 0, Op::Write, true).new;
@@ -318,7 +318,7 @@ fn same_value_write_is_benign_only_over_initialised_bytes() {
     assert!(c.benign);
 }
 
-/// Issue #11 R8: a read racing only with writes that stored what was there is benign.
+/// A read racing only with writes that stored what was there is benign.
 #[test]
 fn read_racing_only_with_same_value_writes_is_benign() {
     let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, true).new;

@@ -171,7 +171,7 @@ pub(crate) fn cmd_check_races(dir: &Path, run: &CheckRun<'_>, filter: Option<&st
                 skipped += 1;
                 continue;
             }
-            // Every racing pair is named under every schedule (issue #11 item 10), unless
+            // Every racing pair is named under every schedule, unless
             // the case says why its accesses depend on the schedule.
             if let (Ok(_), Some(d), None) = (&result, &pairs_differ, &case.schedule_dependent) {
                 result = Err(format!("racing pairs {d}"));

@@ -1,5 +1,5 @@
 //! Fuzz targets: each takes arbitrary bytes and must return without panicking, hanging or
-//! exhausting memory, whatever the bytes are (issue #15). `fuzz/` drives them with libFuzzer
+//! exhausting memory, whatever the bytes are. `fuzz/` drives them with libFuzzer
 //! (`ci/fuzz TARGET SECONDS`); `tests/smoke.rs` runs the seeds, the saved regressions and a
 //! few thousand deterministic mutations on the stable toolchain in `ci/test`.
 //!
