@@ -1,6 +1,7 @@
 """A checked run ended by SIGTERM (as CI harnesses end tools at their timeout) still leaves
 its report: written when the signal comes, marked incomplete, with the race the launch still
-running had met, and the process ends with the signal's status."""
+running had met, and the process ends with the signal's status. A child forked from a
+checked process and ended by SIGTERM ends alone (Python's multiprocessing does this)."""
 import json
 import os
 import signal
@@ -37,8 +38,32 @@ def child():
     print("finished: the launch was meant to be ended by SIGTERM", flush=True)
 
 
+def forks():
+    import pyopencl as cl
+
+    ctx = cl.create_some_context(interactive=False)
+    q = cl.CommandQueue(ctx)
+    prg = cl.Program(ctx, "__kernel void k(__global int *o) { o[get_global_id(0)] = 1; }")
+    o = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4 * 64)
+    prg.build().k(q, (64,), None, o)
+    q.finish()
+    pid = os.fork()
+    if pid == 0:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+        os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    time.sleep(1)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM, status
+    print("parent alive", flush=True)
+
+
 def main():
     report = os.environ["SHADOWCL_REPORT"]
+    f = subprocess.run([sys.executable, __file__, "forks"], stdout=subprocess.PIPE, text=True)
+    assert f.returncode == 0 and "parent alive" in f.stdout, f"forking parent: {f}"
+    with open(report) as r:
+        assert "incomplete" not in json.load(r), "a forked child's SIGTERM marked the report"
     p = subprocess.Popen([sys.executable, __file__, "child"], stdout=subprocess.PIPE, text=True)
     line = p.stdout.readline()
     assert line.strip() == "launched", f"child said {line!r}"
@@ -62,4 +87,4 @@ def main():
 
 
 if __name__ == "__main__":
-    child() if sys.argv[1:] == ["child"] else main()
+    {"child": child, "forks": forks}.get(sys.argv[1] if sys.argv[1:] else "", main)()

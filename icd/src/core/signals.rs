@@ -16,6 +16,10 @@ use std::sync::OnceLock;
 static PIPE: AtomicI32 = AtomicI32::new(-1);
 /// A signal came already.
 static FIRED: AtomicBool = AtomicBool::new(false);
+/// The process that took the signals: a child forked from it (Python's multiprocessing)
+/// has neither the watcher thread nor the session's launches, and must not wake its
+/// parent's watcher through the inherited pipe.
+static OWNER: AtomicI32 = AtomicI32::new(0);
 /// The actions there were before, by [`SIGNALS`]' order.
 static PREVIOUS: [OnceLock<libc::sigaction>; 3] =
     [OnceLock::new(), OnceLock::new(), OnceLock::new()];
@@ -27,6 +31,11 @@ const SIGNALS: [(libc::c_int, &str); 3] = [
 ];
 
 extern "C" fn on_signal(signal: libc::c_int) {
+    // SAFETY: getpid(2) is async-signal-safe.
+    if unsafe { libc::getpid() } != OWNER.load(Ordering::Acquire) {
+        hand_back(signal);
+        return;
+    }
     if FIRED.swap(true, Ordering::AcqRel) {
         hand_back(signal);
         return;
@@ -46,6 +55,8 @@ pub(crate) fn write_reports_on(flush: fn(&str)) {
         return;
     }
     PIPE.store(fds[1], Ordering::Release);
+    // SAFETY: getpid(2) has no preconditions.
+    OWNER.store(unsafe { libc::getpid() }, Ordering::Release);
     let reader = fds[0];
     let watcher = std::thread::Builder::new()
         .name("shadowcl-signals".into())
