@@ -336,8 +336,7 @@ impl LaunchChecker<'_> {
                 self.session.merge_locked(&mut st, f, &mut new);
             }
         }
-        self.session.running.lock().handed_over += 1;
-        self.session.snapshot_handed_over_or_gone();
+        self.session.launch_handed_over();
     }
 
     /// Says in the report what this launch could not check: buffers whose shadow did not fit
@@ -712,8 +711,7 @@ fn bound_arg(args: &[ArgBinding], alloc: AllocId, off: i64) -> Option<&ArgBindin
 impl Drop for LaunchChecker<'_> {
     fn drop(&mut self) {
         self.finish();
-        self.session.running.lock().launches -= 1;
-        self.session.snapshot_handed_over_or_gone();
+        self.session.launch_gone();
     }
 }
 

@@ -227,7 +227,8 @@ pub struct Session {
     pub(crate) snapshot_wanted: AtomicBool,
     /// Launch checkers alive, and the snapshots they handed over.
     pub(crate) running: Mutex<Running>,
-    handed_over: parking_lot::Condvar,
+    /// Wakes [`Session::interrupted`] when `running` changes.
+    running_changed: parking_lot::Condvar,
     /// Why the report is incomplete, once it is.
     incomplete: Mutex<Option<String>>,
 }
@@ -273,7 +274,7 @@ impl Session {
             spare_groups: Mutex::default(),
             snapshot_wanted: AtomicBool::new(false),
             running: Mutex::default(),
-            handed_over: parking_lot::Condvar::new(),
+            running_changed: parking_lot::Condvar::new(),
             incomplete: Mutex::new(None),
             state: Mutex::new(State {
                 next_item: 1,
@@ -553,7 +554,7 @@ impl Session {
                 .store(true, std::sync::atomic::Ordering::Release);
             while running.handed_over < running.launches {
                 if self
-                    .handed_over
+                    .running_changed
                     .wait_until(&mut running, deadline)
                     .timed_out()
                 {
@@ -573,9 +574,16 @@ impl Session {
         written
     }
 
-    /// A launch checker merged what it found so far, or ended ([`Session::interrupted`]).
-    pub(crate) fn snapshot_handed_over_or_gone(&self) {
-        self.handed_over.notify_all();
+    /// A launch checker merged what it found so far ([`Session::interrupted`]).
+    pub(crate) fn launch_handed_over(&self) {
+        self.running.lock().handed_over += 1;
+        self.running_changed.notify_all();
+    }
+
+    /// A launch checker ended.
+    pub(crate) fn launch_gone(&self) {
+        self.running.lock().launches -= 1;
+        self.running_changed.notify_all();
     }
 
     pub fn report(&self) -> Report {
