@@ -25,7 +25,8 @@ pub struct RunArgs {
     /// [default: races,divergence,bounds,uninit].
     #[arg(long, value_name = "LIST")]
     pub checks: Option<Checks>,
-    /// Also report benign races (unsynchronised writes of the value already in memory).
+    /// Also report benign races (unsynchronised writes of the value already in memory, and
+    /// reads that can see only that value).
     #[arg(long)]
     pub benign: bool,
     /// Write the JSON report here (rewritten after each kernel and at exit).

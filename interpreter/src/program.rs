@@ -11,6 +11,8 @@ pub struct Program {
     pub(crate) code: Code,
     locs: Vec<Option<SourceLoc>>,
     aligns: Vec<u8>,
+    /// Sorted instruction indices ([`Program::stores_back`]).
+    stores_back: Vec<u32>,
     /// Module `__constant` data, one buffer per variable (ids stable across launches).
     pub(crate) const_bufs: Vec<Arc<Buffer>>,
     /// See [`Program::atomics`].
@@ -57,6 +59,7 @@ impl Program {
             code: l.code,
             locs: l.locs,
             aligns: l.aligns,
+            stores_back: l.stores_back,
             const_bufs,
         })
     }
@@ -78,6 +81,13 @@ impl Program {
     /// The alignment each instruction's memory access requires (see [`Alignments`]).
     pub fn alignments(&self) -> Alignments<'_> {
         Alignments(&self.aligns)
+    }
+
+    /// Whether instruction `inst` is a store of the value its work-item loaded, in the same
+    /// block, through the same pointer (`v = A[0]; A[0] = v;`): what it stores comes from
+    /// those bytes, so when they still hold it the store changes nothing on any input.
+    pub fn stores_back(&self, inst: InstId) -> bool {
+        self.stores_back.binary_search(&inst.0).is_ok()
     }
 
     /// Whether any kernel's code (its function and the functions it calls) has an atomic

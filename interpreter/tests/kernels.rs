@@ -856,3 +856,25 @@ fn program_scope_variables_persist_across_launches() {
         assert_eq!(global_writes, 5, "{ev:?}");
     }
 }
+
+/// A store of what its work-item loaded through the same pointer is known as a put-back
+/// (`Program::stores_back`); a store of anything computed from the load is not, even when it
+/// equals it on some input.
+#[test]
+fn stores_of_what_was_loaded_there_are_put_backs() {
+    let src = r#"
+    __kernel void k(volatile __global int *a, __global const int *b) {
+        int v = a[0];
+        a[0] = v;                    // line 4: a put-back
+        a[1] = max(v, b[0]);         // line 5: computed
+        int w = a[2];
+        a[3] = w;                    // line 7: another address
+    }"#;
+    let p = Program::load(&compile(src, "-O2")).unwrap();
+    let lines: Vec<u32> = (0..10_000)
+        .map(InstId)
+        .filter(|&i| p.stores_back(i))
+        .filter_map(|i| p.location(i).map(|l| l.line))
+        .collect();
+    assert_eq!(lines, [4]);
+}

@@ -18,7 +18,7 @@
 //! | 53     | ok    | the O flags include accesses by other launches (for the race's scope) |
 //! | 54..57 | H     | the E kinds, by the last group since the last full sync; 0 = atomically read only |
 //! | 57..61 | O     | read / written / atomic / atomically read by *other* groups or launches (KLEE-CL's wg-many-read, generalised) |
-//! | 61     | sv_e  | every write counted in E stored the value already there (a racing read is benign) |
+//! | 61     | sv_e  | every write counted in E put back the value already there ([`Stored::Back`]: a racing read is benign) |
 //! | 62     | sv_o  | the same for the writes counted in H and O |
 //! | 63     | init  | written at least once (by host or kernel) |
 //!
@@ -179,6 +179,31 @@ impl Scope {
     }
 }
 
+/// What a plain write stored, against what its bytes held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stored {
+    /// Other bytes, or bytes that held no value; also every access that is not a plain write.
+    New,
+    /// The bytes already there, on this input.
+    Same,
+    /// The bytes already there, put back by a store of what its work-item read there
+    /// (`Program::stores_back`): the same whatever the input.
+    Back,
+}
+
+impl Stored {
+    /// What a write stored: `same`, the bytes already there; `back`, asked only then,
+    /// whether its instruction stores what its work-item read there.
+    #[inline]
+    pub fn of(same: bool, back: impl FnOnce() -> bool) -> Stored {
+        match same {
+            false => Stored::New,
+            true if back() => Stored::Back,
+            true => Stored::Same,
+        }
+    }
+}
+
 /// The earlier access a conflict is with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Party {
@@ -193,8 +218,10 @@ pub struct Party {
 pub struct Conflict {
     pub first: Party,
     pub scope: Scope,
-    /// A same-value race (seed 002): this write stored the value already there in bytes
-    /// that had one, or this plain read races only with such writes.
+    /// A benign race: two writes of the value already there (a same-value race, seed 002),
+    /// or a read (and a write) racing only with writes that put back what was there
+    /// ([`Stored::Back`]). A read racing a write that stored the same bytes on this input
+    /// only is a data race: the next input stores others.
     pub benign: bool,
 }
 
@@ -398,13 +425,13 @@ pub struct Step {
 }
 
 /// Checks an access of `op` by `me` (site `site`, group epoch `epoch`) against record `old`
-/// and computes the updated record. `same_value`: a write that stored the bytes already
-/// there. Pure, so the caller can retry it in a compare-exchange loop.
+/// and computes the updated record. `stored`: what a write stored against what was there.
+/// Pure, so the caller can retry it in a compare-exchange loop.
 ///
 /// One function on purpose, like the interpreter's `run_turns`: it runs for every byte of
 /// every checked access, and split into a same-group and an other-group part over a shared
 /// struct it made checks-on `reduce` 13% slower (ci/bench, 158 -> 178 ms).
-pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -> Step {
+pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, stored: Stored) -> Step {
     if op == Op::Read && settled_read(old, me, site, epoch) {
         return Step {
             new: old,
@@ -412,7 +439,7 @@ pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -
             uninit: false,
         };
     }
-    step_full(old, me, site, epoch, op, same_value)
+    step_full(old, me, site, epoch, op, stored)
 }
 
 /// The work-item record `rec` names (0: none).
@@ -509,7 +536,7 @@ pub(crate) fn same_step_shifts(old: u64, me: &Me, n: u32, epoch: u8) -> bool {
 }
 
 /// [`step`] without the shortcut for settled reads.
-fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) -> Step {
+fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, stored: Stored) -> Step {
     let epoch = epoch & EPOCH_MASK as u8;
     let r = Rec(old);
     let o_item = r.item();
@@ -518,8 +545,9 @@ fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) 
     let new_init = init || matches!(op, Op::Write | Op::Atomic);
     let mine = op.bit();
     // Never-written bytes hold no value, so no write over them stores "the value already
-    // there". Reads and atomics leave the same-value flags as they are.
-    let same = op != Op::Write || (same_value && init);
+    // there". Reads and atomics leave the put-back flags as they are.
+    let same = op != Op::Write || (stored != Stored::New && init);
+    let back = op != Op::Write || (stored == Stored::Back && init);
 
     if o_item == 0 {
         let new = Fields {
@@ -533,8 +561,8 @@ fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) 
             h: mine,
             o: 0,
             other_kernel: false,
-            sv_e: same,
-            sv_o: same,
+            sv_e: back,
+            sv_o: back,
             init: new_init,
         };
         return Step {
@@ -572,11 +600,13 @@ fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) 
             who: r.one_site().then(|| (0, r.site())),
         })
     };
-    // Benign when this write stores what is there, or this plain read races only with
-    // writes that did (flag triple `flags`, same-value bit `sv`).
-    let benign = |flags: u64, sv: bool| match op {
-        Op::Write => same,
-        Op::Read => sv && flags & Op::Atomic.bit() == 0,
+    // Whether a conflict with earlier accesses of the kinds `mask` (one race kind's) is
+    // benign: two writes of what was there, or a write and a read where the writes only put
+    // back what was there (put-back bit `sv` of the earlier writes).
+    let benign = |mask: u64, sv: bool| match op {
+        Op::Write if mask == Op::Write.bit() => same,
+        Op::Write => back && mask == Op::Read.bit(),
+        Op::Read => sv && mask == Op::Write.bit(),
         Op::Atomic | Op::AtomicRead => false,
     };
 
@@ -622,14 +652,14 @@ fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) 
             let others = unknown(r.o() & mask).map(|p| Conflict {
                 first: p,
                 scope: o_scope,
-                benign: benign(r.o() & mask, r.sv_o()),
+                benign: benign(mask, r.sv_o()),
             });
             intra_of(mask)
                 .map(|p| Conflict {
                     first: p,
                     scope,
                     // A read is benign only if the other groups' racing writes are too.
-                    benign: benign(r.e() & mask, r.sv_e()) && others.is_none_or(|c| c.benign),
+                    benign: benign(mask, r.sv_e()) && others.is_none_or(|c| c.benign),
                 })
                 .or(others)
         };
@@ -660,11 +690,11 @@ fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) 
             (
                 r.e() | mine,
                 r.many() || shared_read,
-                r.sv_e() && same,
+                r.sv_e() && back,
                 r.one_site() && site == r.site(),
             )
         } else {
-            (mine, false, same, true)
+            (mine, false, back, true)
         };
         (
             conflicts,
@@ -673,13 +703,13 @@ fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) 
             r.h() | mine,
             r.o(),
             sv_e,
-            r.sv_o() && same,
+            r.sv_o() && back,
             one_site,
         )
     } else {
         // Another group or launch: barriers never order these, so all its accesses count.
         let search = |mask: u64| {
-            let here = benign((r.h() | r.o()) & mask, r.sv_o());
+            let here = benign(mask, r.sv_o());
             direct(mask)
                 .map(|p| Conflict {
                     first: p,
@@ -710,8 +740,8 @@ fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, same_value: bool) 
             false,
             mine,
             o,
-            same,
-            r.sv_o() && same,
+            back,
+            r.sv_o() && back,
             true,
         )
     };

@@ -17,7 +17,7 @@
 use crate::checks::sync::{self, SyncModel};
 use crate::group::GroupState;
 use crate::launch::LaunchChecker;
-use crate::mar::{self, Me, Op};
+use crate::mar::{self, Me, Op, Stored};
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
 use crate::session::{LaunchOrder, Session};
@@ -153,7 +153,7 @@ impl LaunchChecker<'_> {
             (g.epoch_global, g.barriers_global, g.barriers_local)
         };
         let op = crate::checks::races::op_of(a.kind);
-        let same_value = op == Op::Write && !a.value.is_empty() && a.value == a.previous;
+        let stored = self.stored(a, op);
         let group = if local { a.item.group } else { [0; 3] };
         let mut model = probe.sync.as_ref().map(|m| m.lock());
         let clock = model.as_mut().map_or(0, |m| m.clock(me.item));
@@ -167,6 +167,8 @@ impl LaunchChecker<'_> {
                 continue;
             };
             let mut log = probe.logs[at].lock();
+            let value = a.value.get(i as usize).copied().unwrap_or(0);
+            let own = op == Op::Read && log.wrote_here(me.item, barriers);
             let entry = Logged {
                 seq: probe.seq.fetch_add(1, Ordering::Relaxed),
                 me,
@@ -174,16 +176,19 @@ impl LaunchChecker<'_> {
                 barriers,
                 barriers_other,
                 op,
-                same_value,
+                stored,
                 defined: log.defined,
                 inst: a.inst,
                 item: *a.item,
                 by_group: a.by_group,
                 clock,
                 local,
+                value,
+                own,
             };
             if matches!(op, Op::Write | Op::Atomic) {
                 log.defined = true;
+                log.note_write(&entry);
             }
             if log.add(entry) {
                 if let Some(m) = &model {
@@ -216,7 +221,7 @@ struct Logged {
     /// barrier of this count between two accesses does not order them).
     barriers_other: u32,
     op: Op,
-    same_value: bool,
+    stored: Stored,
     /// The byte held a value before this access.
     defined: bool,
     inst: InstId,
@@ -226,6 +231,10 @@ struct Logged {
     clock: u32,
     /// Local memory (`barriers` counts the barriers that fenced it).
     local: bool,
+    /// The byte a write or atomic stored.
+    value: u8,
+    /// A read by a work-item that wrote the byte itself earlier in its barrier interval.
+    own: bool,
 }
 
 /// Accesses with the same class race with the same accesses, so a byte keeps two of each
@@ -237,12 +246,13 @@ struct Class {
     within: Option<(u32, u32, Option<u8>, u32)>,
     inst: InstId,
     op: Op,
-    same_value: bool,
+    stored: Stored,
     defined: bool,
     by_group: bool,
     /// The work-item, in launches that synchronise: accesses of one instruction by
     /// different work-items are ordered differently by synchronisation, so each is kept.
     item: Option<u32>,
+    own: bool,
 }
 
 #[derive(Default)]
@@ -259,9 +269,58 @@ struct ByteLog {
     /// access is made, with what its work-item knows then.
     writers: Vec<Logged>,
     synced: HashSet<(u64, u64)>,
+    /// Work-item -> the barrier interval of its latest write or atomic (up to
+    /// [`WRITERS_LIMIT`] work-items; a read by one past them is not known to follow its own
+    /// write).
+    wrote: HashMap<u32, u32>,
+    /// (group, barrier interval) -> the one byte every write or atomic of that interval
+    /// stored, `None` once two differ.
+    stored: HashMap<(u32, u32), Option<u8>>,
+    /// Some access was not kept for want of room ([`CLASS_LIMIT`]): the kept ones do not
+    /// stand for all.
+    overflowed: bool,
 }
 
+/// Most work-items per watched byte whose latest write interval is kept (see
+/// [`ByteLog::wrote`]).
+const WRITERS_LIMIT: usize = 256;
+
 impl ByteLog {
+    /// Notes a write or atomic for [`ByteLog::wrote`] and [`ByteLog::stored`].
+    fn note_write(&mut self, e: &Logged) {
+        let item = e.me.item;
+        if self.wrote.len() < WRITERS_LIMIT || self.wrote.contains_key(&item) {
+            self.wrote.insert(item, e.barriers);
+        }
+        self.stored
+            .entry((e.me.group_lo, e.barriers))
+            .and_modify(|v| {
+                if *v != Some(e.value) {
+                    *v = None;
+                }
+            })
+            .or_insert(Some(e.value));
+    }
+
+    /// Whether `item` wrote the byte in its barrier interval `barriers`.
+    fn wrote_here(&self, item: u32, barriers: u32) -> bool {
+        self.wrote.get(&item) == Some(&barriers)
+    }
+
+    /// Whether read `r` returns the same byte whichever way it races with write `w`: its
+    /// work-item wrote the byte earlier in its interval, and every write of its interval and
+    /// of `w`'s stored one byte (`flag = 1; ... = flag;` by every item). The sameness is
+    /// structural: the reader reads back what it wrote, whoever else wrote too.
+    fn reads_back(&self, r: &Logged, w: &Logged) -> bool {
+        let one = |e: &Logged| {
+            self.stored
+                .get(&(e.me.group_lo, e.barriers))
+                .copied()
+                .flatten()
+        };
+        r.own && w.op == Op::Write && one(w).is_some() && one(w) == one(r)
+    }
+
     /// Logs `e`; whether it was kept.
     fn add(&mut self, e: Logged) -> bool {
         let item = self.by_item.then_some(e.me.item);
@@ -269,10 +328,11 @@ impl ByteLog {
             within,
             inst: e.inst,
             op: e.op,
-            same_value: e.same_value,
+            stored: e.stored,
             defined: e.defined,
             by_group: e.by_group,
             item,
+            own: e.own,
         };
         let intra = class(Some((
             e.me.group_lo,
@@ -284,7 +344,8 @@ impl ByteLog {
         let b = keep(&mut self.inter, class(None), e, |a, b| {
             a.me.group_lo != b.me.group_lo
         });
-        a || b
+        self.overflowed |= a.is_none() || b.is_none();
+        a == Some(true) || b == Some(true)
     }
 
     /// Notes which kept accesses before `y` (just kept) synchronisation orders before it:
@@ -317,24 +378,25 @@ impl ByteLog {
     }
 }
 
-/// Keeps `e` in its class unless the class is full; whether it was kept.
+/// Keeps `e` in its class unless the class has its two; whether it was kept, `None` when it
+/// was a new class past [`CLASS_LIMIT`].
 fn keep(
     map: &mut HashMap<Class, Vec<Logged>>,
     class: Class,
     e: Logged,
     differ: impl Fn(&Logged, &Logged) -> bool,
-) -> bool {
+) -> Option<bool> {
     if let Some(v) = map.get_mut(&class) {
         if v.len() < 2 && v.iter().all(|k| differ(k, &e)) {
             v.push(e);
-            return true;
+            return Some(true);
         }
-        false
+        Some(false)
     } else if map.len() < CLASS_LIMIT {
         map.insert(class, vec![e]);
-        true
+        Some(true)
     } else {
-        false
+        None
     }
 }
 
@@ -375,6 +437,16 @@ struct PairFound {
     across: bool,
     /// A synchronisation between the two work-items that did not order them, explained.
     sync: Option<Explained>,
+    /// Every byte's write stored the value already there (on this input).
+    unchanged: bool,
+}
+
+/// What one byte tells of one racing pair (see [`PairFound`]).
+struct Here {
+    items: (WorkItem, WorkItem),
+    across: bool,
+    sync: Option<Explained>,
+    unchanged: bool,
 }
 
 /// A synchronisation that did not happen: the sentence and the report's field.
@@ -418,8 +490,7 @@ impl Probe {
         bytes.sort();
         for (byte, &at) in bytes {
             let log = self.logs[at].lock();
-            let mut here: HashMap<PairKey, (WorkItem, WorkItem, bool, Option<Explained>)> =
-                HashMap::default();
+            let mut here: HashMap<PairKey, Here> = HashMap::default();
             let mut buckets: HashMap<u32, Vec<Logged>> = HashMap::default();
             for e in log.intra.values().flatten() {
                 buckets.entry(e.me.group_lo).or_default().push(*e);
@@ -452,28 +523,42 @@ impl Probe {
                         if ordered {
                             continue;
                         }
-                        for (key, xi, yi) in pairs {
-                            let e = here.entry(key).or_insert((xi, yi, false, None));
-                            e.2 |= across;
-                            if e.3.is_none() {
-                                e.3.clone_from(&why);
+                        let unchanged = w.stored != Stored::New;
+                        let read = if o.op == Op::Read { Some(o) } else { None };
+                        let read_back = read.is_some_and(|r| log.reads_back(r, w));
+                        for (mut key, items) in pairs {
+                            if read_back && key.race == RaceKind::ReadWrite {
+                                key.benign = true;
+                            }
+                            let e = here.entry(key).or_insert(Here {
+                                items,
+                                across: false,
+                                sync: None,
+                                unchanged: true,
+                            });
+                            e.across |= across;
+                            e.unchanged &= unchanged;
+                            if e.sync.is_none() {
+                                e.sync.clone_from(&why);
                             }
                         }
                     }
                 }
             }
-            for (key, (xi, yi, across, why)) in here {
+            for (key, h) in here {
                 let e = found.entry((byte.alloc, key)).or_insert(PairFound {
                     bytes: 0,
-                    items: (xi, yi),
+                    items: h.items,
                     offset: byte.offset,
                     across: false,
                     sync: None,
+                    unchanged: true,
                 });
                 e.bytes += 1;
-                e.across |= across;
+                e.across |= h.across;
+                e.unchanged &= h.unchanged;
                 if e.sync.is_none() {
-                    e.sync = why;
+                    e.sync = h.sync;
                 }
             }
         }
@@ -525,9 +610,18 @@ fn pair_message(k: &PairKey, p: &PairFound, memory: AddressSpace) -> String {
     if let Some((why, _)) = &p.sync {
         parts.push(why.clone());
     }
+    if k.race == RaceKind::ReadWrite && !k.benign && p.unchanged {
+        parts.push(
+            "the write stored the value already there, so the race hid no wrong value on \
+             this input; another input stores another value"
+                .to_string(),
+        );
+    }
     if k.race == RaceKind::AtomicPlain && (k.first.1 == "read" || k.second.1 == "read") {
         parts.push(
-            "a plain read of memory other work-items update atomically races with them: read              it with an atomic (atomic_load_explicit, or atomic_or(p, 0) in OpenCL 1.2), or              order the two with a barrier"
+            "a plain read of memory other work-items update atomically races with them: read \
+             it with an atomic (atomic_load_explicit, or atomic_or(p, 0) in OpenCL 1.2), or \
+             order the two with a barrier"
                 .to_string(),
         );
     }
@@ -549,18 +643,18 @@ fn other_fence_only(memory: AddressSpace) -> String {
 /// How `x` (earlier) and `y` race, by the records' own rules: a record that holds only `x`
 /// stepped with `y`. Each race kind gives one pair, its sides in a fixed order (by
 /// instruction), so the same two accesses name the same pair whichever ran first.
-fn race(x: &Logged, y: &Logged) -> Vec<(PairKey, WorkItem, WorkItem)> {
+fn race(x: &Logged, y: &Logged) -> Vec<(PairKey, (WorkItem, WorkItem))> {
     let same_group = x.me.group_lo == y.me.group_lo;
     // Epochs are 7 bits in a record; intervals far apart are ordered whatever they wrap to.
     if same_group && y.barriers.wrapping_sub(x.barriers) >= mar::AGE_EVERY as u32 {
         return Vec::new();
     }
     let start = if x.defined { mar::INITIALISED } else { 0 };
-    let mut rec = mar::step(start, &x.me, 1, x.epoch, x.op, x.same_value).new;
+    let mut rec = mar::step(start, &x.me, 1, x.epoch, x.op, x.stored).new;
     if y.defined {
         rec |= mar::INIT_BIT;
     }
-    let s = mar::step(rec, &y.me, 1, y.epoch, y.op, y.same_value);
+    let s = mar::step(rec, &y.me, 1, y.epoch, y.op, y.stored);
     let side = |l: &Logged| (l.inst, l.op.name(), l.by_group);
     s.conflicts
         .iter_all()
@@ -580,8 +674,7 @@ fn race(x: &Logged, y: &Logged) -> Vec<(PairKey, WorkItem, WorkItem)> {
                     first,
                     second,
                 },
-                fi,
-                si,
+                (fi, si),
             ))
         })
         .collect()
@@ -782,7 +875,8 @@ impl Session {
         // nothing, but the model still says so in the reports.
         let atomics = checker.program.atomics();
         let synchronises = atomics != Atomics::None;
-        let decided = atomics == Atomics::Ordering && seen.racy.len() < WATCH_LIMIT;
+        let watched_all = seen.racy.len() < WATCH_LIMIT;
+        let decided = atomics == Atomics::Ordering && watched_all;
         // Disjoint (a byte is first written once), sorted for a binary search.
         let mut defined_here: HashMap<AllocId, Vec<(u64, u64)>> = HashMap::default();
         for (a, lo, hi) in &seen.defined {
@@ -860,7 +954,9 @@ impl Session {
             }
         };
         let location_of = |inst: InstId| checker.program.location(inst);
-        checker.adopt_pairs(probe.pairs(memory_of, &location_of), self.checks(), decided);
+        let complete = watched_all && !probe.logs.iter().any(|l| l.lock().overflowed);
+        let pairs = probe.pairs(memory_of, &location_of);
+        checker.adopt_pairs(pairs, self.checks(), decided, complete);
     }
 }
 
@@ -868,10 +964,24 @@ impl LaunchChecker<'_> {
     /// Replaces this launch's intra-launch race findings by the named pairs, for each buffer
     /// and finding kind the second run found pairs for; verdicts stay the first run's, but
     /// where the pairs `decided` them (synchronisation, which only the second run follows):
-    /// then a verdict the second run found no pair for is dropped.
-    fn adopt_pairs(&self, pairs: Vec<(Raw, AllocId)>, checks: crate::Checks, decided: bool) {
+    /// then a verdict the second run found no pair for is dropped. When the second run
+    /// logged every access to every racy byte (`complete`), its pairs also say which races
+    /// are benign: a read that reads back its own write is one the records cannot see.
+    fn adopt_pairs(
+        &self,
+        pairs: Vec<(Raw, AllocId)>,
+        checks: crate::Checks,
+        decided: bool,
+        complete: bool,
+    ) {
         let mut raw = self.raw.lock();
-        let verdict = |r: &Raw| (r.key.kind, r.key.alloc);
+        let verdict = |r: &Raw| {
+            let kind = match r.key.kind {
+                FindingKind::BenignRace if complete => FindingKind::DataRace,
+                k => k,
+            };
+            (kind, r.key.alloc)
+        };
         let intra_launch =
             |r: &Raw| r.key.race.is_some() && r.key.scope.is_some_and(|s| s != Scope::InterKernel);
         let had: HashSet<_> = raw
@@ -884,12 +994,13 @@ impl LaunchChecker<'_> {
             FindingKind::BenignRace => checks.benign,
             _ => checks.races,
         };
-        let named: Vec<Raw> = pairs
+        let found: Vec<Raw> = pairs
             .into_iter()
             .map(|(r, _)| r)
-            .filter(|r| wanted(r.key.kind) && had.contains(&verdict(r)))
+            .filter(|r| had.contains(&verdict(r)))
             .collect();
-        let replaced: HashSet<_> = named.iter().map(verdict).collect();
+        let replaced: HashSet<_> = found.iter().map(verdict).collect();
+        let named: Vec<Raw> = found.into_iter().filter(|r| wanted(r.key.kind)).collect();
         let kept: Vec<Raw> = std::mem::take(&mut raw.list)
             .into_iter()
             .filter(|r| {
@@ -919,13 +1030,15 @@ mod tests {
             barriers,
             barriers_other: 0,
             op,
-            same_value: false,
+            stored: Stored::New,
             defined: true,
             inst: InstId(inst),
             item: WorkItem::default(),
             by_group: false,
             clock: 0,
             local: false,
+            value: 0,
+            own: false,
         }
     }
 
@@ -1052,20 +1165,31 @@ mod tests {
     }
 
     #[test]
-    fn reads_of_a_same_value_write_are_benign_and_undefined_bytes_have_no_value() {
-        let write = |seq, item, defined| Logged {
-            same_value: true,
+    fn reads_of_a_put_back_write_are_benign_and_undefined_bytes_have_no_value() {
+        let write = |seq, item, defined, stored| Logged {
+            stored,
             defined,
             ..logged(seq, item, 0, 0, Op::Write, 10)
         };
         let read = logged(1, 2, 0, 0, Op::Read, 11);
         assert_eq!(
-            pairs(&[write(0, 1, true), read]),
+            pairs(&[write(0, 1, true, Stored::Back), read]),
             vec![(true, RaceKind::ReadWrite, Scope::IntraGroup, 10, 11)]
         );
         assert_eq!(
-            pairs(&[write(0, 1, false), read]),
+            pairs(&[write(0, 1, false, Stored::Back), read]),
             vec![(false, RaceKind::ReadWrite, Scope::IntraGroup, 10, 11)]
+        );
+        // The same value by chance of this input: a data race, said so.
+        assert_eq!(
+            pairs(&[write(0, 1, true, Stored::Same), read]),
+            vec![(false, RaceKind::ReadWrite, Scope::IntraGroup, 10, 11)]
+        );
+        let found = probe(&[write(0, 1, true, Stored::Same), read])
+            .pairs(|_| AddressSpace::Global, &|_| None);
+        assert!(
+            found[0].0.message.contains("hid no wrong value"),
+            "{found:?}"
         );
     }
 

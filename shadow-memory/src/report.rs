@@ -64,7 +64,7 @@ impl FindingKind {
     pub(crate) fn description(self) -> &'static str {
         match self {
             FindingKind::DataRace => "Two work-items access the same byte without synchronisation, at least one writing",
-            FindingKind::BenignRace => "Unsynchronised write of the value already in memory (harmless on most hardware)",
+            FindingKind::BenignRace => "Unsynchronised writes of the value already in memory, or a read that can see only that value (harmless on most hardware)",
             FindingKind::BarrierDivergence => "Work-items of a work-group reach different barriers, or a barrier a different number of times",
             FindingKind::OutOfBounds => "Access outside its buffer, or through an invalid pointer",
             FindingKind::UninitializedRead => "Read of memory that was never written",

@@ -30,6 +30,11 @@ pub trait Locations: Sync {
     fn atomics(&self) -> Atomics {
         Atomics::None
     }
+    /// Whether the instruction stores back what its work-item read there
+    /// ([`Program::stores_back`]).
+    fn stores_back(&self, _inst: InstId) -> bool {
+        false
+    }
 }
 
 impl Locations for Program {
@@ -41,6 +46,9 @@ impl Locations for Program {
     }
     fn atomics(&self) -> Atomics {
         Program::atomics(self)
+    }
+    fn stores_back(&self, inst: InstId) -> bool {
+        Program::stores_back(self, inst)
     }
 }
 

@@ -941,7 +941,7 @@ fn a_long_access_is_benign_only_if_every_byte_is() {
     let s = session(Checks::default());
     launch(&s, 0, false, |c| {
         let mut g = group(c, 0);
-        // Item 0 stores the zeros already there; item 1 stores new bytes after them.
+        // Item 0 puts back the zeros already there; item 1 stores new bytes after them.
         acc(
             c,
             &mut g,
@@ -950,7 +950,7 @@ fn a_long_access_is_benign_only_if_every_byte_is() {
             0,
             AccessKind::Write,
             wi(0, 0),
-            150,
+            PUT_BACK + 150,
             &[0; 4],
             &[0; 4],
         );
@@ -1247,7 +1247,12 @@ fn wide_ops_in(ops: &[WideOp], whole: bool, order: &[usize]) -> (Report, usize) 
         never_written: false,
     }];
     for (id, launch_ops) in ops.split(Option::is_none).enumerate() {
-        let c = s.launch(&loc, id as u64, "wg=in-order,wi=reverse", &Sequential);
+        let c = s.launch(
+            &TestProgram,
+            id as u64,
+            "wg=in-order,wi=reverse",
+            &Sequential,
+        );
         c.launch_start(&LaunchInfo {
             kernel: "wide",
             work_dim: 1,
@@ -1340,9 +1345,9 @@ fn block_checked_operations_find_what_lane_by_lane_checks_find() {
         None,
         // A later launch: the records of the first are ordered before it (no race).
         Some((0, Read, 7, 0, none, new)),
-        // Group 1 stores over words 32..64, the even lanes the values already there, while
-        // group 0 reads 48..80: a race, benign only at the even words.
-        Some((1, Write, 8, 32, none, |l| l % 2 == 0)),
+        // Group 1 stores over words 32..64, the even lanes putting back the values already
+        // there, while group 0 reads 48..80: a race, benign only at the even words.
+        Some((1, Write, PUT_BACK + 8, 32, none, |l| l % 2 == 0)),
         Some((0, Read, 9, 48, none, new)),
         // Two lanes on one word: lane 31's word is lane 30's (the run does not cover it).
         Some((1, Write, 10, 96, |l| (l == 31) as u64 * u64::MAX, new)),

@@ -519,9 +519,12 @@ fn lower_blocks(fx: &mut Fx, f: &rspirv::dr::Function) -> R<Vec<u32>> {
         key_pc[bi] = fx.md.code.ops.len() as u32;
         let label = b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
         let mut loc: Option<SourceLoc> = None;
+        // Loads of this block: result id to pointer id.
+        let mut loaded: HashMap<Word, Word> = HashMap::new();
         for inst in &b.instructions {
             fx.cur_inst = fx.md.inst_counter;
             fx.md.inst_counter += 1;
+            note_store_back(fx, inst, &mut loaded);
             match inst.class.opcode {
                 S::Line => loc = source_loc(fx, inst)?,
                 S::NoLine => loc = None,
@@ -540,6 +543,29 @@ fn lower_blocks(fx: &mut Fx, f: &rspirv::dr::Function) -> R<Vec<u32>> {
         fx.emit(Op::Br { t: stub.to });
     }
     Ok(key_pc)
+}
+
+/// Notes an OpStore whose value is what an OpLoad of the same block read through the same
+/// pointer id: a store that puts back what its work-item read there (`v = A[0]; A[0] = v;`).
+/// The value's provenance is the instruction's own, not a coincidence of one input, so a
+/// read racing only with such stores (that found the value still there) is a benign race.
+/// Within one block an id names one address.
+fn note_store_back(fx: &mut Fx, inst: &Instruction, loaded: &mut HashMap<Word, Word>) {
+    match inst.class.opcode {
+        S::Load => {
+            if let (Some(result), Ok(p)) = (inst.result_id, id_at(inst, 0)) {
+                loaded.insert(result, p);
+            }
+        }
+        S::Store => {
+            if let (Ok(p), Ok(v)) = (id_at(inst, 0), id_at(inst, 1)) {
+                if loaded.get(&v) == Some(&p) {
+                    fx.md.stores_back.push(fx.cur_inst);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The location an OpLine names (line 0 means none).

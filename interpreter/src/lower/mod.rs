@@ -81,6 +81,7 @@ pub(crate) struct Loaded {
     pub kernels: Vec<KernelInfo>,
     pub locs: Vec<Option<SourceLoc>>,
     pub aligns: Vec<u8>,
+    pub stores_back: Vec<u32>,
 }
 
 fn id_at(inst: &Instruction, i: usize) -> R<Word> {

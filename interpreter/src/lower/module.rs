@@ -84,6 +84,7 @@ pub(super) fn lower_module(
         code: Code::default(),
         locs: vec![],
         aligns: vec![],
+        stores_back: vec![],
         files: HashMap::new(),
         inst_counter: 0,
     };
@@ -104,6 +105,7 @@ pub(super) fn lower_module(
         kernels,
         locs: md.locs,
         aligns: md.aligns,
+        stores_back: md.stores_back,
     })
 }
 

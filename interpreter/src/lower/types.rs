@@ -29,6 +29,9 @@ pub(super) struct Mod<'m> {
     /// Alignment each instruction's memory access requires, per instruction (see
     /// [`crate::Program::alignment`]): log2 + 1, 0 for none.
     pub(super) aligns: Vec<u8>,
+    /// Instructions that store back what their work-item loaded through the same pointer
+    /// (see [`crate::Program::stores_back`]), in order.
+    pub(super) stores_back: Vec<u32>,
     pub(super) files: HashMap<Word, Arc<str>>,
     pub(super) inst_counter: u32,
 }

@@ -5,7 +5,7 @@ use crate::checks::access_rules::RuleFree;
 use crate::group::{clamp_item, GroupState, NO_INST};
 use crate::launch::LaunchChecker;
 use crate::local::Run;
-use crate::mar::{self, Op, Party};
+use crate::mar::{self, Op, Party, Stored};
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
 use crate::shadow::{self, Shadow, WordCursor, BLOCK};
@@ -34,6 +34,15 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         return x == y;
     }
     a == b
+}
+
+impl LaunchChecker<'_> {
+    /// What access `a` (of kind `op`) stored against what was there.
+    #[inline]
+    pub(crate) fn stored(&self, a: &Access<'_>, op: Op) -> Stored {
+        let same = op == Op::Write && !a.value.is_empty() && same_bytes(a.value, a.previous);
+        Stored::of(same, || self.program.stores_back(a.inst))
+    }
 }
 
 /// What one access found, byte by byte.
@@ -625,10 +634,9 @@ impl LaunchChecker<'_> {
         want: (bool, bool),
         cell: &AtomicU64,
     ) -> bool {
-        let same_value =
-            at.op == Op::Write && !a.value.is_empty() && same_bytes(a.value, a.previous);
+        let stored = self.stored(a, at.op);
         let epoch = g.epoch_global;
-        let Some(stepped) = self.step_word(cell, &at.me, at.site, epoch, at.op, same_value) else {
+        let Some(stepped) = self.step_word(cell, &at.me, at.site, epoch, at.op, stored) else {
             return false;
         };
         if Self::word_step_notable::<FIRST>(at.op, &stepped) {
@@ -692,11 +700,11 @@ impl LaunchChecker<'_> {
         site: u16,
         epoch: u8,
         op: Op,
-        same_value: bool,
+        stored: Stored,
     ) -> Option<WordStep> {
         let mut kept: Option<mar::Step> = None;
         let (old, (new, notable)) = Shadow::update_word(cell, |old| {
-            let s = mar::step(self.current(old, me), me, site, epoch, op, same_value);
+            let s = mar::step(self.current(old, me), me, site, epoch, op, stored);
             let notable = s.uninit || s.conflicts.any();
             if notable {
                 kept = Some(s);
@@ -815,6 +823,7 @@ impl LaunchChecker<'_> {
             if let Some(cell) = cell {
                 let value = |v: &[u64]| v.get(l).copied().unwrap_or(0) as u32;
                 let same = at.op == Op::Write && value(lanes.values) == value(lanes.previous);
+                let same = Stored::of(same, || self.program.stores_back(lanes.inst));
                 let epoch = g.epoch_global;
                 if let Some(stepped) = self.step_word(cell, &at.me, at.site, epoch, at.op, same) {
                     if Self::word_step_notable::<FIRST>(at.op, &stepped) {
@@ -851,7 +860,7 @@ impl LaunchChecker<'_> {
             at.site,
             epoch,
             Op::Read,
-            false,
+            Stored::New,
         );
         // Made again at the end as the group's work-item would make it: with no copy in
         // flight (the accessor then depends on nothing else of the group).
@@ -1051,9 +1060,13 @@ impl LaunchChecker<'_> {
         let n = BLOCK_LANES as u32;
         let b = lanes.offsets[first];
         // As `check_at` decides it for a lane's 4 bytes.
+        let back = write && self.program.stores_back(lanes.inst);
         let same_value = |l: usize| {
             let value = |v: &[u64]| v.get(l).copied().unwrap_or(0) as u32;
-            write && value(lanes.values) == value(lanes.previous)
+            Stored::of(
+                write && value(lanes.values) == value(lanes.previous),
+                || back,
+            )
         };
         let me_of = |l: usize| {
             let mut me = at.me;
@@ -1156,8 +1169,8 @@ impl LaunchChecker<'_> {
         let mut read_undefined = 0u8;
         // Whether the bytes were already there is decided per byte by the record (undefined
         // bytes have no value to store again).
-        let same_value = op == Op::Write && !a.value.is_empty() && same_bytes(a.value, a.previous);
-        let step = |rec: u64, site: u16, epoch: u8| mar::step(rec, me, site, epoch, op, same_value);
+        let stored = self.stored(a, op);
+        let step = |rec: u64, site: u16, epoch: u8| mar::step(rec, me, site, epoch, op, stored);
         let mut found = Found::default();
         // Only for a pair pass (bit i = byte i of the access): raced inside the launch, written
         // first (global bytes).
@@ -1237,7 +1250,7 @@ impl LaunchChecker<'_> {
                             break;
                         };
                         let Some((old, new, kept)) =
-                            self.step_word(cell, me, site, epoch, op, same_value)
+                            self.step_word(cell, me, site, epoch, op, stored)
                         else {
                             break;
                         };

@@ -49,22 +49,22 @@ fn pack_round_trips_every_field() {
 
 #[test]
 fn read_after_write_by_other_item_conflicts_and_same_item_does_not() {
-    let w = step(INITIALISED, &me(1, 0), 7, 0, Op::Write, false);
+    let w = step(INITIALISED, &me(1, 0), 7, 0, Op::Write, Stored::New);
     assert!(w.conflicts.first().is_none());
-    let own = step(w.new, &me(1, 0), 8, 0, Op::Read, false);
+    let own = step(w.new, &me(1, 0), 8, 0, Op::Read, Stored::New);
     assert!(own.conflicts.first().is_none());
-    let other = step(w.new, &me(2, 0), 8, 0, Op::Read, false);
+    let other = step(w.new, &me(2, 0), 8, 0, Op::Read, Stored::New);
     let c = other.conflicts.first().unwrap();
     assert_eq!(c.first.op, Op::Write);
     assert_eq!(c.first.who, Some((1, 7)));
     assert_eq!(c.scope, Scope::IntraGroup);
     // A later epoch (barrier in between) orders them.
-    assert!(step(w.new, &me(2, 0), 8, 1, Op::Read, false)
+    assert!(step(w.new, &me(2, 0), 8, 1, Op::Read, Stored::New)
         .conflicts
         .first()
         .is_none());
     // Another group is never ordered by that barrier.
-    let g = step(w.new, &me(5, 1), 8, 1, Op::Read, false)
+    let g = step(w.new, &me(5, 1), 8, 1, Op::Read, Stored::New)
         .conflicts
         .first()
         .unwrap();
@@ -74,31 +74,31 @@ fn read_after_write_by_other_item_conflicts_and_same_item_does_not() {
 #[test]
 fn many_readers_then_write_by_one_of_them_conflicts_with_unknown_reader() {
     let read = |who: Option<(u32, u16)>| Party { op: Op::Read, who };
-    let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
-    let b = step(a, &me(2, 0), 1, 0, Op::Read, false);
+    let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, Stored::New).new;
+    let b = step(a, &me(2, 0), 1, 0, Op::Read, Stored::New);
     assert!(b.conflicts.first().is_none());
     // The record still names the first reader, so the other's write can name it.
-    let w = step(b.new, &me(2, 0), 2, 0, Op::Write, false)
+    let w = step(b.new, &me(2, 0), 2, 0, Op::Write, Stored::New)
         .conflicts
         .first()
         .unwrap();
     assert_eq!(w.first, read(Some((1, 1))));
     // The first reader itself writing: the other reader is not in the record, but every
     // read of the interval was at site 1, so the line is known.
-    let w = step(b.new, &me(1, 0), 2, 0, Op::Write, false)
+    let w = step(b.new, &me(1, 0), 2, 0, Op::Write, Stored::New)
         .conflicts
         .first()
         .unwrap();
     assert_eq!(w.first, read(Some((0, 1))));
     // Readers at two sites: nothing is known of the other one.
-    let c = step(a, &me(2, 0), 5, 0, Op::Read, false).new;
-    let w = step(c, &me(1, 0), 2, 0, Op::Write, false)
+    let c = step(a, &me(2, 0), 5, 0, Op::Read, Stored::New).new;
+    let w = step(c, &me(1, 0), 2, 0, Op::Write, Stored::New)
         .conflicts
         .first()
         .unwrap();
     assert_eq!(w.first, read(None));
     // Many plain readers, then another read: fine.
-    assert!(step(b.new, &me(3, 0), 1, 0, Op::Read, false)
+    assert!(step(b.new, &me(3, 0), 1, 0, Op::Read, Stored::New)
         .conflicts
         .first()
         .is_none());
@@ -106,15 +106,15 @@ fn many_readers_then_write_by_one_of_them_conflicts_with_unknown_reader() {
 
 #[test]
 fn plain_read_after_atomics_by_several_items_races() {
-    let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Atomic, false).new;
-    let b = step(a, &me(2, 0), 1, 0, Op::Atomic, false);
+    let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Atomic, Stored::New).new;
+    let b = step(a, &me(2, 0), 1, 0, Op::Atomic, Stored::New);
     assert!(b.conflicts.first().is_none());
-    let r = step(b.new, &me(1, 0), 3, 0, Op::Read, false)
+    let r = step(b.new, &me(1, 0), 3, 0, Op::Read, Stored::New)
         .conflicts
         .first()
         .unwrap();
     assert_eq!((r.first.op, r.first.who), (Op::Atomic, Some((0, 1))));
-    let r = step(b.new, &me(2, 0), 3, 0, Op::Read, false)
+    let r = step(b.new, &me(2, 0), 3, 0, Op::Read, Stored::New)
         .conflicts
         .first()
         .unwrap();
@@ -123,26 +123,26 @@ fn plain_read_after_atomics_by_several_items_races() {
 
 #[test]
 fn uninitialised_read_only_for_plain_reads_of_unwritten_bytes() {
-    assert!(step(0, &me(1, 0), 1, 0, Op::Read, false).uninit);
-    let w = step(0, &me(1, 0), 1, 0, Op::Write, false).new;
-    assert!(!step(w, &me(1, 0), 1, 0, Op::Read, false).uninit);
-    assert!(!step(0, &me(1, 0), 1, 0, Op::Atomic, false).uninit);
+    assert!(step(0, &me(1, 0), 1, 0, Op::Read, Stored::New).uninit);
+    let w = step(0, &me(1, 0), 1, 0, Op::Write, Stored::New).new;
+    assert!(!step(w, &me(1, 0), 1, 0, Op::Read, Stored::New).uninit);
+    assert!(!step(0, &me(1, 0), 1, 0, Op::Atomic, Stored::New).uninit);
 }
 
 /// Item 0's plain write is not forgotten when its own atomic follows.
 #[test]
 fn own_atomic_after_own_write_keeps_the_write_for_others() {
-    let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, false).new;
-    let a = step(w, &me(1, 0), 2, 0, Op::Atomic, false);
+    let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, Stored::New).new;
+    let a = step(w, &me(1, 0), 2, 0, Op::Atomic, Stored::New);
     assert!(a.conflicts.first().is_none());
-    let c = step(a.new, &me(2, 0), 2, 0, Op::Atomic, false)
+    let c = step(a.new, &me(2, 0), 2, 0, Op::Atomic, Stored::New)
         .conflicts
         .first()
         .unwrap();
     assert_eq!(c.first.op, Op::Write);
     assert_eq!(c.first.who, Some((1, 1)));
     // After a barrier the write is ordered.
-    assert!(step(a.new, &me(2, 0), 2, 1, Op::Atomic, false)
+    assert!(step(a.new, &me(2, 0), 2, 1, Op::Atomic, Stored::New)
         .conflicts
         .first()
         .is_none());
@@ -153,34 +153,34 @@ fn own_atomic_after_own_write_keeps_the_write_for_others() {
 #[test]
 fn atomic_reads_race_with_plain_writes_only() {
     let ar = |rec: u64, item: u32, group: u32, epoch: u8| {
-        step(rec, &me(item, group), 9, epoch, Op::AtomicRead, false)
+        step(rec, &me(item, group), 9, epoch, Op::AtomicRead, Stored::New)
     };
-    let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
+    let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, Stored::New).new;
     assert!(ar(r, 2, 0, 0).conflicts.first().is_none());
-    let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Atomic, false).new;
+    let a = step(INITIALISED, &me(1, 0), 1, 0, Op::Atomic, Stored::New).new;
     assert!(ar(a, 2, 0, 0).conflicts.first().is_none());
-    let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, false).new;
+    let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, Stored::New).new;
     let c = ar(w, 2, 0, 0).conflicts.first().unwrap();
     assert_eq!(c.first.op, Op::Write);
     // A write hidden behind an atomic in the epoch flags still counts.
-    let wa = step(w, &me(3, 0), 3, 0, Op::Atomic, false).new;
+    let wa = step(w, &me(3, 0), 3, 0, Op::Atomic, Stored::New).new;
     assert!(ar(wa, 2, 0, 0).conflicts.first().is_some());
 
     // After it: a plain write races with it, in the group and across groups, a plain
     // read or an atomic does not.
     for (item, group) in [(2, 0), (5, 1)] {
         let x = ar(INITIALISED, 1, 0, 0).new;
-        let c = step(x, &me(item, group), 4, 0, Op::Write, false)
+        let c = step(x, &me(item, group), 4, 0, Op::Write, Stored::New)
             .conflicts
             .first()
             .unwrap();
         assert_eq!((c.first.op, c.first.who), (Op::AtomicRead, Some((1, 9))));
         assert_eq!(c.first.op.name(), "atomic");
-        assert!(step(x, &me(item, group), 4, 0, Op::Read, false)
+        assert!(step(x, &me(item, group), 4, 0, Op::Read, Stored::New)
             .conflicts
             .first()
             .is_none());
-        assert!(step(x, &me(item, group), 4, 0, Op::Atomic, false)
+        assert!(step(x, &me(item, group), 4, 0, Op::Atomic, Stored::New)
             .conflicts
             .first()
             .is_none());
@@ -188,11 +188,11 @@ fn atomic_reads_race_with_plain_writes_only() {
     }
     // Its own item's later write is ordered after it; a barrier orders the group's.
     let x = ar(INITIALISED, 1, 0, 0).new;
-    assert!(step(x, &me(1, 0), 4, 0, Op::Write, false)
+    assert!(step(x, &me(1, 0), 4, 0, Op::Write, Stored::New)
         .conflicts
         .first()
         .is_none());
-    assert!(step(x, &me(2, 0), 4, 1, Op::Write, false)
+    assert!(step(x, &me(2, 0), 4, 1, Op::Write, Stored::New)
         .conflicts
         .first()
         .is_none());
@@ -205,38 +205,38 @@ fn atomic_reads_race_with_plain_writes_only() {
 #[test]
 fn atomic_reads_behind_other_accesses_still_race_with_writes() {
     // Items 1 and 2 atomically read; item 3 reads; group 1 (item 5) writes.
-    let x = step(INITIALISED, &me(1, 0), 1, 0, Op::AtomicRead, false).new;
-    let x = step(x, &me(2, 0), 2, 0, Op::AtomicRead, false).new;
-    let c = step(x, &me(3, 0), 3, 0, Op::Write, false)
+    let x = step(INITIALISED, &me(1, 0), 1, 0, Op::AtomicRead, Stored::New).new;
+    let x = step(x, &me(2, 0), 2, 0, Op::AtomicRead, Stored::New).new;
+    let c = step(x, &me(3, 0), 3, 0, Op::Write, Stored::New)
         .conflicts
         .first()
         .unwrap();
     assert_eq!(c.first.op, Op::AtomicRead);
-    let c = step(x, &me(5, 1), 3, 0, Op::Write, false)
+    let c = step(x, &me(5, 1), 3, 0, Op::Write, Stored::New)
         .conflicts
         .first()
         .unwrap();
     assert_eq!((c.first.op, c.scope), (Op::AtomicRead, Scope::InterGroup));
     // Group 1 reads (no race); group 2 (item 9) writes: the atomic read is in O now.
-    let y = step(x, &me(5, 1), 4, 0, Op::Read, false);
+    let y = step(x, &me(5, 1), 4, 0, Op::Read, Stored::New);
     assert!(y.conflicts.first().is_none());
-    let c = step(y.new, &me(9, 2), 5, 0, Op::Write, false)
+    let c = step(y.new, &me(9, 2), 5, 0, Op::Write, Stored::New)
         .conflicts
         .first()
         .unwrap();
     assert_eq!(c.first.op, Op::Read);
-    let z = step(x, &me(5, 1), 4, 0, Op::AtomicRead, false).new;
-    let z = step(z, &me(9, 2), 4, 0, Op::AtomicRead, false).new;
-    let c = step(z, &me(13, 3), 5, 0, Op::Write, false)
+    let z = step(x, &me(5, 1), 4, 0, Op::AtomicRead, Stored::New).new;
+    let z = step(z, &me(9, 2), 4, 0, Op::AtomicRead, Stored::New).new;
+    let c = step(z, &me(13, 3), 5, 0, Op::Write, Stored::New)
         .conflicts
         .first()
         .unwrap();
     assert_eq!(c.first.op, Op::AtomicRead);
     // An atomic read after another item's read keeps the reader named: a later atomic
     // races with the read.
-    let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
-    let r = step(r, &me(2, 0), 2, 0, Op::AtomicRead, false).new;
-    let c = step(r, &me(3, 0), 3, 0, Op::Atomic, false)
+    let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, Stored::New).new;
+    let r = step(r, &me(2, 0), 2, 0, Op::AtomicRead, Stored::New).new;
+    let c = step(r, &me(3, 0), 3, 0, Op::Atomic, Stored::New)
         .conflicts
         .first()
         .unwrap();
@@ -248,14 +248,14 @@ fn atomic_reads_behind_other_accesses_still_race_with_writes() {
 #[test]
 fn a_write_reports_each_race_kind_it_is_in() {
     for reads_last in [false, true] {
-        let w = |rec| step(rec, &me(1, 0), 1, 0, Op::Write, false).new;
-        let r = |rec| step(rec, &me(5, 1), 2, 0, Op::Read, false).new;
+        let w = |rec| step(rec, &me(1, 0), 1, 0, Op::Write, Stored::New).new;
+        let r = |rec| step(rec, &me(5, 1), 2, 0, Op::Read, Stored::New).new;
         let x = if reads_last {
             r(w(INITIALISED))
         } else {
             w(r(INITIALISED))
         };
-        let s = step(x, &me(9, 2), 3, 0, Op::Write, false);
+        let s = step(x, &me(9, 2), 3, 0, Op::Write, Stored::New);
         let ww = s.conflicts.get(RaceKind::WriteWrite).unwrap();
         let rw = s.conflicts.get(RaceKind::ReadWrite).unwrap();
         assert_eq!((ww.first.op, rw.first.op), (Op::Write, Op::Read));
@@ -278,18 +278,18 @@ fn an_earlier_access_covers_what_its_later_kinds_race_with() {
 /// Item 0 reads, then increments; other items' increments race with the read.
 #[test]
 fn own_atomic_after_own_read_keeps_the_read_for_others() {
-    let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
-    let a = step(r, &me(1, 0), 2, 0, Op::Atomic, false).new;
-    let c = step(a, &me(2, 0), 2, 0, Op::Atomic, false)
+    let r = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, Stored::New).new;
+    let a = step(r, &me(1, 0), 2, 0, Op::Atomic, Stored::New).new;
+    let c = step(a, &me(2, 0), 2, 0, Op::Atomic, Stored::New)
         .conflicts
         .first()
         .unwrap();
     assert_eq!(c.first.op, Op::Read);
     // Two items' atomics alone never race.
-    let a1 = step(INITIALISED, &me(1, 0), 2, 0, Op::Atomic, false).new;
-    let a2 = step(a1, &me(2, 0), 2, 0, Op::Atomic, false);
+    let a1 = step(INITIALISED, &me(1, 0), 2, 0, Op::Atomic, Stored::New).new;
+    let a2 = step(a1, &me(2, 0), 2, 0, Op::Atomic, Stored::New);
     assert!(a2.conflicts.first().is_none());
-    assert!(step(a2.new, &me(1, 0), 2, 0, Op::Atomic, false)
+    assert!(step(a2.new, &me(1, 0), 2, 0, Op::Atomic, Stored::New)
         .conflicts
         .first()
         .is_none());
@@ -298,73 +298,85 @@ fn own_atomic_after_own_read_keeps_the_read_for_others() {
 /// Never-written bytes have no value to store again.
 #[test]
 fn same_value_write_is_benign_only_over_initialised_bytes() {
-    let undefined = step(0, &me(1, 0), 1, 0, Op::Write, true).new;
-    let c = step(undefined, &me(2, 0), 1, 0, Op::Write, true)
+    let undefined = step(0, &me(1, 0), 1, 0, Op::Write, Stored::Same).new;
+    let c = step(undefined, &me(2, 0), 1, 0, Op::Write, Stored::Same)
         .conflicts
         .first()
         .unwrap();
     assert!(c.benign, "the second write stores what the first wrote");
-    let read = step(0, &me(1, 0), 1, 0, Op::Read, false).new;
-    let c = step(read, &me(2, 0), 1, 0, Op::Write, true)
+    let read = step(0, &me(1, 0), 1, 0, Op::Read, Stored::New).new;
+    let c = step(read, &me(2, 0), 1, 0, Op::Write, Stored::Back)
         .conflicts
         .first()
         .unwrap();
     assert!(!c.benign, "a write over undefined bytes is a real race");
-    let read = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, false).new;
-    let c = step(read, &me(2, 0), 1, 0, Op::Write, true)
+    let read = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, Stored::New).new;
+    let c = step(read, &me(2, 0), 1, 0, Op::Write, Stored::Back)
         .conflicts
         .first()
         .unwrap();
     assert!(c.benign);
 }
 
-/// A read racing only with writes that stored what was there is benign.
+/// A read racing a write that stored what was there on this input is a data race (the next
+/// input stores another value); only writes that put back what their work-item read there
+/// make it benign.
 #[test]
-fn read_racing_only_with_same_value_writes_is_benign() {
-    let w = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, true).new;
-    let c = step(w, &me(2, 0), 2, 0, Op::Read, false)
-        .conflicts
-        .first()
-        .unwrap();
+fn a_read_is_benign_only_beside_writes_that_put_back_what_was_there() {
+    let race = |earlier: u64, who: Me, op: Op, stored: Stored| {
+        step(earlier, &who, 2, 0, op, stored)
+            .conflicts
+            .first()
+            .unwrap()
+    };
+    let same = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, Stored::Same).new;
+    let c = race(same, me(2, 0), Op::Read, Stored::New);
+    assert!(
+        !c.benign && c.first.op == Op::Write,
+        "a same value by chance"
+    );
+    let back = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, Stored::Back).new;
+    let c = race(back, me(2, 0), Op::Read, Stored::New);
     assert!(c.benign && c.first.op == Op::Write);
-    let changed = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, false).new;
-    let c = step(changed, &me(2, 0), 2, 0, Op::Read, false)
-        .conflicts
-        .first()
-        .unwrap();
-    assert!(!c.benign);
+    // The write after the read, the same way round.
+    let read = step(INITIALISED, &me(1, 0), 1, 0, Op::Read, Stored::New).new;
+    assert!(!race(read, me(2, 0), Op::Write, Stored::Same).benign);
+    assert!(race(read, me(2, 0), Op::Write, Stored::Back).benign);
+    // Two writes of what was there are benign whatever stored it.
+    assert!(race(same, me(2, 0), Op::Write, Stored::Same).benign);
+    assert!(race(back, me(2, 0), Op::Write, Stored::Same).benign);
+    assert!(!race(back, me(2, 0), Op::Write, Stored::New).benign);
+    // A put-back racing an atomic may undo it: not benign.
+    let atomic = step(INITIALISED, &me(1, 0), 1, 0, Op::Atomic, Stored::New).new;
+    assert!(!race(atomic, me(2, 0), Op::Write, Stored::Back).benign);
+    let changed = step(INITIALISED, &me(1, 0), 1, 0, Op::Write, Stored::New).new;
+    assert!(!race(changed, me(2, 0), Op::Read, Stored::New).benign);
     // A value-changing write before the barrier does not spoil the next interval...
-    let next = step(changed, &me(1, 0), 1, 1, Op::Write, true).new;
-    let c = step(next, &me(2, 0), 2, 1, Op::Read, false)
+    let next = step(changed, &me(1, 0), 1, 1, Op::Write, Stored::Back).new;
+    let c = step(next, &me(2, 0), 2, 1, Op::Read, Stored::New)
         .conflicts
         .first()
         .unwrap();
     assert!(c.benign);
     // ...but another group is not ordered by that barrier.
-    let c = step(next, &me(5, 1), 2, 0, Op::Read, false)
-        .conflicts
-        .first()
-        .unwrap();
+    let c = race(next, me(5, 1), Op::Read, Stored::New);
     assert!(!c.benign && c.scope == Scope::InterGroup);
-    // Same-value writes of another group, then a read: benign too.
-    let g = step(INITIALISED, &me(5, 1), 1, 0, Op::Write, true).new;
-    let c = step(g, &me(1, 0), 2, 0, Op::Read, false)
-        .conflicts
-        .first()
-        .unwrap();
+    // Put-back writes of another group, then a read: benign too.
+    let g = step(INITIALISED, &me(5, 1), 1, 0, Op::Write, Stored::Back).new;
+    let c = race(g, me(1, 0), Op::Read, Stored::New);
     assert!(c.benign && c.scope == Scope::InterGroup);
 }
 
 #[test]
 fn aging_keeps_old_records_old_across_the_7_bit_wrap() {
-    let w = step(INITIALISED, &me(1, 0), 1, 3, Op::Write, false).new;
+    let w = step(INITIALISED, &me(1, 0), 1, 3, Op::Write, Stored::New).new;
     let aged = age(w, 3 + AGE_EVERY);
     // 128 epochs after the write the raw epoch would match again; the aged one does not.
-    assert!(step(aged, &me(2, 0), 1, 3 + 128, Op::Read, false)
+    assert!(step(aged, &me(2, 0), 1, 3 + 128, Op::Read, Stored::New)
         .conflicts
         .first()
         .is_none());
-    assert!(step(w, &me(2, 0), 1, 3 + 128, Op::Read, false)
+    assert!(step(w, &me(2, 0), 1, 3 + 128, Op::Read, Stored::New)
         .conflicts
         .first()
         .is_some());
@@ -419,7 +431,7 @@ mod properties {
                 Event::Access { item, op } => {
                     let me = who(item);
                     let g = ((item - 1) / 2) as usize;
-                    let s = step(rec, &me, item as u16, epochs[g], op, false);
+                    let s = step(rec, &me, item as u16, epochs[g], op, Stored::New);
                     reported |= s.conflicts.first().is_some();
                     rec = s.new;
                     racy |= seen.iter().any(|&(i, o, ep)| {
@@ -438,7 +450,7 @@ mod properties {
     /// epoch half the time (only there does an access by the recorded item itself differ),
     /// sometimes the recorded item among the sixteen accessors, and sometimes the recorded
     /// item as the group's async-copy actor, often with a copy in flight.
-    fn shift_case() -> impl Strategy<Value = (u64, Me, u16, u8, Op, bool)> {
+    fn shift_case() -> impl Strategy<Value = (u64, Me, u16, u8, Op, Stored)> {
         let near_ends = |from: u32| prop_oneof![from..40, MAX_ITEM as u32 - 20..=MAX_ITEM as u32];
         (
             any::<u64>(),
@@ -456,7 +468,7 @@ mod properties {
             0u16..8,
             (0u8..128, any::<bool>()),
             0usize..4,
-            any::<bool>(),
+            stored(),
         )
             .prop_map(
                 |(fields, old_item, item, groups, actor, site, epoch, op, same_value)| {
@@ -488,6 +500,11 @@ mod properties {
                     (old, me, site, epoch, Op::ALL[op], same_value)
                 },
             )
+    }
+
+    /// Any [`Stored`].
+    fn stored() -> impl Strategy<Value = Stored> {
+        prop_oneof![Just(Stored::New), Just(Stored::Same), Just(Stored::Back)]
     }
 
     /// A record of a byte several items of group 0 (items 1..=4 of `me`) read in an epoch,
@@ -587,14 +604,14 @@ mod properties {
         ) {
             let who = super::me(item, (item - 1) / 4);
             if read_only_settled(old, &who) {
-                let s = step(old, &who, site, epoch, Op::Read, false);
+                let s = step(old, &who, site, epoch, Op::Read, Stored::New);
                 prop_assert!(!s.conflicts.any() && !s.uninit);
                 // Items 17..=24: the next launch, in groups of 4.
                 let next = Me { item: later_item, group_lo: 17 + (later_item - 17) / 4 * 4,
                     group_hi: 21 + (later_item - 17) / 4 * 4, launch_lo: 17, launch_hi: 25,
                     actor: 0, actor_since: None };
-                let kept = step(old, &next, 1, 0, later, false).conflicts;
-                let stepped = step(s.new, &next, 1, 0, later, false).conflicts;
+                let kept = step(old, &next, 1, 0, later, Stored::New).conflicts;
+                let stepped = step(s.new, &next, 1, 0, later, Stored::New).conflicts;
                 for ((kind, a), (_, b)) in kept.iter_all().zip(stepped.iter_all()) {
                     if let Some(b) = b {
                         prop_assert_eq!(a.map(|c| c.first.op), Some(b.first.op), "{:?}", kind);
@@ -622,7 +639,7 @@ mod properties {
             item in 1u32..=8,
             site in 0u16..8,
             epoch in 0u8..128,
-            same_value in any::<bool>(),
+            same_value in stored(),
             at_its_site_and_epoch in any::<bool>(),
         ) {
             // Half the cases read in the record's own epoch and site (where it may settle).
@@ -715,8 +732,8 @@ mod properties {
             let same_group = (a - 1) / 2 == (b - 1) / 2;
             let epoch = barrier as u8;
             let pair = |p: u32, o1: Op, q: u32, o2: Op| {
-                let first = step(INITIALISED, &who(p), 1, 0, o1, false).new;
-                step(first, &who(q), 2, epoch, o2, false).conflicts.first().map(|c| {
+                let first = step(INITIALISED, &who(p), 1, 0, o1, Stored::New).new;
+                step(first, &who(q), 2, epoch, o2, Stored::New).conflicts.first().map(|c| {
                     let mut k = [c.first.op, o2];
                     k.sort();
                     k
@@ -730,19 +747,24 @@ mod properties {
         }
 
         /// Same-value rules: a write storing the bytes already there races benignly only over
-        /// bytes that held a value.
+        /// bytes that held a value, with another write of them, or with a read when it put
+        /// back what its work-item read there.
         #[test]
         fn same_value_writes_are_benign_only_over_defined_bytes(
-            init in any::<bool>(), first in 0usize..3
+            init in any::<bool>(), first in 0usize..3, stored in stored()
         ) {
             let ops = [Op::Read, Op::Write, Op::Atomic];
             let start = if init { INITIALISED } else { 0 };
-            let r = step(start, &who(1), 1, 0, ops[first], false).new;
-            let c = step(r, &who(2), 2, 0, Op::Write, true).conflicts.first();
+            let r = step(start, &who(1), 1, 0, ops[first], Stored::New).new;
+            let c = step(r, &who(2), 2, 0, Op::Write, stored).conflicts.first();
             prop_assert!(c.is_some());
             // The earlier access defines the bytes when it wrote them.
-            let defined = init || ops[first] != Op::Read;
-            prop_assert_eq!(c.unwrap().benign, defined);
+            let benign = match ops[first] {
+                Op::Write => stored != Stored::New,
+                Op::Read => stored == Stored::Back && init,
+                _ => false,
+            };
+            prop_assert_eq!(c.unwrap().benign, benign);
         }
     }
 }
@@ -754,14 +776,14 @@ fn only_the_pairs_may_race_with_names_conflict() {
     for x in Op::ALL {
         for y in Op::ALL {
             for (second, scope) in [(me(2, 0), "group"), (me(6, 1), "launch")] {
-                for same_value in [false, true] {
+                for same_value in [Stored::New, Stored::Same, Stored::Back] {
                     let first = step(INITIALISED, &me(1, 0), 1, 0, x, same_value).new;
                     let s = step(first, &second, 1, 0, y, same_value);
                     let conflicts = s.conflicts.iter_all().filter(|(_, c)| c.is_some()).count();
                     assert_eq!(
                         conflicts > 0,
                         x.may_race_with(y),
-                        "{x:?} then {y:?} in one {scope}, same value {same_value}"
+                        "{x:?} then {y:?} in one {scope}, {same_value:?}"
                     );
                 }
             }

@@ -10,8 +10,8 @@ pub use shadowcl_interpreter::{
     WorkItem,
 };
 pub use shadowcl_shadow::{
-    Checks, Config, FindingKind, GroupState, HostAccess, LaunchChecker, LaunchOrder, RaceKind,
-    Report, Scope, Sequential, Session, Suppressions, Unordered,
+    Checks, Config, FindingKind, GroupState, HostAccess, LaunchChecker, LaunchOrder, Locations,
+    RaceKind, Report, Scope, Sequential, Session, Suppressions, Unordered,
 };
 pub use std::sync::Arc;
 
@@ -19,6 +19,22 @@ pub const LOCAL: usize = 4;
 pub const GROUPS: usize = 2;
 pub const BUF: AllocId = AllocId(1000);
 pub const OUT: AllocId = AllocId(1001);
+
+/// Instructions from this index on store back what their work-item read there, as
+/// `Program::stores_back` says of `v = A[0]; A[0] = v;`.
+pub const PUT_BACK: u32 = 1000;
+
+/// The program of the tests' launches: [`loc`] for locations, [`PUT_BACK`] for put-backs.
+pub struct TestProgram;
+
+impl Locations for TestProgram {
+    fn location(&self, inst: InstId) -> Option<SourceLoc> {
+        loc(inst)
+    }
+    fn stores_back(&self, inst: InstId) -> bool {
+        inst.0 >= PUT_BACK
+    }
+}
 
 pub fn loc(inst: InstId) -> Option<SourceLoc> {
     Some(SourceLoc {
@@ -238,7 +254,12 @@ pub fn launch(
     body: impl FnOnce(&LaunchChecker<'_>),
 ) -> Report {
     let order: &dyn LaunchOrder = if concurrent { &Unordered } else { &Sequential };
-    let c = s.launch(&loc, id, "wg=in-order,wi=in-order,q=0,seed=0,serial", order);
+    let c = s.launch(
+        &TestProgram,
+        id,
+        "wg=in-order,wi=in-order,q=0,seed=0,serial",
+        order,
+    );
     start(&c, "k");
     body(&c);
     c.launch_end();

@@ -55,9 +55,10 @@ pub const KINDS: &[&str] = &[
 /// Fields of a finding an expectation may pin (`lines` is `FIRST/SECOND`, the source lines
 /// of the two sides, `?` where the report names none; `sync` the reason of the
 /// synchronisation the race's report explains, `release-scope`, `acquire-scope`,
-/// `relaxed-write`, `relaxed-read` or `fence-memory`, or `none` when it explains none).
+/// `relaxed-write`, `relaxed-read` or `fence-memory`, or `none` when it explains none;
+/// `says` words the finding's message holds, `-` between them).
 pub const EXPECT_FIELDS: &[&str] = &[
-    "race", "scope", "memory", "buffer", "count", "lines", "sync",
+    "race", "scope", "memory", "buffer", "count", "lines", "sync", "says",
 ];
 
 #[derive(Debug)]

@@ -57,6 +57,10 @@ pub(crate) fn finding_matches(f: &Value, e: &case::Expect) -> bool {
     e.fields.iter().all(|(k, want)| match f.get(k) {
         _ if k == "lines" => side_lines(f) == *want,
         _ if k == "sync" => sync_reason(f) == *want,
+        _ if k == "says" => f
+            .get("message")
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.contains(&want.replace('-', " "))),
         Some(Value::String(s)) => s == want,
         Some(Value::Number(n)) => n.to_string() == *want,
         _ => false,

@@ -7,7 +7,7 @@
 // twin: shared-event-fixed.cl
 // expect: async-copy-misuse count=2
 // expect: data-race race=read-write memory=local scope=intra-group buffer=tq count=512
-// expect: data-race race=read-write memory=global scope=intra-group buffer=q count=508
+// expect: data-race race=read-write memory=global scope=intra-group buffer=q count=512
 // oclgrind: none Oclgrind performs an async copy at once, when the work-group reaches it, and does not check the events a wait names
 __kernel void pair(__global float *p, __global float *q) {
   __local float tp[64], tq[64];

@@ -1,6 +1,7 @@
-// Issue #11 R8: after the barrier every item reads a[0] and stores the value back. The reads
-// race only with writes that stored the value already there: benign, not a data race (and
-// the same-value writes before the barrier are benign write-write races).
+// After the barrier every item reads a[0] and stores back what it read: the stores' value
+// comes from those bytes (its provenance, not this input's chance), so the reads race only
+// with stores that change nothing: benign, not a data race (and the stores of 3 before the
+// barrier are benign write-write races).
 // kernel: keep
 // global: 128   local: 64
 // arg: local int 1
