@@ -178,3 +178,38 @@ fn lockstep_lanes_follow_their_own_private_bytes() {
         assert_eq!(seen_under(Schedule::AUTO), by_item, "{opt}: auto");
     }
 }
+
+/// `v.x = a; v.y = b;` on a private vector in memory writes those lanes: at -O0 clang makes
+/// each a load of the whole vector, an insert and a store, but the source reads nothing, so
+/// only a later read of a lane never written is one; and the values are as written.
+#[test]
+fn lane_writes_of_private_vectors_read_nothing() {
+    let src = r#"
+    __kernel void lanes(__global float *out, int n) {
+      float4 v[2];
+      for (int i = 0; i < n; i++) { v[i].x = 1.0f; v[i].y = 2.0f; }
+      for (int i = 0; i < n; i++) v[i].w = 4.0f;
+      out[0] = v[1].x + v[1].y + v[1].w;
+      out[1] = v[0].z;
+    }"#;
+    for opt in ["-O0", "-O2"] {
+        let out = buf_f32(&[0.0; 2]);
+        let seen = watch(src, opt, "lanes", vec![arg(&out), val(2i32)], true);
+        let reads: Vec<_> = seen
+            .iter()
+            .filter(|s| s.space == AddressSpace::Private)
+            .collect();
+        // Only v[0].z (bytes 8..12 of the array), read by `out[1] = v[0].z`.
+        assert!(
+            !reads.is_empty(),
+            "{opt}: the unwritten lane's read is reported"
+        );
+        for s in &reads {
+            assert!(
+                s.offset + s.size as u64 > 8 && s.offset < 12,
+                "{opt}: {s:?}"
+            );
+        }
+        assert_eq!(read_f32(&out)[0], 7.0, "{opt}");
+    }
+}

@@ -515,13 +515,14 @@ fn emit_byval_copies(fx: &mut Fx, byval: &[ByVal]) {
 /// edge stubs. Returns the pc of each block key (blocks first, then stubs).
 fn lower_blocks(fx: &mut Fx, f: &rspirv::dr::Function) -> R<Vec<u32>> {
     let mut key_pc = vec![0u32; f.blocks.len()];
+    let part_accesses = part_accesses(fx.md, f);
     for (bi, b) in f.blocks.iter().enumerate() {
         key_pc[bi] = fx.md.code.ops.len() as u32;
         let label = b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
         let mut loc: Option<SourceLoc> = None;
         // Loads of this block: result id to pointer id.
         let mut loaded: HashMap<Word, Word> = HashMap::new();
-        for inst in &b.instructions {
+        for (li, inst) in b.instructions.iter().enumerate() {
             fx.cur_inst = fx.md.inst_counter;
             fx.md.inst_counter += 1;
             note_store_back(fx, inst, &mut loaded);
@@ -532,7 +533,10 @@ fn lower_blocks(fx: &mut Fx, f: &rspirv::dr::Function) -> R<Vec<u32>> {
             }
             fx.md.locs.push(loc.clone());
             fx.md.aligns.push(0);
-            lower_inst(fx, inst, label)?;
+            match part_accesses.get(&(bi, li)) {
+                None => lower_inst(fx, inst, label)?,
+                Some((access, scratch)) => lower_part_access(fx, inst, access, *scratch)?,
+            }
         }
     }
     let stubs = std::mem::take(&mut fx.stubs);
@@ -543,6 +547,38 @@ fn lower_blocks(fx: &mut Fx, f: &rspirv::dr::Function) -> R<Vec<u32>> {
         fx.emit(Op::Br { t: stub.to });
     }
     Ok(key_pc)
+}
+
+/// Emits a part access in place of `inst` ([`PartAccess`]); `scratch`: a register free for
+/// a part's address.
+fn lower_part_access(fx: &mut Fx, inst: &Instruction, access: &PartAccess, scratch: Word) -> R<()> {
+    let at = fx.val(scratch)?;
+    // The part's address: the value's own at offset 0.
+    let address = |fx: &mut Fx, p: u32, off: i64| {
+        if off == 0 {
+            p
+        } else {
+            fx.emit(Op::Gep { d: at, p, off });
+            at
+        }
+    };
+    match access {
+        PartAccess::Skip => {}
+        PartAccess::Store { parts } => {
+            let p = fx.val(id_at(inst, 0)?)?;
+            for &(off, ty, part, lane) in parts {
+                let v = fx.val(part)? + lane;
+                let to = address(fx, p, off);
+                emit_store(fx, ty, to, v)?;
+            }
+        }
+        PartAccess::Load { pointer, off, ty } => {
+            let p = fx.val(*pointer)?;
+            let from = address(fx, p, *off);
+            emit_load(fx, *ty, fx.dst(inst)?, from)?;
+        }
+    }
+    Ok(())
 }
 
 /// Notes an OpStore whose value is what an OpLoad of the same block read through the same

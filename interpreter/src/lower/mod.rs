@@ -20,6 +20,7 @@ mod kernel_info;
 mod memory;
 mod module;
 mod param_writes;
+mod parts;
 mod types;
 
 use ext::*;
@@ -29,6 +30,7 @@ use kernel_info::*;
 use memory::*;
 use module::*;
 use param_writes::*;
+use parts::*;
 use types::*;
 
 type Word = u32;

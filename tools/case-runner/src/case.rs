@@ -30,6 +30,7 @@ const KEYS: &[&str] = &[
     "release-before-launch",
     "expect",
     "checks",
+    "compile",
     "compare",
     "options",
     "requires",
@@ -429,6 +430,8 @@ pub struct Case {
     /// `None`: no expectation declared. `Some(vec![])`: `expect: none`.
     pub expects: Option<Vec<Expect>>,
     pub checks: Option<String>,
+    /// `SHADOWCL_COMPILE` for ShadowCL's runs (`app` or `source`); `None`: its default.
+    pub compile: Option<String>,
     pub compares: Vec<Compare>,
     pub options: String,
     pub requires: Vec<String>,

@@ -358,6 +358,10 @@ pub(crate) fn check_one(
         Some(c) => env.push(("SHADOWCL_CHECKS", c.clone())),
         None => unset.push("SHADOWCL_CHECKS"),
     }
+    match &case.compile {
+        Some(c) => env.push(("SHADOWCL_COMPILE", c.clone())),
+        None => unset.push("SHADOWCL_COMPILE"),
+    }
     if oclgrind {
         if checks.iter().any(|c| c == "races") {
             env.push(("OCLGRIND_DATA_RACES", "1".into()));

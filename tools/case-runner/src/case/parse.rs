@@ -192,6 +192,7 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
         release_before_launch: Vec::new(),
         expects: None,
         checks: None,
+        compile: None,
         compares: Vec::new(),
         options: String::new(),
         requires: Vec::new(),
@@ -252,6 +253,10 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
                     expect_line(case.expects.get_or_insert_with(Vec::new), &value).map_err(e)?
                 }
                 "checks" => case.checks = Some(value),
+                "compile" => match value.as_str() {
+                    "app" | "source" => case.compile = Some(value),
+                    _ => return Err(e(format!("`{value}`: compile: app | source"))),
+                },
                 "twin" => case.twin = Some(value),
                 "schedule-dependent" => {
                     if value.is_empty() {
