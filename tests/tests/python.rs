@@ -222,3 +222,14 @@ fn pyopencl_compile_then_link_on_shadowcl() {
         "pyopencl compile and link: PASS on ShadowCL",
     );
 }
+
+/// A launch's local memory is the application's build's: a dead `__local` array the
+/// checked build keeps does not make the launch fail.
+#[test]
+fn pyopencl_local_memory_is_the_applications_builds() {
+    run_pyopencl_script(
+        "pyopencl_local_memory_is_the_applications_builds",
+        "local_resources.py",
+        "pyopencl local resources: PASS on ShadowCL",
+    );
+}

@@ -10,7 +10,7 @@ use crate::consts::*;
 use crate::core::context::Context;
 use crate::core::event::Event;
 use crate::core::kernel::{
-    get_kernel, launch_work, local_args_size, make_kernel, max_wg_size, ArgSet, Kernel, Range,
+    get_kernel, launch_work, local_mem_size, make_kernel, max_wg_size, ArgSet, Kernel, Range,
 };
 use crate::core::mem::{get_mem, Mem};
 use crate::core::object::{self, Ref};
@@ -277,7 +277,7 @@ pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
         let answer = match param_name {
             CL_KERNEL_WORK_GROUP_SIZE => v(&max_wg_size(&k)),
             CL_KERNEL_COMPILE_WORK_GROUP_SIZE => v(&[r[0] as usize, r[1] as usize, r[2] as usize]),
-            CL_KERNEL_LOCAL_MEM_SIZE => v(&(k.info.local_mem_size + local_args_size(&k))),
+            CL_KERNEL_LOCAL_MEM_SIZE => v(&local_mem_size(&k)),
             CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => v(&1usize),
             CL_KERNEL_PRIVATE_MEM_SIZE => v(&k.info.private_mem_size),
             CL_KERNEL_GLOBAL_WORK_SIZE => Err(CL_INVALID_VALUE),

@@ -10,9 +10,10 @@ use crate::core::program::Program;
 use crate::core::queue::{Queue, Work};
 use crate::types::*;
 use parking_lot::Mutex;
+use shadowcl_compiler::{BuildMode, CompileRequest};
 use shadowcl_interpreter::{ArgValue, KernelInfo, Launch, Program as Loaded};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 /// A value given to `clSetKernelArg`.
 #[derive(Clone)]
@@ -35,6 +36,9 @@ pub struct Kernel {
     /// `clGetKernelArgInfo` answers CL_KERNEL_ARG_INFO_NOT_AVAILABLE for names and types.
     pub no_arg_info: bool,
     pub args: Mutex<Vec<Option<ArgSet>>>,
+    /// The local memory the kernel's own `__local` variables take in the application's
+    /// build, learnt when the checked build's figure is too big ([`local_mem_size`]).
+    app_local: OnceLock<u64>,
 }
 
 impl ClObject for Kernel {
@@ -71,6 +75,7 @@ pub fn make_kernel(
         non_uniform,
         no_arg_info,
         args: Mutex::new(vec![None; n]),
+        app_local: OnceLock::new(),
     }))
 }
 
@@ -84,6 +89,46 @@ pub fn local_args_size(k: &Kernel) -> u64 {
             _ => 0,
         })
         .sum()
+}
+
+/// The local memory a launch of `k` takes with its arguments as they are now
+/// (`CL_KERNEL_LOCAL_MEM_SIZE`, OpenCL 3.0 5.9.4), as the application's build allocates it:
+/// the checked build keeps every `__local` access the source makes, so it keeps arrays the
+/// application's build deletes (one read only into a dead variable). When the checked
+/// build's figure passes the device's local memory, the application's build is compiled
+/// (once, cached) to learn its own, which decides whether the launch fits; the checked build
+/// still runs with what it needs, host memory standing for local memory.
+pub fn local_mem_size(k: &Kernel) -> u64 {
+    let (own, args) = (k.info.local_mem_size, local_args_size(k));
+    if own.saturating_add(args) <= LOCAL_MEM_SIZE {
+        return own + args;
+    }
+    let app = *k.app_local.get_or_init(|| app_local_size(k).unwrap_or(own));
+    app.min(own).saturating_add(args)
+}
+
+/// The local memory `k`'s own variables take in the application's build of its program's
+/// source; `None` when the program has no one source (IL, binaries, links), is built as the
+/// application asked already, or that build fails.
+fn app_local_size(k: &Kernel) -> Option<u64> {
+    let compiler = &crate::core::settings::settings().compiler;
+    if compiler.mode() == BuildMode::Application {
+        return None;
+    }
+    let source = k.program.source.as_ref()?;
+    let options = k.program.state.lock().options.clone();
+    let request = CompileRequest {
+        sources: vec![source.clone()],
+        options,
+        headers: Vec::new(),
+    };
+    let built = compiler
+        .clone()
+        .with_mode(BuildMode::Application)
+        .compile(&request)
+        .ok()?;
+    let program = Loaded::load(&built.spirv).ok()?;
+    Some(program.kernel(&k.info.name)?.local_mem_size)
 }
 
 /// The largest work-group size this kernel can run with.
@@ -191,7 +236,7 @@ pub fn launch_work(
         mem_flags,
         keep,
     } = bind_args(q, k)?;
-    if k.info.local_mem_size + local_args_size(k) > LOCAL_MEM_SIZE {
+    if local_mem_size(k) > LOCAL_MEM_SIZE {
         return Err(CL_OUT_OF_RESOURCES);
     }
     let launch = Launch {
