@@ -10,10 +10,9 @@ use crate::core::program::Program;
 use crate::core::queue::{Queue, Work};
 use crate::types::*;
 use parking_lot::Mutex;
-use shadowcl_compiler::{BuildMode, CompileRequest};
 use shadowcl_interpreter::{ArgValue, KernelInfo, Launch, Program as Loaded};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Weak};
 
 /// A value given to `clSetKernelArg`.
 #[derive(Clone)]
@@ -37,8 +36,9 @@ pub struct Kernel {
     pub no_arg_info: bool,
     pub args: Mutex<Vec<Option<ArgSet>>>,
     /// The local memory the kernel's own `__local` variables take in the application's
-    /// build, learnt when the checked build's figure is too big ([`local_mem_size`]).
-    app_local: OnceLock<u64>,
+    /// build, where the checked build's passes the device's
+    /// ([`crate::core::program::ProgramState::app_local`]).
+    app_local: Option<u64>,
 }
 
 impl ClObject for Kernel {
@@ -68,6 +68,7 @@ pub fn make_kernel(
     (non_uniform, no_arg_info): (bool, bool),
 ) -> cl_kernel {
     let n = info.args.len();
+    let app_local = p.state.lock().app_local.get(&info.name).copied();
     object::into_handle(object::create(Kernel {
         program: p.clone(),
         info,
@@ -75,7 +76,7 @@ pub fn make_kernel(
         non_uniform,
         no_arg_info,
         args: Mutex::new(vec![None; n]),
-        app_local: OnceLock::new(),
+        app_local,
     }))
 }
 
@@ -92,43 +93,13 @@ pub fn local_args_size(k: &Kernel) -> u64 {
 }
 
 /// The local memory a launch of `k` takes with its arguments as they are now
-/// (`CL_KERNEL_LOCAL_MEM_SIZE`, OpenCL 3.0 5.9.4), as the application's build allocates it:
-/// the checked build keeps every `__local` access the source makes, so it keeps arrays the
-/// application's build deletes (one read only into a dead variable). When the checked
-/// build's figure passes the device's local memory, the application's build is compiled
-/// (once, cached) to learn its own, which decides whether the launch fits; the checked build
-/// still runs with what it needs, host memory standing for local memory.
+/// (`CL_KERNEL_LOCAL_MEM_SIZE`, OpenCL 3.0 5.9.4): its own variables as the application's
+/// build allocates them (the checked build still runs with what it needs, host memory
+/// standing for local memory), and its `__local` arguments.
 pub fn local_mem_size(k: &Kernel) -> u64 {
-    let (own, args) = (k.info.local_mem_size, local_args_size(k));
-    if own.saturating_add(args) <= LOCAL_MEM_SIZE {
-        return own + args;
-    }
-    let app = *k.app_local.get_or_init(|| app_local_size(k).unwrap_or(own));
-    app.min(own).saturating_add(args)
-}
-
-/// The local memory `k`'s own variables take in the application's build of its program's
-/// source; `None` when the program has no one source (IL, binaries, links), is built as the
-/// application asked already, or that build fails.
-fn app_local_size(k: &Kernel) -> Option<u64> {
-    let compiler = &crate::core::settings::settings().compiler;
-    if compiler.mode() == BuildMode::Application {
-        return None;
-    }
-    let source = k.program.source.as_ref()?;
-    let options = k.program.state.lock().options.clone();
-    let request = CompileRequest {
-        sources: vec![source.clone()],
-        options,
-        headers: Vec::new(),
-    };
-    let built = compiler
-        .clone()
-        .with_mode(BuildMode::Application)
-        .compile(&request)
-        .ok()?;
-    let program = Loaded::load(&built.spirv).ok()?;
-    Some(program.kernel(&k.info.name)?.local_mem_size)
+    let own = k.app_local.unwrap_or(k.info.local_mem_size);
+    own.min(k.info.local_mem_size)
+        .saturating_add(local_args_size(k))
 }
 
 /// The largest work-group size this kernel can run with.

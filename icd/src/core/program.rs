@@ -5,6 +5,7 @@ use crate::compiler::{self, CompileFailure, CompileRequest, FailureKind};
 use crate::consts::*;
 use crate::core::context::Context;
 use crate::core::object::{self, ClObject, Ref};
+use crate::core::platform::LOCAL_MEM_SIZE;
 use crate::core::settings::settings;
 use crate::types::*;
 use parking_lot::Mutex;
@@ -13,7 +14,9 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
-const BINARY_MAGIC: &[u8; 8] = b"SCLBIN01";
+/// The binary of [`encode_binary`]; `SCLBIN01` binaries (no local-memory section) still read.
+const BINARY_MAGIC: &[u8; 8] = b"SCLBIN02";
+const BINARY_MAGIC_V1: &[u8; 8] = b"SCLBIN01";
 
 #[derive(Clone, Default)]
 pub struct ProgramState {
@@ -33,7 +36,14 @@ pub struct ProgramState {
     /// clang's `-cl-kernel-arg-info` metadata per kernel (type names and qualifiers as
     /// written, which SPIR-V does not keep), when the program was compiled from source.
     pub arg_meta: Option<Arc<ArgMeta>>,
+    /// Kernel -> the local memory its own `__local` variables take in the application's
+    /// build, for kernels whose checked build takes more than the device has (see
+    /// [`app_local_sizes`]); kept in the program's binary.
+    pub app_local: AppLocal,
 }
+
+/// Kernel name -> local memory of its own variables in the application's build.
+pub type AppLocal = std::collections::BTreeMap<String, u64>;
 
 /// Kernel name → its arguments as clang described them.
 pub type ArgMeta = std::collections::BTreeMap<String, Vec<compiler::KernelArgMeta>>;
@@ -121,7 +131,14 @@ impl Program {
     /// (kernels may be created before clBuildProgram, as other platforms allow);
     /// `CL_INVALID_BINARY` when the SPIR-V of one does not load.
     pub fn from_binary(context: Ref<Context>, decoded: Decoded) -> Result<Program, cl_int> {
-        let (ty, spirv, bitcode, non_uniform, no_arg_info) = decoded;
+        let Decoded {
+            binary_type: ty,
+            spirv,
+            bitcode,
+            non_uniform,
+            no_arg_info,
+            app_local,
+        } = decoded;
         let loaded = if ty == CL_PROGRAM_BINARY_TYPE_EXECUTABLE {
             Some(load(&spirv).map_err(|e| {
                 tracing::info!("binary rejected: {e}");
@@ -139,6 +156,7 @@ impl Program {
             st.loaded = loaded;
             st.non_uniform = non_uniform;
             st.no_arg_info = no_arg_info;
+            st.app_local = app_local;
         }
         Ok(p)
     }
@@ -192,17 +210,34 @@ pub fn is_spirv(b: &[u8]) -> bool {
 const FLAG_NON_UNIFORM: u32 = 1 << 16;
 const FLAG_NO_ARG_INFO: u32 = 1 << 17;
 
-/// What a binary holds: binary type, SPIR-V, bitcode, non-uniform groups allowed, argument
-/// information hidden.
-pub type Decoded = (cl_program_binary_type, Vec<u8>, Option<Vec<u8>>, bool, bool);
+/// What a binary holds.
+#[derive(Debug, PartialEq)]
+pub struct Decoded {
+    pub binary_type: cl_program_binary_type,
+    pub spirv: Vec<u8>,
+    pub bitcode: Option<Vec<u8>>,
+    /// Non-uniform work-groups allowed.
+    pub non_uniform: bool,
+    /// Argument information hidden.
+    pub no_arg_info: bool,
+    pub app_local: AppLocal,
+}
 
 /// ShadowCL's program binary: magic, binary type (with flags), SPIR-V length, bitcode length,
-/// SPIR-V, bitcode (all words little-endian u32).
+/// local-memory section length, SPIR-V, bitcode, then the section: per kernel of
+/// [`ProgramState::app_local`] its name's length, name and figure (all words little-endian,
+/// u32 but the figure, u64).
 pub fn encode_binary(st: &ProgramState) -> Vec<u8> {
     let spirv = st.spirv.as_deref().unwrap_or(&[]);
     let bc = st.bitcode.as_deref().unwrap_or(&[]);
     if spirv.is_empty() && bc.is_empty() {
         return Vec::new();
+    }
+    let mut section = Vec::new();
+    for (name, size) in &st.app_local {
+        section.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        section.extend_from_slice(name.as_bytes());
+        section.extend_from_slice(&size.to_le_bytes());
     }
     let mut out = BINARY_MAGIC.to_vec();
     let flags = if st.non_uniform { FLAG_NON_UNIFORM } else { 0 }
@@ -210,32 +245,39 @@ pub fn encode_binary(st: &ProgramState) -> Vec<u8> {
     out.extend_from_slice(&(st.binary_type | flags).to_le_bytes());
     out.extend_from_slice(&(spirv.len() as u32).to_le_bytes());
     out.extend_from_slice(&(bc.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(section.len() as u32).to_le_bytes());
     out.extend_from_slice(spirv);
     out.extend_from_slice(bc);
+    out.extend_from_slice(&section);
     out
 }
 
 /// Parses a binary from [`encode_binary`], or plain SPIR-V (taken as an executable).
 pub fn decode_binary(b: &[u8]) -> Option<Decoded> {
     if is_spirv(b) {
-        return Some((
-            CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
-            b.to_vec(),
-            None,
-            true,
-            false,
-        ));
+        return Some(Decoded {
+            binary_type: CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
+            spirv: b.to_vec(),
+            bitcode: None,
+            non_uniform: true,
+            no_arg_info: false,
+            app_local: AppLocal::new(),
+        });
     }
-    let rest = b.strip_prefix(BINARY_MAGIC.as_slice())?;
+    let (rest, words) = match b.strip_prefix(BINARY_MAGIC.as_slice()) {
+        Some(rest) => (rest, 4),
+        None => (b.strip_prefix(BINARY_MAGIC_V1.as_slice())?, 3),
+    };
     let word = |i: usize| -> Option<u32> {
         Some(u32::from_le_bytes(
             rest.get(i * 4..i * 4 + 4)?.try_into().ok()?,
         ))
     };
     let (w0, sl, bl) = (word(0)?, word(1)? as usize, word(2)? as usize);
+    let ll = if words == 4 { word(3)? as usize } else { 0 };
     let ty = w0 & 0xffff;
-    let body = rest.get(12..)?;
-    if body.len() != sl + bl || sl == 0 {
+    let body = rest.get(words * 4..)?;
+    if body.len() != sl.checked_add(bl)?.checked_add(ll)? || sl == 0 {
         return None;
     }
     if ![
@@ -247,14 +289,52 @@ pub fn decode_binary(b: &[u8]) -> Option<Decoded> {
     {
         return None;
     }
-    let bc = (bl > 0).then(|| body[sl..].to_vec());
-    Some((
-        ty,
-        body[..sl].to_vec(),
-        bc,
-        w0 & FLAG_NON_UNIFORM != 0,
-        w0 & FLAG_NO_ARG_INFO != 0,
-    ))
+    let mut app_local = AppLocal::new();
+    let mut section = &body[sl + bl..];
+    while !section.is_empty() {
+        let n = u32::from_le_bytes(section.get(..4)?.try_into().ok()?) as usize;
+        let name = std::str::from_utf8(section.get(4..4 + n)?).ok()?;
+        let size = u64::from_le_bytes(section.get(4 + n..12 + n)?.try_into().ok()?);
+        app_local.insert(name.to_string(), size);
+        section = &section[12 + n..];
+    }
+    Some(Decoded {
+        binary_type: ty,
+        spirv: body[..sl].to_vec(),
+        bitcode: (bl > 0).then(|| body[sl..sl + bl].to_vec()),
+        non_uniform: w0 & FLAG_NON_UNIFORM != 0,
+        no_arg_info: w0 & FLAG_NO_ARG_INFO != 0,
+        app_local,
+    })
+}
+
+/// The local memory of the kernels' own variables in the application's build of `source`,
+/// for the kernels of the checked build `loaded` whose own figure passes the device's
+/// local memory: the checked build keeps every `__local` access the source makes, so it
+/// keeps arrays the application's build deletes (one read only into a dead variable), and
+/// a launch's resources are the application's build's. Empty when no kernel passes it, the
+/// settings build as the application asked already, or that build fails.
+fn app_local_sizes(loaded: &Loaded, source: &str, options: &str) -> AppLocal {
+    let compiler = &settings().compiler;
+    let big = |k: &shadowcl_interpreter::KernelInfo| k.local_mem_size > LOCAL_MEM_SIZE;
+    if compiler.mode() == compiler::BuildMode::Application || !loaded.kernels().iter().any(big) {
+        return AppLocal::new();
+    }
+    let request = CompileRequest {
+        sources: vec![source.to_string()],
+        options: options.to_string(),
+        headers: Vec::new(),
+    };
+    let built = compiler
+        .clone()
+        .with_mode(compiler::BuildMode::Application)
+        .compile(&request);
+    let Some(app) = built.ok().and_then(|c| Loaded::load(&c.spirv).ok()) else {
+        return AppLocal::new();
+    };
+    (loaded.kernels().iter().filter(|k| big(k)))
+        .filter_map(|k| Some((k.name.clone(), app.kernel(&k.name)?.local_mem_size)))
+        .collect()
 }
 
 fn failure_code(f: &CompileFailure, options: cl_int, failed: cl_int, missing: cl_int) -> cl_int {
@@ -318,6 +398,11 @@ pub fn build(p: &Program, options: &str) -> Result<(), cl_int> {
             st.log.push('\n');
             CL_BUILD_PROGRAM_FAILURE
         })?;
+        if let Some(src) = &p.source {
+            st.app_local = app_local_sizes(&loaded, src, options);
+        } else if p.il.is_none() {
+            st.app_local = p.state.lock().app_local.clone();
+        }
         st.spirv = Some(spirv);
         st.loaded = Some(loaded);
         st.status = CL_BUILD_SUCCESS as cl_build_status;
@@ -469,18 +554,34 @@ mod tests {
             ..ProgramState::default()
         };
         let b = encode_binary(&st);
+        let decoded = Decoded {
+            binary_type: CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+            spirv: spirv.clone(),
+            bitcode: Some(vec![1, 2, 3]),
+            non_uniform: true,
+            no_arg_info: false,
+            app_local: AppLocal::new(),
+        };
+        assert_eq!(decode_binary(&b).as_ref(), Some(&decoded));
+        // The application's build's local sizes travel with the binary.
+        let app_local: AppLocal = [("big".to_string(), 12), ("k".to_string(), 0)].into();
+        let with_sizes = encode_binary(&ProgramState {
+            app_local: app_local.clone(),
+            ..st.clone()
+        });
         assert_eq!(
-            decode_binary(&b),
-            Some((
-                CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
-                spirv.clone(),
-                Some(vec![1, 2, 3]),
-                true,
-                false
-            ))
+            decode_binary(&with_sizes).map(|d| d.app_local),
+            Some(app_local)
         );
+        assert!(decode_binary(&with_sizes[..with_sizes.len() - 1]).is_none());
+        // A binary of the first format (no local-memory section) still reads.
+        let mut v1 = BINARY_MAGIC_V1.to_vec();
+        v1.extend_from_slice(&b[8..12]);
+        v1.extend_from_slice(&b[12..20]);
+        v1.extend_from_slice(&b[24..]);
+        assert_eq!(decode_binary(&v1).as_ref(), Some(&decoded));
         assert_eq!(
-            decode_binary(&spirv).map(|d| d.0),
+            decode_binary(&spirv).map(|d| d.binary_type),
             Some(CL_PROGRAM_BINARY_TYPE_EXECUTABLE)
         );
         assert_eq!(decode_binary(b"garbage!garbage!garbage!"), None);
