@@ -3,8 +3,8 @@
 use crate::device::{cl_ext_option, device_macros, DEVICE_HEADER};
 use crate::options::{is_opt_arg, opt_level, parse_link_options, translate_options};
 use crate::{
-    barriers, faithful, BuildMode, CompileFailure, CompileRequest, Compiled, FailureKind, CLANG,
-    LLVM_AS, LLVM_LINK, LLVM_SPIRV, OPT, SOURCE_NAME,
+    barriers, faithful, work_items, BuildMode, CompileFailure, CompileRequest, Compiled,
+    FailureKind, CLANG, LLVM_AS, LLVM_LINK, LLVM_SPIRV, OPT, SOURCE_NAME,
 };
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -16,12 +16,13 @@ use std::sync::OnceLock;
 /// llvm-spirv flags, the IR rewrites, the device's macros and extensions): part of every
 /// cache key, so that a library whose compile differs in any way never takes a result
 /// another one cached (a version bumped by hand is easy to forget).
-const COMPILE_SOURCES: [&str; 5] = [
+const COMPILE_SOURCES: [&str; 6] = [
     include_str!("driver.rs"),
     include_str!("faithful.rs"),
     include_str!("barriers.rs"),
     include_str!("device.rs"),
     include_str!("options.rs"),
+    include_str!("work_items.rs"),
 ];
 
 /// The compile driver: tool names, build mode and the cache folder.
@@ -412,6 +413,7 @@ impl Compiler {
                 .args(["rewritten.ll", "-o", "program.bc"]);
             return run_tool(cmd, LLVM_AS, "llvm-15", log);
         }
+        let ir = work_items::not_convergent(&ir);
         let optimise = |narrow: bool, log: &mut String| -> Result<(), CompileFailure> {
             std::fs::write(
                 root.join("rewritten.ll"),

@@ -24,6 +24,7 @@ mod device;
 mod driver;
 mod metadata;
 mod options;
+mod work_items;
 
 pub use device::{DEVICE_EXTENSIONS, OPENCL_C_FEATURES};
 pub use driver::{cache_dir, Compiler};
