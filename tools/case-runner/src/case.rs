@@ -413,6 +413,9 @@ pub struct OclgrindOverride {
     /// Oclgrind is expected to refuse to build the program (`unbuildable`: an OpenCL C
     /// version or feature it lacks).
     pub unbuildable: bool,
+    /// Oclgrind does not finish the case in reasonable time (`unfinished`: it runs what
+    /// other compilers delete): it is skipped there.
+    pub unfinished: bool,
     pub reason: String,
 }
 

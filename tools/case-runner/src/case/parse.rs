@@ -665,11 +665,14 @@ fn oclgrind_line(value: &str) -> Result<OclgrindOverride, String> {
         None => (value, ""),
     };
     if reason.is_empty() {
-        return Err("`oclgrind: KINDS|none|fatal|unbuildable REASON` needs a reason".into());
+        return Err(
+            "`oclgrind: KINDS|none|fatal|unbuildable|unfinished REASON` needs a reason".into(),
+        );
     }
     let fatal = kinds == "fatal";
     let unbuildable = kinds == "unbuildable";
-    let kinds: Vec<String> = if kinds == "none" || fatal || unbuildable {
+    let unfinished = kinds == "unfinished";
+    let kinds: Vec<String> = if kinds == "none" || fatal || unbuildable || unfinished {
         Vec::new()
     } else {
         kinds.split(',').map(str::to_string).collect()
@@ -683,6 +686,7 @@ fn oclgrind_line(value: &str) -> Result<OclgrindOverride, String> {
         kinds,
         fatal,
         unbuildable,
+        unfinished,
         reason: reason.to_string(),
     })
 }
