@@ -141,7 +141,7 @@ impl<'m> ParamWrites<'m> {
 }
 
 /// Instructions whose result is a pointer into the memory of their pointer operand.
-fn makes_pointer(op: S) -> bool {
+pub(super) fn makes_pointer(op: S) -> bool {
     matches!(
         op,
         S::AccessChain

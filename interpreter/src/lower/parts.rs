@@ -206,21 +206,15 @@ fn part_at(md: &Mod, ty: Option<Word>, inst: &Instruction, from: usize) -> Optio
     Some((off, ty))
 }
 
-/// Whether `inst` may write memory: a call, or anything but a load, an address computation
-/// or a cast that takes a pointer (stores, copies, atomics, builtins that write through
-/// one). Private memory is the work-item's own, so barriers do not change it.
+/// Whether `inst` may write memory: a call, or anything but a load or an instruction that
+/// makes a pointer from one ([`makes_pointer`]) and takes a pointer (stores, copies,
+/// atomics, builtins that write through one). Private memory is the work-item's own, so
+/// barriers do not change it.
 fn may_write_memory(md: &Mod, inst: &Instruction) -> bool {
     match inst.class.opcode {
         S::FunctionCall => true,
-        S::Load
-        | S::AccessChain
-        | S::InBoundsAccessChain
-        | S::PtrAccessChain
-        | S::InBoundsPtrAccessChain
-        | S::Bitcast
-        | S::PtrCastToGeneric
-        | S::GenericCastToPtr
-        | S::ConvertPtrToU => false,
+        S::Load | S::ConvertPtrToU => false,
+        op if makes_pointer(op) => false,
         _ => inst.operands.iter().any(|o| {
             matches!(o, Operand::IdRef(x)
                 if md.ty_of(*x).is_ok_and(|t| matches!(t.k, TyK::Ptr(..))))
