@@ -564,7 +564,7 @@ fn split_top(s: &str) -> Vec<&str> {
 }
 
 /// Offset of the bracket closing the one `s` starts with.
-fn matching_close(s: &str) -> Option<usize> {
+pub(crate) fn matching_close(s: &str) -> Option<usize> {
     let mut depth = 0i32;
     for (i, c) in s.char_indices() {
         match c {

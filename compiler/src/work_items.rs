@@ -104,29 +104,11 @@ fn query_group_at(line: &str) -> Option<usize> {
         // `j` (uint) or `v` (no argument), then the argument list.
         matches!(&line.as_bytes()[at..], [b'j' | b'v', b'(', ..]).then_some(at + 1)
     })?;
-    let close = name_at + close_of(&line[name_at..])?;
+    let close = name_at + crate::faithful::matching_close(&line[name_at..])?;
     let after = &line[close..];
     // The function attributes come before any metadata (`, !dbg !7`).
     let end = after.find(", !").unwrap_or(after.len());
     after[..end].rfind(" #").map(|i| close + i + 1)
-}
-
-/// Offset of the parenthesis closing the one `s` starts with.
-fn close_of(s: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 #[cfg(test)]
