@@ -69,8 +69,7 @@ pub struct ReplayArgs {
     /// the report counts them.
     #[arg(long, value_name = "FILE")]
     pub suppressions: Option<PathBuf>,
-    /// Checkers: comma list of races,benign,divergence,bounds,uninit, or none.
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", help = Checks::usage(), long_help = Checks::help())]
     pub checks: Option<String>,
 }
 

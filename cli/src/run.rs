@@ -21,9 +21,7 @@ with OCL_ICD_VENDORS pointing at a shadowcl.icd file behaves the same without th
 Library lookup: $SHADOWCL_LIB, then next to this binary, then ../lib, ../lib/<arch>-linux-gnu
 (the Debian package's) and target/{release,debug}.")]
 pub struct RunArgs {
-    /// Checkers to run: `none` or a comma list of races,benign,divergence,bounds,uninit
-    /// [default: races,divergence,bounds,uninit].
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", help = Checks::usage(), long_help = Checks::help())]
     pub checks: Option<Checks>,
     /// Also report benign races (unsynchronised writes of the value already in memory, and
     /// reads that can see only that value).

@@ -858,7 +858,7 @@ impl Observer for LaunchChecker<'_> {
             return previous;
         }
         // Local records are needed only by the access checks.
-        let local = self.checks.races || self.checks.benign || self.checks.uninit;
+        let local = self.checks.race_records() || self.checks.uninit;
         if let Some(ls) = ls {
             if let Some(mut spare) = self.session.spare_groups.lock().pop() {
                 spare.relaunch(lo, hi, ls, local);
@@ -932,7 +932,7 @@ impl Observer for LaunchChecker<'_> {
 
     /// Only the race checks compare a store with what it replaced (same-value writes).
     fn wants_previous(&self) -> bool {
-        self.checks.races || self.checks.benign
+        self.checks.race_records()
     }
 
     #[inline(always)]

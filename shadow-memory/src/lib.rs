@@ -70,6 +70,7 @@ mod shadow;
 mod sources;
 mod suppress;
 
+pub use checks::{CheckerInfo, Checks, CHECKERS};
 pub use export::{
     exporter, exporter_names, parse_exports, Exporter, Html, Json, Sarif, Text, EXPORTERS,
 };
@@ -88,97 +89,6 @@ pub use session::{
 pub use suppress::{glob_match, Patterns, Rule, Suppressions};
 
 use std::path::PathBuf;
-
-/// Which checkers run (`SHADOWCL_CHECKS`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Checks {
-    pub races: bool,
-    /// Same-value races (seed 002): off by default.
-    pub benign: bool,
-    pub divergence: bool,
-    pub bounds: bool,
-    pub uninit: bool,
-}
-
-impl Default for Checks {
-    fn default() -> Checks {
-        Checks {
-            races: true,
-            benign: false,
-            divergence: true,
-            bounds: true,
-            uninit: true,
-        }
-    }
-}
-
-impl Checks {
-    pub const NAMES: [&'static str; 5] = ["races", "benign", "divergence", "bounds", "uninit"];
-
-    pub fn none() -> Checks {
-        Checks {
-            races: false,
-            benign: false,
-            divergence: false,
-            bounds: false,
-            uninit: false,
-        }
-    }
-
-    /// Whether any check is on (otherwise launches run unobserved).
-    pub fn any(&self) -> bool {
-        self.races || self.benign || self.divergence || self.bounds || self.uninit
-    }
-
-    fn flag(&mut self, name: &str) -> Option<&mut bool> {
-        match name {
-            "races" => Some(&mut self.races),
-            "benign" => Some(&mut self.benign),
-            "divergence" => Some(&mut self.divergence),
-            "bounds" => Some(&mut self.bounds),
-            "uninit" => Some(&mut self.uninit),
-            _ => None,
-        }
-    }
-
-    /// The names of the enabled checkers, comma separated (the inverse of `parse`).
-    pub fn list(&self) -> String {
-        let mut c = *self;
-        let on: Vec<&str> = Self::NAMES
-            .into_iter()
-            .filter(|n| c.flag(n).is_some_and(|b| *b))
-            .collect();
-        if on.is_empty() {
-            "none".into()
-        } else {
-            on.join(",")
-        }
-    }
-}
-
-impl std::str::FromStr for Checks {
-    type Err = String;
-    /// `none`, or a comma list of checker names (exactly those are enabled).
-    fn from_str(s: &str) -> Result<Checks, String> {
-        let s = s.trim();
-        let mut c = Checks::none();
-        if s == "none" {
-            return Ok(c);
-        }
-        for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            match c.flag(name) {
-                Some(b) => *b = true,
-                None => {
-                    return Err(format!(
-                        "unknown check `{name}` (expected none or a comma list of {})",
-                        Self::NAMES.join(", ")
-                    ))
-                }
-            }
-        }
-        Ok(c)
-    }
-}
 
 /// The checker configuration read from the environment (DESIGN.md, "Contracts").
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

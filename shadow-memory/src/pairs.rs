@@ -803,7 +803,7 @@ impl Session {
             self.unobserved_launch(id, launch, describe);
             return result;
         }
-        let races = self.checks().races || self.checks().benign;
+        let races = self.checks().race_records();
         // The happens-before model follows atomics in the order they reached memory, which
         // the checker hears of in that order only when one thread runs the groups (fair
         // scheduling still interleaves them, the same way at every run).

@@ -43,8 +43,7 @@ fn session() -> Option<&'static Session> {
     SESSION
         .get_or_init(|| {
             let config = settings().checker.clone();
-            let c = config.checks;
-            let any = c.races || c.benign || c.divergence || c.bounds || c.uninit;
+            let any = config.checks.any();
             // Every report file, whichever setting named it, gets its final write at exit.
             let files = !config.files().is_empty();
             if files {
@@ -235,7 +234,7 @@ pub fn host_command<R>(command_type: cl_command_type, work: impl FnOnce() -> R) 
     let checked = host_command_name(command_type).and_then(|name| {
         let s = session()?;
         let c = s.checks();
-        (order::may_overlap() && (c.races || c.benign)).then_some((s, name))
+        (order::may_overlap() && c.race_records()).then_some((s, name))
     });
     let Some((s, name)) = checked else {
         return work();

@@ -121,7 +121,7 @@ impl LaunchChecker<'_> {
     /// Whether the race and the uninitialised-read checks want this group's accesses.
     fn wanted(&self, g: &GroupState) -> (bool, bool) {
         (
-            (self.checks.races || self.checks.benign) && !g.races_off,
+            self.checks.race_records() && !g.races_off,
             self.checks.uninit,
         )
     }
