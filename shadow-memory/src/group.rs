@@ -2,13 +2,13 @@
 //! arrivals, async copies in flight and raw findings (lives on the worker running the group).
 
 use crate::checks::divergence::Arrivals;
-use crate::checks::races::{PendingRead, QuietReads, WordSite};
+use crate::checks::CheckerGroups;
 use crate::launch::LaunchState;
 use crate::local::LocalRecords;
 use crate::mar::{self, Me};
 use crate::raw::RawSet;
-use crate::shadow::{Shadow, WordCursor};
-use shadowcl_interpreter::{Access, AccessKind, AddressSpace, AllocId, InstId, WorkItem};
+use crate::shadow::Shadow;
+use shadowcl_interpreter::{Access, AddressSpace, AllocId, InstId, WorkItem};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -26,7 +26,6 @@ pub struct GroupState {
     pub(crate) barriers_local: u32,
     pub(crate) local: Vec<LocalRecords>,
     pub(crate) arrivals: Arrivals,
-    pub(crate) last_finished: Option<WorkItem>,
     pub(crate) sites: SiteMap,
     /// The last sites looked up, by a hash of the instruction, with the allocation accessed
     /// and the group that looked (`group_serial`): most accesses hit.
@@ -42,46 +41,10 @@ pub struct GroupState {
     pub(crate) touched_by_many: ManyGroupsSet,
     pub(crate) shadows: Vec<(AllocId, Arc<Shadow>)>,
     pub(crate) raw: RawSet,
-    /// Async copies in flight, oldest first.
-    pub(crate) copies: Vec<PendingCopy>,
-    /// Events every work-item named at the `wait_group_events` the group passed.
-    pub(crate) waited: Vec<u64>,
-    /// Each arrival's event list (sorted) at the `wait_group_events` in progress, compared
-    /// when the group passes it (every work-item must name the same events).
-    pub(crate) wait_lists: Vec<(WorkItem, InstId, Vec<u64>)>,
-    /// Events of copies already completed (waiting on one again is fine).
-    pub(crate) completed: Vec<u64>,
-    /// What the pair pass needs from a first run (see `pairs`).
-    pub(crate) seen: crate::pairs::Seen,
     /// The launch has more work-items than records tell apart: races are not checked.
     pub(crate) races_off: bool,
-    /// The never-written bytes (bit `i` = byte `i`) the running copy's last load read from
-    /// global or local memory: its store keeps them undefined.
-    pub(crate) copy_undefined: u8,
-    /// The block of global memory the group's last word access touched (see
-    /// `LaunchChecker::check_word_at`).
-    pub(crate) word_cursor: WordCursor,
-    /// The site of the group's last word access (see `LaunchChecker::word_access_site`).
-    pub(crate) last_word_site: Option<WordSite>,
-    /// Reads the group need not report (see [`QuietReads`]).
-    pub(crate) quiet: QuietReads,
-    /// Reads kept for the launch's end (see [`PendingRead`]), handed to the launch when
-    /// the group ends.
-    pub(crate) pending: Vec<PendingRead>,
-    /// Reads this state may still keep for its launch (reserved from the launch's count).
-    pub(crate) pending_quota: usize,
-}
-
-/// An `async_work_group_copy` the group has not waited for yet.
-pub(crate) struct PendingCopy {
-    pub(crate) event: u64,
-    pub(crate) inst: InstId,
-    pub(crate) item: WorkItem,
-    /// Group epochs when it started.
-    pub(crate) local_since: u8,
-    pub(crate) global_since: u8,
-    /// Bytes it touched: (space, allocation, start, end, written).
-    pub(crate) ranges: Vec<(AddressSpace, AllocId, u64, u64, bool)>,
+    /// Each checker's own state for the group (see [`crate::checks::Checker::Group`]).
+    pub(crate) checkers: CheckerGroups,
 }
 
 /// Entries of [`GroupState::recent_sites`].
@@ -173,21 +136,13 @@ impl GroupState {
         self.barriers_local = 0;
         self.local.iter_mut().for_each(LocalRecords::reset);
         self.arrivals = Arrivals::default();
-        self.last_finished = None;
         // A recent-site hit means "this group already noted the pair": entries of earlier
         // groups no longer hit.
         self.group_serial = self.group_serial.wrapping_add(1);
         self.touched.clear();
         self.raw.list.clear();
         self.raw.index.clear();
-        self.copies.clear();
-        self.waited.clear();
-        self.wait_lists.clear();
-        self.completed.clear();
-        self.seen = Default::default();
-        self.copy_undefined = 0;
-        self.quiet.next_group();
-        self.pending.clear();
+        self.checkers.restart();
     }
 
     /// Makes the state a worker's last group of an earlier launch left the start state of
@@ -212,11 +167,7 @@ impl GroupState {
         self.shadows.clone_from(&ls.shadows);
         self.sites.clear();
         self.touched_by_many.clear();
-        // Points into a shadow page of the earlier launch, which may be gone.
-        self.word_cursor = WordCursor::default();
-        self.last_word_site = None;
-        // Reserved from the earlier launch's count.
-        self.pending_quota = 0;
+        self.checkers.relaunch();
         self.restart(lo, hi);
     }
 
@@ -225,20 +176,7 @@ impl GroupState {
     /// keep its shadow (and the budget it counts against) alive here.
     pub(crate) fn park(&mut self) {
         self.shadows.clear();
-        self.word_cursor = WordCursor::default();
-        self.last_word_site = None;
-    }
-
-    /// The running async copy touched `a`'s bytes (adjacent ranges merge).
-    pub(crate) fn add_copy_range(&mut self, a: &Access<'_>) {
-        if let Some(c) = self.copies.last_mut() {
-            let write = a.kind == AccessKind::Write;
-            let r = (a.space, a.alloc, a.offset, a.offset + a.size as u64, write);
-            match c.ranges.last_mut() {
-                Some(l) if (l.0, l.1, l.3, l.4) == (r.0, r.1, r.2, r.4) => l.3 = r.3,
-                _ => c.ranges.push(r),
-            }
-        }
+        self.checkers.park();
     }
 
     /// The record id of work-item `item` of this group.
@@ -282,10 +220,15 @@ impl GroupState {
             launch_lo: end(self.launch_lo),
             launch_hi: end(self.launch_hi),
             actor: self.actor(),
-            actor_since: self.copies.first().map(|c| match a.space {
-                AddressSpace::Local => c.local_since,
-                _ => c.global_since,
-            }),
+            actor_since: self
+                .checkers
+                .async_copies
+                .in_flight
+                .first()
+                .map(|c| match a.space {
+                    AddressSpace::Local => c.local_since,
+                    _ => c.global_since,
+                }),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! findings into the session at the end.
 
 use crate::checks::access_rules::AccessRules;
-use crate::checks::races::PendingRead;
+use crate::checks::{CheckerLaunches, Registered};
 use crate::group::{GroupState, SiteMap, TouchedMap, TouchedSet, NO_INST, RECENT_SITES};
 use crate::local::LocalRecords;
 use crate::mar::{self, Me, Op, Scope};
@@ -21,7 +21,7 @@ use shadowcl_interpreter::{
     GroupInfo, GroupWait, InstId, LaneAccesses, LaunchInfo, LocalAlloc, Observer, Release,
     SyncEvent, WorkItem,
 };
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// Launch shape, enough to turn a session item id back into work-item ids.
@@ -164,10 +164,6 @@ pub struct LaunchChecker<'a> {
     /// that made it and whether another group did too (see [`Touched`]).
     pub(crate) touched: Mutex<TouchedMap>,
     pub(crate) raw: Mutex<RawSet>,
-    /// Reads the groups kept for the launch's end, and how many were kept (see
-    /// [`PendingRead`]).
-    pub(crate) pending: Mutex<Vec<Vec<PendingRead>>>,
-    pub(crate) pending_count: AtomicUsize,
     pub(crate) finished: AtomicBool,
     /// Whether it merged what it found so far into an interrupted report.
     pub(crate) handed_over: AtomicBool,
@@ -175,6 +171,8 @@ pub struct LaunchChecker<'a> {
     pub(crate) pass: Pass,
     /// Checks a host command, not a kernel launch (`host.rs`).
     pub(crate) host: bool,
+    /// Each checker's own state for the launch (see [`crate::checks::Checker::Launch`]).
+    pub(crate) checkers: CheckerLaunches,
 }
 
 impl LaunchChecker<'_> {
@@ -892,7 +890,6 @@ impl Observer for LaunchChecker<'_> {
             barriers_local: 0,
             local,
             arrivals: Default::default(),
-            last_finished: None,
             sites: SiteMap::default(),
             recent_sites: [(NO_INST, AllocId(u64::MAX), 0, 0); RECENT_SITES],
             group_serial: 0,
@@ -900,18 +897,8 @@ impl Observer for LaunchChecker<'_> {
             touched_by_many: Default::default(),
             shadows,
             raw: RawSet::default(),
-            copies: Vec::new(),
-            waited: Vec::new(),
-            wait_lists: Vec::new(),
-            completed: Vec::new(),
-            seen: Default::default(),
             races_off: self.state().is_some_and(|s| s.races_off),
-            copy_undefined: 0,
-            word_cursor: Default::default(),
-            last_word_site: None,
-            quiet: Default::default(),
-            pending: Vec::new(),
-            pending_quota: 0,
+            checkers: Default::default(),
         })
     }
 
@@ -927,12 +914,11 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn wants_definedness(&self) -> bool {
-        self.checks.uninit && !matches!(self.pass, Pass::Second(_))
+        Registered::wants_definedness(self)
     }
 
-    /// Only the race checks compare a store with what it replaced (same-value writes).
     fn wants_previous(&self) -> bool {
-        self.checks.race_records()
+        Registered::wants_previous(self)
     }
 
     #[inline(always)]
@@ -944,86 +930,56 @@ impl Observer for LaunchChecker<'_> {
         offset: u64,
         size: u32,
     ) -> bool {
-        g.quiet.covers(alloc, inst, offset, size)
+        Registered::read_is_quiet(g, alloc, inst, offset, size)
     }
 
+    #[inline(always)]
     fn access_lanes(&self, g: &mut Box<GroupState>, lanes: &LaneAccesses<'_>) {
-        let (span, offset_bits) = lanes.span();
-        if self.checks.bounds && !matches!(self.pass, Pass::Second(_)) {
-            self.check_lane_rules(g, lanes, span, offset_bits);
-        }
-        match &self.pass {
-            Pass::Only => self.check_lanes::<false>(g, lanes, span.1),
-            Pass::First(_) => self.check_lanes::<true>(g, lanes, span.1),
-            Pass::Second(probe) => {
-                let mut bytes = [[0u8; 8]; 2];
-                for &l in lanes.order {
-                    self.probe_access(g, &lanes.lane(l, &mut bytes), probe);
-                }
-            }
-        }
+        Registered::access_lanes(self, g, lanes);
     }
 
+    #[inline(always)]
     fn access(&self, g: &mut Box<GroupState>, a: &Access<'_>) {
-        let checked = match &self.pass {
-            Pass::Only => self.check_word_access::<false>(g, a),
-            Pass::First(_) => self.check_word_access::<true>(g, a),
-            Pass::Second(_) => false,
-        };
-        if checked {
-            return;
-        }
-        if self.checks.bounds && !matches!(self.pass, Pass::Second(_)) {
-            self.check_access_rules(g, a);
-        }
-        // One instance of the access check per pass, so an ordinary run carries none of the
-        // first run's bookkeeping.
-        match &self.pass {
-            Pass::Only => self.check_access::<false>(g, a),
-            Pass::First(_) => self.check_access::<true>(g, a),
-            Pass::Second(probe) => self.probe_access(g, a, probe),
-        }
+        Registered::access(self, g, a);
     }
 
     fn barrier(&self, g: &mut Box<GroupState>, arrival: &BarrierArrival<'_>) {
         self.record_arrival(g, arrival);
+        Registered::barrier(self, g, arrival);
     }
 
     fn wants_sync(&self) -> bool {
-        matches!(&self.pass, Pass::Second(probe) if probe.sync.is_some())
+        Registered::wants_sync(self)
     }
 
     fn synchronise(&self, g: &mut Box<GroupState>, sync: &SyncEvent<'_>) {
-        if let Pass::Second(probe) = &self.pass {
-            self.probe_sync(g, sync, probe);
-        }
+        Registered::synchronise(self, g, sync);
     }
 
     fn group_copy(&self, g: &mut Box<GroupState>, c: &GroupCopy<'_>) {
-        self.start_copy(g, c);
+        Registered::group_copy(self, g, c);
     }
 
     fn group_wait(&self, g: &mut Box<GroupState>, w: &GroupWait<'_>) {
-        self.wait_copies(g, w);
+        Registered::group_wait(self, g, w);
     }
 
+    /// Every checker sees the release before the group's epochs advance past it.
     fn barrier_release(&self, g: &mut Box<GroupState>, why: Release) {
-        if let (Pass::Second(probe), Release::AllArrived) = (&self.pass, why) {
-            self.probe_release(g, g.arrivals.fences(), probe);
-        }
-        self.release_barrier(g, why);
+        Registered::barrier_release(self, g, why);
+        self.release_barrier(g);
     }
 
     fn item_end(&self, g: &mut Box<GroupState>, item: &WorkItem) {
-        g.last_finished = Some(*item);
+        Registered::item_end(self, g, item);
     }
 
     fn fault(&self, g: &mut Box<GroupState>, f: &Fault<'_>) {
-        self.report_fault(g, f);
+        Registered::fault(self, g, f);
     }
 
     fn stalled(&self, g: &mut Box<GroupState>, why: &str, running: &[(WorkItem, InstId)]) {
-        self.report_stall(g, why, running);
+        Registered::stalled(self, g, why, running);
     }
 
     fn group_end(&self, g: Box<GroupState>) {
@@ -1031,12 +987,7 @@ impl Observer for LaunchChecker<'_> {
     }
 
     fn group_end_keep(&self, mut g: Box<GroupState>) -> Option<Box<GroupState>> {
-        self.end_copies(&mut g);
-        self.pass_group_end(&mut g);
-        if !g.pending.is_empty() {
-            // Moved, not copied: a group's list becomes one of the launch's.
-            self.pending.lock().push(std::mem::take(&mut g.pending));
-        }
+        Registered::group_end(self, &mut g);
         if !g.raw.list.is_empty() {
             let mut all = self.raw.lock();
             for r in g.raw.list.drain(..) {

@@ -70,7 +70,7 @@ mod shadow;
 mod sources;
 mod suppress;
 
-pub use checks::{CheckerInfo, Checks, CHECKERS};
+pub use checks::{checkers, CheckerInfo, Checks};
 pub use export::{
     exporter, exporter_names, parse_exports, Exporter, Html, Json, Sarif, Text, EXPORTERS,
 };

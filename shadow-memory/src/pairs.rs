@@ -124,7 +124,7 @@ impl LaunchChecker<'_> {
 
     pub(crate) fn pass_group_end(&self, g: &mut GroupState) {
         if let Pass::First(seen) = &self.pass {
-            let mine = std::mem::take(&mut g.seen);
+            let mine = std::mem::take(&mut g.checkers.races.seen);
             if !mine.racy.is_empty() || !mine.defined.is_empty() {
                 seen.lock().merge(mine);
             }

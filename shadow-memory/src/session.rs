@@ -473,12 +473,11 @@ impl Session {
             sites: Mutex::default(),
             touched: Mutex::default(),
             raw: Mutex::new(RawSet::default()),
-            pending: Mutex::new(Vec::new()),
-            pending_count: Default::default(),
             finished: AtomicBool::new(false),
             handed_over: AtomicBool::new(false),
             pass: crate::pairs::Pass::Only,
             host: false,
+            checkers: Default::default(),
         }
     }
 

@@ -1,14 +1,29 @@
 //! Out-of-bounds and invalid-pointer accesses, which the executor contained.
 
 use super::races::op_of;
+use crate::checks::Checker;
 use crate::group::GroupState;
 use crate::launch::LaunchChecker;
 use crate::raw::{Raw, RawKey};
 use crate::report::FindingKind;
 use shadowcl_interpreter::Fault;
 
+/// The bounds checker's faults: accesses the executor stopped (the access rules and
+/// declared-array bounds are checked in the race checker's access path, which reads this
+/// checker's switch, so each access is looked at once).
+pub(crate) struct Bounds;
+
+impl Checker for Bounds {
+    type Group = ();
+    type Launch = ();
+
+    fn fault(l: &LaunchChecker<'_>, g: &mut GroupState, f: &Fault<'_>) {
+        l.report_fault(g, f);
+    }
+}
+
 impl LaunchChecker<'_> {
-    pub(crate) fn report_fault(&self, g: &mut GroupState, f: &Fault<'_>) {
+    fn report_fault(&self, g: &mut GroupState, f: &Fault<'_>) {
         if !self.checks.bounds {
             return;
         }

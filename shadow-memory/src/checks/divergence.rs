@@ -2,6 +2,7 @@
 //! others wait, or different fence flags at one barrier. A release also advances the
 //! group's epochs, which is what orders its accesses.
 
+use crate::checks::{Checker, GroupPart};
 use crate::group::GroupState;
 use crate::launch::LaunchChecker;
 use crate::mar::{self};
@@ -46,22 +47,41 @@ impl Arrivals {
     }
 }
 
+/// The divergence checker (see the module's doc).
+pub(crate) struct Divergence;
+
+/// What the divergence checker keeps of a group.
+#[derive(Default)]
+pub(crate) struct DivergenceGroup {
+    /// The work-item that finished last, named when others still wait at a barrier.
+    pub(crate) last_finished: Option<WorkItem>,
+}
+
+impl GroupPart for DivergenceGroup {}
+
+impl Checker for Divergence {
+    type Group = DivergenceGroup;
+    type Launch = ();
+
+    fn item_end(_: &LaunchChecker<'_>, g: &mut GroupState, item: &WorkItem) {
+        g.checkers.divergence.last_finished = Some(*item);
+    }
+
+    fn barrier_release(l: &LaunchChecker<'_>, g: &mut GroupState, why: Release) {
+        if l.checks.divergence {
+            l.report_divergence(g, why);
+        }
+    }
+}
+
 impl LaunchChecker<'_> {
     pub(crate) fn record_arrival(&self, g: &mut GroupState, arrival: &BarrierArrival<'_>) {
         g.arrivals.add(arrival.item, arrival.inst, arrival.fences);
     }
 
-    pub(crate) fn release_barrier(&self, g: &mut GroupState, why: Release) {
-        if !g.wait_lists.is_empty() {
-            // Reached by every work-item of the group (not only some, with the others at a
-            // barrier).
-            let items = self.state().map_or(0, |ls| ls.geometry.group_items);
-            let all = matches!(why, Release::AllArrived) && g.wait_lists.len() as u64 == items;
-            self.check_wait_lists(g, all);
-        }
-        if !g.waited.is_empty() {
-            self.complete_copies(g);
-        }
+    /// The group's barrier released: its epochs advance for the memory every arrival fenced,
+    /// and the arrivals start afresh.
+    pub(crate) fn release_barrier(&self, g: &mut GroupState) {
         let arrivals = std::mem::take(&mut g.arrivals);
         // A barrier orders only the memory its fences name, and only memory every arriving
         // work-item fenced (flags may differ between items when they are not constants).
@@ -88,9 +108,12 @@ impl LaunchChecker<'_> {
                 shadow.update_allocated(|rec| mar::age_group(rec, now, lo, hi));
             }
         }
-        if !self.checks.divergence {
-            return;
-        }
+    }
+
+    /// Work-items at different barriers, with different fence flags, or finished while
+    /// others wait.
+    fn report_divergence(&self, g: &mut GroupState, why: Release) {
+        let arrivals = &g.arrivals;
         let Some((first_item, first_inst, _)) = arrivals.first else {
             return;
         };
@@ -108,7 +131,9 @@ impl LaunchChecker<'_> {
                 (None, None) => return,
             },
             Release::SomeFinished => (
-                g.last_finished
+                g.checkers
+                    .divergence
+                    .last_finished
                     .as_ref()
                     .map(|item| Self::here(item, None, "exit")),
                 "some work-items finished while others wait at a barrier",

@@ -1,6 +1,7 @@
 //! The watchdog's finding: a launch that ran past its time (or instruction) limit, with the
 //! work-items that had not finished and the lines they were at.
 
+use crate::checks::Checker;
 use crate::group::GroupState;
 use crate::launch::LaunchChecker;
 use crate::raw::{Raw, RawKey};
@@ -8,15 +9,27 @@ use crate::report::FindingKind;
 use shadowcl_interpreter::{InstId, WorkItem};
 use std::collections::BTreeMap;
 
-impl LaunchChecker<'_> {
-    /// One finding per instruction the group's unfinished items were at (counting them);
-    /// the report merges those of one line, from every group (`Finding::dedup_key`).
-    pub(crate) fn report_stall(
-        &self,
+/// The watchdog's checker: always on (a hang is not a check one can turn off).
+pub(crate) struct Stalls;
+
+impl Checker for Stalls {
+    type Group = ();
+    type Launch = ();
+
+    fn stalled(
+        l: &LaunchChecker<'_>,
         g: &mut GroupState,
         why: &str,
         running: &[(WorkItem, InstId)],
     ) {
+        l.report_stall(g, why, running);
+    }
+}
+
+impl LaunchChecker<'_> {
+    /// One finding per instruction the group's unfinished items were at (counting them);
+    /// the report merges those of one line, from every group (`Finding::dedup_key`).
+    fn report_stall(&self, g: &mut GroupState, why: &str, running: &[(WorkItem, InstId)]) {
         let mut at: BTreeMap<InstId, (WorkItem, u64)> = BTreeMap::new();
         for &(item, inst) in running {
             // An op the compiler gave no line (a loop header's phi) is at the next line.

@@ -188,17 +188,17 @@ impl LaunchChecker<'_> {
     /// flight (the accessor's `actor_since` follows the copies).
     #[inline(always)]
     fn word_access_site(&self, g: &mut GroupState, a: &Access<'_>) -> (AccessSite, RuleFree) {
-        if let Some(mut last) = g.last_word_site {
+        if let Some(mut last) = g.checkers.races.last_word_site {
             if (last.inst, last.alloc, last.serial) == (a.inst, a.alloc, g.group_serial)
-                && g.copies.is_empty()
+                && g.checkers.async_copies.in_flight.is_empty()
             {
                 last.at.me.item = g.item_of(a);
                 return (last.at, last.rule_free);
             }
         }
         let (at, rule_free) = (self.access_site(g, a, a.offset + 4), self.rule_free(a));
-        if g.copies.is_empty() {
-            g.last_word_site = Some(WordSite {
+        if g.checkers.async_copies.in_flight.is_empty() {
+            g.checkers.races.last_word_site = Some(WordSite {
                 inst: a.inst,
                 alloc: a.alloc,
                 serial: g.group_serial,
@@ -229,7 +229,7 @@ impl LaunchChecker<'_> {
                 return true;
             }
         }
-        match shadow.and_then(|s| s.word_at(&mut g.word_cursor, a.offset)) {
+        match shadow.and_then(|s| s.word_at(&mut g.checkers.races.word_cursor, a.offset)) {
             Some(cell) => self.check_word_cell::<FIRST>(g, a, at, want, cell),
             None => false,
         }
@@ -250,7 +250,7 @@ impl LaunchChecker<'_> {
         at: &AccessSite,
         rule_free: &RuleFree,
     ) {
-        let from = g.quiet.extends(a.inst, a.alloc, a.offset);
+        let from = g.checkers.races.quiet.extends(a.inst, a.alloc, a.offset);
         let stop = (from + BLOCK).min(shadow.len());
         if !rule_free.admits_words(a.offset, stop) {
             return;
@@ -259,7 +259,7 @@ impl LaunchChecker<'_> {
         while upto < stop && Self::read_settles(shadow, upto, WORD_BYTES as u64, at) {
             upto += WORD_BYTES as u64;
         }
-        g.quiet.add(a.inst, a.alloc, a.offset, upto);
+        g.checkers.races.quiet.add(a.inst, a.alloc, a.offset, upto);
     }
 
     /// How many lanes, from the first in the order, read leaving their records as they are
@@ -329,7 +329,7 @@ impl LaunchChecker<'_> {
             FIRST && op == Op::Write && old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0;
         let Some(s) = kept else {
             if defined {
-                Self::note_first_run(&mut g.seen, a, 0, 0xF);
+                Self::note_first_run(&mut g.checkers.races.seen, a, 0, 0xF);
             }
             return;
         };
@@ -340,7 +340,7 @@ impl LaunchChecker<'_> {
         }
         if racy || defined {
             let (racy, defined) = (if racy { 0xF } else { 0 }, if defined { 0xF } else { 0 });
-            Self::note_first_run(&mut g.seen, a, racy, defined);
+            Self::note_first_run(&mut g.checkers.races.seen, a, racy, defined);
         }
         let uninit = found.uninit.filter(|_| want.1);
         self.add_findings(g, a, op, found.conflicts, uninit);
@@ -388,7 +388,7 @@ impl LaunchChecker<'_> {
             if want.0 {
                 self.check_copy_overlap(g, a);
             }
-            g.add_copy_range(a);
+            g.checkers.async_copies.add_range(a);
         }
         let at = self.access_site(g, a, a.offset + a.size as u64);
         self.check_at::<FIRST>(g, a, &at, want);
@@ -522,27 +522,29 @@ impl LaunchChecker<'_> {
         );
         // Made again at the end as the group's work-item would make it: with no copy in
         // flight (the accessor then depends on nothing else of the group).
-        if s.uninit || s.conflicts.any() || !g.copies.is_empty() {
+        if s.uninit || s.conflicts.any() || !g.checkers.async_copies.in_flight.is_empty() {
             return false;
         }
         let Some(ls) = self.state() else {
             return false;
         };
-        if g.pending_quota == 0 {
+        if g.checkers.races.pending_quota == 0 {
             // Taken from the launch's count a chunk at a time: not one shared atomic
             // operation per kept read.
             if self
+                .checkers
+                .races
                 .pending_count
                 .fetch_add(PENDING_CHUNK, Ordering::Relaxed)
                 >= PENDING_READS
             {
                 return false;
             }
-            g.pending_quota = PENDING_CHUNK;
+            g.checkers.races.pending_quota = PENDING_CHUNK;
         }
-        g.pending_quota -= 1;
+        g.checkers.races.pending_quota -= 1;
         let item = &lanes.items[l];
-        g.pending.push(PendingRead {
+        g.checkers.races.pending.push(PendingRead {
             alloc: lanes.alloc,
             offset,
             group_linear: (g.lo - ls.lo) / ls.geometry.stride(),
@@ -559,7 +561,7 @@ impl LaunchChecker<'_> {
     /// ended: a read whose word another read of the launch has named since leaves it as it
     /// is; the others step their words now, and what they find is reported as theirs.
     pub(crate) fn apply_pending_reads(&self) {
-        let pending = std::mem::take(&mut *self.pending.lock());
+        let pending = std::mem::take(&mut *self.checkers.races.pending.lock());
         let Some(ls) = self.state() else {
             return;
         };
@@ -775,7 +777,7 @@ impl LaunchChecker<'_> {
             // words of a block share their "initialised" bit).
             if let Some((old, new)) = one.filter(|_| FIRST && write) {
                 if old & mar::INIT_BIT == 0 && new & mar::INIT_BIT != 0 {
-                    g.seen.add_defined(lanes.alloc, b, b + BLOCK);
+                    g.checkers.races.seen.add_defined(lanes.alloc, b, b + BLOCK);
                 }
             }
             return one.is_some();
@@ -820,7 +822,7 @@ impl LaunchChecker<'_> {
         // its store which bytes stay undefined (with those the executor knows of, private).
         let copy_read = a.copy && op == Op::Read;
         let keep_undefined = if a.copy && op == Op::Write {
-            std::mem::take(&mut g.copy_undefined) | a.undefined
+            std::mem::take(&mut g.checkers.async_copies.undefined) | a.undefined
         } else {
             0
         };
@@ -976,7 +978,7 @@ impl LaunchChecker<'_> {
             AddressSpace::Constant | AddressSpace::Private => return,
         }
         if copy_read {
-            g.copy_undefined = read_undefined;
+            g.checkers.async_copies.undefined = read_undefined;
             found.uninit = None;
         }
         if !want_races {
@@ -986,7 +988,7 @@ impl LaunchChecker<'_> {
             racy = 0;
         }
         if FIRST && racy | defined != 0 {
-            Self::note_first_run(&mut g.seen, a, racy, defined);
+            Self::note_first_run(&mut g.checkers.races.seen, a, racy, defined);
         }
         let uninit = found.uninit.filter(|_| want_uninit);
         self.add_findings(g, a, op, found.conflicts, uninit);
@@ -1085,9 +1087,11 @@ impl LaunchChecker<'_> {
     }
 }
 
+mod hooks;
 mod lockstep;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use hooks::Races;
 use lockstep::*;
 pub(crate) use lockstep::{PendingRead, QuietReads, WordSite};
