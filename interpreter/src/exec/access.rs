@@ -1,12 +1,12 @@
-//! Memory accesses of a work-item ([`Mx`]): the unobserved fast paths, bounds checks and
+//! Memory accesses of a work-item ([`ItemMemory`]): the unobserved fast paths, bounds checks and
 //! faults, the reports observers get, atomics, and the byte-wise helpers under them.
 
 use std::sync::atomic::Ordering;
 
 use parking_lot::Mutex;
 
-use super::launch::Lx;
-use super::state::{Gx, Priv};
+use super::launch::LaunchRun;
+use super::state::{GroupState, Priv};
 use crate::alu::{self, mask};
 use crate::ir::{ptr, AtomicOp};
 use crate::memory::AllocId;
@@ -68,20 +68,20 @@ fn scope_of(scope: u64) -> MemoryScope {
 }
 
 /// Memory access context of one work-item.
-pub(super) struct Mx<'l, 'g, 'p, 'a, O: Observer> {
-    pub(super) lx: &'l Lx<'a, O>,
-    pub(super) gx: &'g mut Gx<O>,
+pub(super) struct ItemMemory<'l, 'g, 'p, 'a, O: Observer> {
+    pub(super) lx: &'l LaunchRun<'a, O>,
+    pub(super) gx: &'g mut GroupState<O>,
     pub(super) mem: &'p mut Priv,
     pub(super) wi: &'p WorkItem,
 }
 
-impl<O: Observer> Mx<'_, '_, '_, '_, O> {
+impl<O: Observer> ItemMemory<'_, '_, '_, '_, O> {
     #[cold]
     fn fault(&mut self, f: Fault<'_>) {
         self.gx.faults += 1;
         if O::ENABLED {
             self.lx.obs.fault(&mut self.gx.obs, &f);
-        } else if !self.lx.warned.swap(true, Ordering::Relaxed) {
+        } else if !self.lx.status.warned.swap(true, Ordering::Relaxed) {
             tracing::warn!(
                 "kernel memory fault (further faults in this launch are not logged): {f:?}"
             );
@@ -303,7 +303,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
         Some(v)
     }
 
-    /// [`Mx::report`] of a read, out of line: the inlined reads above only test whether it
+    /// [`ItemMemory::report`] of a read, out of line: the inlined reads above only test whether it
     /// is needed.
     #[inline(never)]
     fn report_read(
@@ -389,7 +389,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
         self.store_rest(p, n, v, pc)
     }
 
-    /// See [`Mx::load_unobserved_rest`].
+    /// See [`ItemMemory::load_unobserved_rest`].
     #[cold]
     #[inline(never)]
     fn store_unobserved_rest(&mut self, p: u64, n: usize, v: u64, pc: usize) {
@@ -464,7 +464,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
 
     /// An atomic `op` on the `w`-bit integer at `p`, with operand `v` and comparator `c`:
     /// returns the old value. `sync`: its scope and semantics, when the observer wants them
-    /// ([`Lx::sync`]), reported right after the access for global and local memory.
+    /// ([`LaunchRun::sync`]), reported right after the access for global and local memory.
     pub(super) fn atomic(
         &mut self,
         op: AtomicOp,
@@ -558,7 +558,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
         0
     }
 
-    /// [`Observer::synchronise`] of an atomic `op` whose access ([`Mx::report`]) named `n`
+    /// [`Observer::synchronise`] of an atomic `op` whose access ([`ItemMemory::report`]) named `n`
     /// bytes at `offset` of `alloc` as `kind`: a compare-exchange that only read (its
     /// comparison failed) with its `Unequal` semantics' order.
     #[inline(never)]
@@ -584,7 +584,7 @@ impl<O: Observer> Mx<'_, '_, '_, '_, O> {
     }
 
     /// An `Op::Fence` of scope `scope` and semantics `sem` (register values), reported when
-    /// the observer wants synchronisation ([`Lx::sync`]).
+    /// the observer wants synchronisation ([`LaunchRun::sync`]).
     #[inline(never)]
     pub(super) fn fence(&mut self, scope: u64, sem: u64, pc: usize) {
         let fences = fences_of_semantics(sem as u32);

@@ -1,13 +1,13 @@
 //! Group copies: `async_work_group_copy` / `async_work_group_strided_copy` and
 //! `wait_group_events`, with what observers are told about them.
 
-use super::access::Mx;
+use super::access::ItemMemory;
 use crate::alu::mask;
 use crate::observer::{GroupCopy, GroupWait, InstId, Observer};
 
 /// wait_group_events: reads the event list (private memory) and tells the observer.
 pub(super) fn async_wait<O: Observer>(
-    mx: &mut Mx<'_, '_, '_, '_, O>,
+    mx: &mut ItemMemory<'_, '_, '_, '_, O>,
     count: u64,
     list: u64,
     pc: usize,
@@ -30,7 +30,7 @@ pub(super) fn async_wait<O: Observer>(
 /// async_work_group_copy: the first work-item to reach the n-th execution does the copy, as
 /// the group; later arrivals are compared with its arguments.
 pub(super) fn async_copy<O: Observer>(
-    mx: &mut Mx<'_, '_, '_, '_, O>,
+    mx: &mut ItemMemory<'_, '_, '_, '_, O>,
     seen: &mut [u32],
     regs: &mut [u64],
     base: usize,

@@ -4,7 +4,7 @@
 //! compiles as the single function it was; they take the current frame's registers as a
 //! slice from the frame's first register (`r[x]` is `regs[base + x]`).
 
-use super::access::{rd, Mx, SyncOperands};
+use super::access::{rd, ItemMemory, SyncOperands};
 use super::async_copy::{async_copy, async_wait};
 use super::ext::ext_inst;
 use super::state::alloca_op;
@@ -21,7 +21,7 @@ pub(super) fn run_cold<O: Observer>(
     opr: &Op,
     regs: &mut [u64],
     base: usize,
-    mx: &mut Mx<'_, '_, '_, '_, O>,
+    mx: &mut ItemMemory<'_, '_, '_, '_, O>,
     async_seen: &mut [u32],
     pc: usize,
 ) -> Result<(), String> {
@@ -212,7 +212,7 @@ fn bitcast(r: &mut [u64], (fw, fnl, s): (u8, u8, u32), (tw, tn, d): (u8, u8, u32
 /// `Op::LoadN`: `n` lanes of `w` bytes each from consecutive addresses.
 #[inline(always)]
 fn load_n<O: Observer>(
-    mx: &mut Mx<'_, '_, '_, '_, O>,
+    mx: &mut ItemMemory<'_, '_, '_, '_, O>,
     r: &mut [u64],
     (w, n): (u8, u32),
     d: u32,
@@ -230,7 +230,7 @@ fn load_n<O: Observer>(
 /// `Op::LoadAgg`: an aggregate's leaves, one lane each.
 #[inline(always)]
 fn load_agg<O: Observer>(
-    mx: &mut Mx<'_, '_, '_, '_, O>,
+    mx: &mut ItemMemory<'_, '_, '_, '_, O>,
     r: &mut [u64],
     leaves: &[Leaf],
     d: u32,
@@ -248,7 +248,7 @@ fn load_agg<O: Observer>(
 /// `Op::StoreN`: the inverse of [`load_n`].
 #[inline(always)]
 fn store_n<O: Observer>(
-    mx: &mut Mx<'_, '_, '_, '_, O>,
+    mx: &mut ItemMemory<'_, '_, '_, '_, O>,
     r: &[u64],
     (w, n): (u8, u32),
     p: u32,
@@ -271,7 +271,7 @@ fn store_n<O: Observer>(
 /// `Op::StoreAgg`: the inverse of [`load_agg`].
 #[inline(always)]
 fn store_agg<O: Observer>(
-    mx: &mut Mx<'_, '_, '_, '_, O>,
+    mx: &mut ItemMemory<'_, '_, '_, '_, O>,
     r: &[u64],
     leaves: &[Leaf],
     p: u32,

@@ -1,11 +1,11 @@
 //! The run-to-barrier interpreter loop, alone in its file: [`run_turns`] and the macros it
 //! is written with.
 
-use super::access::Mx;
+use super::access::ItemMemory;
 use super::cold::run_cold;
 use super::group::{next_runnable, Pass, TurnEnd};
-use super::launch::Lx;
-use super::state::{Frame, Gx, Item, St};
+use super::launch::LaunchRun;
+use super::state::{Frame, GroupState, Item, ItemState};
 use crate::alu::{self, mask, sext};
 use crate::ir::{fences_of_flags, Op, NO_SLOT};
 use crate::observer::{BarrierArrival, InstId, Observer};
@@ -28,8 +28,8 @@ use crate::ExecError;
 /// into functions would pass that state through memory at every op; the rare ops already
 /// run out of line (`cold::run_cold`).
 pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
-    lx: &Lx<O>,
-    gx: &mut Gx<O>,
+    lx: &LaunchRun<O>,
+    gx: &mut GroupState<O>,
     pool: &mut [Item],
     order: &[usize],
     executed: &mut u64,
@@ -60,7 +60,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
     let mut st_func: &mut u32;
     let mut st_done: &mut bool;
     let mut st_waiting: &mut bool;
-    let mut mx: Mx<'_, '_, '_, '_, O>;
+    let mut mx: ItemMemory<'_, '_, '_, '_, O>;
     // The register file as a raw pointer and length, from which every register access is
     // derived (`rb` is the current frame's first register): the dispatch loop keeps one
     // pointer live instead of a slice and a base. Only a call that needs a larger frame
@@ -80,7 +80,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
     macro_rules! enter {
         ($i:expr, $gx:expr) => {{
             let Item { regs, mem, st } = &mut pool[$i];
-            let St {
+            let ItemState {
                 wi,
                 frames: f,
                 pc,
@@ -90,7 +90,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                 done: d,
                 waiting: w,
             } = st;
-            mx = Mx {
+            mx = ItemMemory {
                 lx,
                 gx: $gx,
                 mem,
@@ -634,7 +634,7 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
             TurnEnd::Yield => {
                 pass.yields += 1;
                 if COUNTED {
-                    if let Some(why) = lx.watchdog(executed) {
+                    if let Some(why) = lx.status.watchdog(executed) {
                         return Err(ExecError::Aborted(why));
                     }
                 }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use super::access::Mx;
+use super::access::ItemMemory;
 use super::texels::Texels;
 use crate::clstd::{self, Elem, LaneArgs, Produced, Rounding};
 use crate::image::ImageOp;
@@ -13,7 +13,7 @@ use crate::observer::Observer;
 /// Runs `Code::exts[e]` for the work-item of `mx`, with the frame at `base` of `regs`;
 /// `pc` is the op's index. An `Err` aborts the work-item.
 pub(super) fn ext_inst<O: Observer>(
-    mx: &mut Mx<'_, '_, '_, '_, O>,
+    mx: &mut ItemMemory<'_, '_, '_, '_, O>,
     regs: &mut [u64],
     base: usize,
     e: u32,
@@ -87,7 +87,7 @@ impl Inst<'_, '_> {
 /// `ExtKind::Pure`: `clstd::eval` on up to 4 operands of up to 16 lanes; a second result
 /// (`frexp`'s exponent, for one) goes to the pointer operand `ptr`.
 fn pure<O: Observer>(
-    mx: &mut Mx<'_, '_, '_, '_, O>,
+    mx: &mut ItemMemory<'_, '_, '_, '_, O>,
     mut x: Inst<'_, '_>,
     op: u32,
     ptr: Option<(u32, u8, Elem)>,
@@ -135,7 +135,7 @@ fn pure<O: Observer>(
 /// `ExtKind::VLoad`: `n` elements of `elem_bytes` at `(offset, pointer)`, widened from
 /// half when `half`.
 fn vload<O: Observer>(
-    mx: &mut Mx<'_, '_, '_, '_, O>,
+    mx: &mut ItemMemory<'_, '_, '_, '_, O>,
     x: Inst<'_, '_>,
     (n, elem_bytes): (u32, u8),
     half: bool,
@@ -166,7 +166,7 @@ fn vload<O: Observer>(
 /// `ExtKind::VStore`: `(data, offset, pointer)`, narrowed to half (with `rounding`) when
 /// `half`.
 fn vstore<O: Observer>(
-    mx: &mut Mx<'_, '_, '_, '_, O>,
+    mx: &mut ItemMemory<'_, '_, '_, '_, O>,
     x: Inst<'_, '_>,
     (n, elem_bytes): (u32, u8),
     half: bool,
@@ -200,7 +200,7 @@ fn vstore<O: Observer>(
 }
 
 /// `ExtKind::Printf`: formats to the process's stdout; the result (when used) is 0.
-fn printf<O: Observer>(mx: &mut Mx<'_, '_, '_, '_, O>, x: Inst<'_, '_>) {
+fn printf<O: Observer>(mx: &mut ItemMemory<'_, '_, '_, '_, O>, x: Inst<'_, '_>) {
     let fmt_p = x.first(0);
     let fmt = mx.peek_str(fmt_p);
     let owned: Vec<(Vec<u64>, Elem)> = (1..x.spec.args.len())
@@ -227,7 +227,7 @@ fn printf<O: Observer>(mx: &mut Mx<'_, '_, '_, '_, O>, x: Inst<'_, '_>) {
 }
 
 /// `ExtKind::Image`: `crate::image` on up to 3 operands, texels through [`Texels`].
-fn image<O: Observer>(mx: &mut Mx<'_, '_, '_, '_, O>, mut x: Inst<'_, '_>, op: ImageOp) {
+fn image<O: Observer>(mx: &mut ItemMemory<'_, '_, '_, '_, O>, mut x: Inst<'_, '_>, op: ImageOp) {
     let mut ops = [crate::image::Operand {
         lanes: &[],
         elem: Elem::Int(32),

@@ -5,9 +5,9 @@
 use std::sync::atomic::Ordering;
 
 use super::dispatch::run_turns;
-use super::launch::Lx;
+use super::launch::LaunchRun;
 use super::lockstep;
-use super::state::{alloca, Gx, Item, LocalMem, Priv, Scratch};
+use super::state::{alloca, GroupState, Item, LocalMem, Priv, Scratch};
 use crate::observer::{GroupInfo, InstId, Observer, Release, WorkItem};
 use crate::schedule::Order;
 use crate::ExecError;
@@ -58,7 +58,7 @@ pub(super) const FAIR_TURN_JUMPS: u64 = 1 << 16;
 /// (`Scratch`) its items, lanes and order live in.
 struct GroupRun<O: Observer> {
     linear: u64,
-    gx: Gx<O>,
+    gx: GroupState<O>,
     rng: Rng,
     /// Whether the items' per-item state is set up (see [`run_group`]).
     prepared: bool,
@@ -127,17 +127,17 @@ impl<O: Observer> Default for Carry<O> {
 }
 
 /// Runs a work-group (groups numbered dimension 0 fastest) until its end, or until it has
-/// run a slice without progress and `lx.fair` lets it step aside: in lockstep while the
+/// run a slice without progress and `lx.policy.fair` lets it step aside: in lockstep while the
 /// schedule allows it, else in barrier phases of the per-item executor.
 pub(super) fn run_group<O: Observer>(
-    lx: &Lx<O>,
+    lx: &LaunchRun<O>,
     job: Job<O>,
     scratch: &mut Scratch,
     carry: &mut Carry<O>,
 ) -> GroupEnd<O> {
     // Quantum 1 is lockstep order: run it one op for all items at a time (exec/lockstep.rs);
     // so does `Schedule::AUTO` where it can.
-    let lockstep_ok = lx.lockstep;
+    let lockstep_ok = lx.policy.lockstep;
     let mut g = match job {
         Job::Start(linear) => begin_group(lx, linear, scratch, lockstep_ok, carry.obs.take()),
         Job::Resume(s) => {
@@ -163,7 +163,7 @@ pub(super) fn run_group<O: Observer>(
     // Set when the group steps aside for the others.
     let mut suspend = false;
     'outer: loop {
-        if lx.abort.load(Ordering::Relaxed) {
+        if lx.status.abort.load(Ordering::Relaxed) {
             break;
         }
         if let Some(mut at) = g.lockstep_at.take() {
@@ -211,13 +211,13 @@ pub(super) fn run_group<O: Observer>(
                 break 'outer;
             }
         };
-        if lx.abort.load(Ordering::Relaxed) {
+        if lx.status.abort.load(Ordering::Relaxed) {
             break;
         }
         if pass.done == n {
             break;
         }
-        if idle.spinning(&pass, budget) && lx.fair {
+        if idle.spinning(&pass, budget) && lx.policy.fair {
             suspend = true;
             break;
         }
@@ -227,8 +227,8 @@ pub(super) fn run_group<O: Observer>(
         // Every item finished or waits at a barrier: release it.
         // A loop with a barrier in it ends every turn at the barrier, never at the turn
         // budget where run_turns consults the watchdog: consult it at each release.
-        if lx.watched() {
-            if let Some(why) = lx.watchdog(&mut g.executed) {
+        if lx.status.watched() {
+            if let Some(why) = lx.status.watchdog(&mut g.executed) {
                 result = Err(ExecError::Aborted(why));
                 break;
             }
@@ -265,13 +265,13 @@ pub(super) fn run_group<O: Observer>(
     // so batching the short groups' counts per worker loses nothing, and spares the workers
     // a shared counter's cache line per group.
     carry.unflushed += std::mem::take(&mut g.executed);
-    if carry.unflushed >= WATCH_BATCH || lx.limit.is_some() {
-        match lx.watchdog(&mut carry.unflushed) {
+    if carry.unflushed >= WATCH_BATCH || lx.status.limit.is_some() {
+        match lx.status.watchdog(&mut carry.unflushed) {
             Some(why) if result.is_ok() => result = Err(ExecError::Aborted(why)),
             _ => {}
         }
     }
-    if let (true, Some(why)) = (O::ENABLED, lx.stalled.get()) {
+    if let (true, Some(why)) = (O::ENABLED, lx.status.stalled.get()) {
         // The watchdog ended the launch: say which items had not finished, and where.
         if running.is_empty() {
             running = still_running(
@@ -296,7 +296,7 @@ pub(super) fn run_group<O: Observer>(
 /// Starts work-group `linear` on a worker's `scratch`: its items' identities and order, and
 /// either their per-item state or (lockstep) their lanes at the kernel's entry.
 fn begin_group<O: Observer>(
-    lx: &Lx<O>,
+    lx: &LaunchRun<O>,
     linear: u64,
     scratch: &mut Scratch,
     lockstep_ok: bool,
@@ -324,10 +324,10 @@ fn begin_group<O: Observer>(
         prepare_items(lx, &mut pool[..n], wis);
         init_item_regs(lx, &mut pool[..n]);
     }
-    let mut rng = Rng(lx.seed ^ linear.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xA5A5);
+    let mut rng = Rng(lx.policy.seed ^ linear.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xA5A5);
     order.clear();
     order.extend(0..n);
-    ordered(order, lx.wi_order, &mut rng);
+    ordered(order, lx.policy.wi_order, &mut rng);
     let lockstep_at = lockstep_ok.then(|| {
         lockstep::init_regs(lx, lanes, n);
         for (l, it) in pool[..n].iter_mut().enumerate() {
@@ -379,7 +379,7 @@ impl Idle {
 /// The group's unfinished items and where each stands: from lockstep's position when the
 /// group stopped there, else from the per-item states (if they were ever set up).
 fn still_running<O: Observer>(
-    lx: &Lx<O>,
+    lx: &LaunchRun<O>,
     lockstep_at: Option<&lockstep::Pos>,
     prepared: bool,
     pool: &[Item],
@@ -400,8 +400,8 @@ fn still_running<O: Observer>(
 /// items ended rather than arrived): the observer hears of it, the items run again, in a
 /// new order when the schedule's is random.
 fn release_barrier<O: Observer>(
-    lx: &Lx<O>,
-    gx: &mut Gx<O>,
+    lx: &LaunchRun<O>,
+    gx: &mut GroupState<O>,
     pool: &mut [Item],
     order: &mut [usize],
     rng: &mut Rng,
@@ -418,7 +418,7 @@ fn release_barrier<O: Observer>(
     for it in pool {
         it.st.waiting = false;
     }
-    if lx.wi_order == Order::Random {
+    if lx.policy.wi_order == Order::Random {
         rng.shuffle(order);
     }
 }
@@ -427,19 +427,20 @@ fn release_barrier<O: Observer>(
 /// it, and its local memory, zeroed in the buffers the worker keeps (`locals`: no
 /// allocation per group; [`run_group`] hands them back at the group's end).
 fn start_group<O: Observer>(
-    lx: &Lx<O>,
+    lx: &LaunchRun<O>,
     linear: u64,
     locals: &mut Vec<LocalMem>,
     previous: Option<O::Group>,
-) -> Gx<O> {
-    let ng = lx.num_groups;
+) -> GroupState<O> {
+    let geo = &lx.geometry;
+    let ng = geo.num_groups;
     let group = [
         linear % ng[0],
         (linear / ng[0]) % ng[1],
         linear / (ng[0] * ng[1]),
     ];
     let size: [u64; 3] = std::array::from_fn(|d| {
-        lx.local_size[d].min(lx.global_size[d] - group[d] * lx.local_size[d])
+        geo.local_size[d].min(geo.global_size[d] - group[d] * geo.local_size[d])
     });
     let n = (size[0] * size[1] * size[2]) as usize;
     let info = GroupInfo {
@@ -452,7 +453,7 @@ fn start_group<O: Observer>(
     for (l, &size) in locals.iter_mut().zip(&lx.local_sizes) {
         l.reset(size as usize);
     }
-    Gx {
+    GroupState {
         obs,
         locals: std::mem::take(locals),
         async_counts: vec![0; lx.code.asyncs.len()],
@@ -469,10 +470,16 @@ fn start_group<O: Observer>(
 
 /// The identities of the group's `n` work-items in local linear order. Local ids advance
 /// as an odometer (no divisions per work-item).
-fn identities<O: Observer>(lx: &Lx<O>, gx: &Gx<O>, n: usize, wis: &mut Vec<WorkItem>) {
+fn identities<O: Observer>(
+    lx: &LaunchRun<O>,
+    gx: &GroupState<O>,
+    n: usize,
+    wis: &mut Vec<WorkItem>,
+) {
     let (group, size) = (gx.group, gx.size);
     let group32 = group.map(|x| x as u32);
-    let first: [u64; 3] = std::array::from_fn(|d| group[d] * lx.local_size[d] + lx.offset[d]);
+    let geo = &lx.geometry;
+    let first: [u64; 3] = std::array::from_fn(|d| group[d] * geo.local_size[d] + geo.offset[d]);
     let mut local = [0u64; 3];
     wis.clear();
     for l in 0..n {
@@ -502,7 +509,7 @@ fn identities<O: Observer>(lx: &Lx<O>, gx: &Gx<O>, n: usize, wis: &mut Vec<WorkI
 /// function: no frames, no async copies seen. Registers are the caller's:
 /// [`init_item_regs`], or lockstep's scatter; private memory is [`begin_group`]'s (lockstep
 /// allocates in the items' own).
-fn prepare_items<O: Observer>(lx: &Lx<O>, pool: &mut [Item], wis: &[WorkItem]) {
+fn prepare_items<O: Observer>(lx: &LaunchRun<O>, pool: &mut [Item], wis: &[WorkItem]) {
     // Lockstep always starts in the kernel's own function; `lx.entry` only differs from it
     // under quantum 0, which never runs lockstep.
     let func = &lx.code.funcs[lx.entry.func as usize];
@@ -525,7 +532,7 @@ fn prepare_items<O: Observer>(lx: &Lx<O>, pool: &mut [Item], wis: &[WorkItem]) {
 
 /// Fills every item's registers for the start of the entry function: its constants, the
 /// parameters' lanes, and a private copy of each by-value argument.
-fn init_item_regs<O: Observer>(lx: &Lx<O>, pool: &mut [Item]) {
+fn init_item_regs<O: Observer>(lx: &LaunchRun<O>, pool: &mut [Item]) {
     let func = &lx.code.funcs[lx.entry.func as usize];
     for it in pool.iter_mut() {
         if it.regs.len() < func.frame as usize {
@@ -546,7 +553,7 @@ fn init_item_regs<O: Observer>(lx: &Lx<O>, pool: &mut [Item]) {
 /// Copies each by-value argument into a work-item's private memory and calls `bind` with
 /// the parameter's slot and the copy's pointer (the same in every item: their allocations
 /// are alike).
-fn copy_byval<O: Observer>(lx: &Lx<O>, mem: &mut Priv, mut bind: impl FnMut(usize, u64)) {
+fn copy_byval<O: Observer>(lx: &LaunchRun<O>, mem: &mut Priv, mut bind: impl FnMut(usize, u64)) {
     let params = &lx.code.funcs[lx.entry.func as usize].params;
     for (&(slot, _), byval) in params.iter().zip(&lx.byval) {
         if let Some((bytes, align)) = byval {
@@ -563,15 +570,15 @@ fn copy_byval<O: Observer>(lx: &Lx<O>, mem: &mut Priv, mut bind: impl FnMut(usiz
 /// Returns what the pass did (no turn used up its budget: every item is finished or waits
 /// at a barrier) and the turn budget it ran with.
 fn run_phase<O: Observer>(
-    lx: &Lx<O>,
-    gx: &mut Gx<O>,
+    lx: &LaunchRun<O>,
+    gx: &mut GroupState<O>,
     pool: &mut [Item],
     order: &[usize],
     executed: &mut u64,
 ) -> Result<(Pass, u64), ExecError> {
     // A turn ends at a barrier, after `quantum` instructions, or (with a watchdog limit) in
     // slices so the limit is checked even in a loop without barriers.
-    let budget: u64 = match (lx.quantum, lx.limit, lx.deadline) {
+    let budget: u64 = match (lx.policy.quantum, lx.status.limit, lx.status.deadline) {
         (0, None, None) => u64::MAX,
         (0, Some(l), _) => l.clamp(1, FAIR_SLICE),
         (0, None, Some(_)) => FAIR_SLICE,

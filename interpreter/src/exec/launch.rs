@@ -1,6 +1,6 @@
 //! Launch set-up: [`Device::run`] checks a launch's sizes, binds its arguments and the
 //! module's variables to allocations and registers, and runs its work-groups on worker
-//! threads. Also the launch-wide state every worker shares ([`Lx`]) and the builtins it
+//! threads. Also the launch-wide state every worker shares ([`LaunchRun`]) and the builtins it
 //! answers.
 
 use std::collections::VecDeque;
@@ -12,7 +12,7 @@ use parking_lot::Mutex;
 
 use super::group::{run_group, Carry, GroupEnd, Job, Suspended};
 use super::group_order::GroupOrder;
-use super::state::{Gx, Scratch};
+use super::state::{GroupState, Scratch};
 use super::Device;
 use crate::ir::{ptr, Builtin, Code, KernelCode, Op, ParamKind};
 use crate::memory::View;
@@ -32,8 +32,9 @@ pub(super) struct GAlloc {
     pub(super) image: Option<crate::ImageDesc>,
 }
 
-/// Launch-wide state shared by all workers.
-pub(super) struct Lx<'a, O: Observer> {
+/// A launch being run: the state every worker shares. Read-only but for [`RunStatus`]; its
+/// parts are held by value, as the executor reads them per instruction.
+pub(super) struct LaunchRun<'a, O: Observer> {
     pub(super) code: &'a Code,
     pub(super) kc: &'a KernelCode,
     pub(super) obs: &'a O,
@@ -50,29 +51,9 @@ pub(super) struct Lx<'a, O: Observer> {
     /// wrapper instructions skipped (still counted, once per finished item).
     pub(super) entry: Entry,
     pub(super) local_sizes: Vec<u64>,
-    pub(super) global_size: [u64; 3],
-    pub(super) local_size: [u64; 3],
-    pub(super) offset: [u64; 3],
-    pub(super) num_groups: [u64; 3],
-    pub(super) work_dim: u32,
-    pub(super) warned: AtomicBool,
-    pub(super) instructions: AtomicU64,
-    pub(super) abort: AtomicBool,
-    pub(super) error: Mutex<Option<ExecError>>,
-    pub(super) wi_order: Order,
-    /// The per-item executor's quantum (0 under [`Schedule::AUTO`]).
-    pub(super) quantum: u32,
-    /// Groups run in lockstep where they can (quantum 1 and [`Schedule::AUTO`]).
-    pub(super) lockstep: bool,
-    /// Lockstep hands a diverged group to the per-item executor rather than give its items
-    /// turns one by one ([`Schedule::AUTO`]).
-    pub(super) lockstep_scatters: bool,
-    pub(super) seed: u64,
-    pub(super) limit: Option<u64>,
-    /// When the launch must have ended, and the time limit that says so.
-    pub(super) deadline: Option<(Instant, Duration)>,
-    /// Why the watchdog ended the launch, once it has.
-    pub(super) stalled: OnceLock<String>,
+    pub(super) geometry: Geometry,
+    pub(super) policy: SchedulePolicy,
+    pub(super) status: RunStatus,
     pub(super) count_all: bool,
     /// A second run of a launch (see [`Device::run_again`]): printf prints nothing.
     pub(super) quiet: bool,
@@ -82,25 +63,58 @@ pub(super) struct Lx<'a, O: Observer> {
     pub(super) previous: bool,
     /// Atomics and fences report their orders and scopes ([`Observer::wants_sync`]).
     pub(super) sync: bool,
+}
+
+/// How a launch's work-items and work-groups take turns: what its schedule asks for, as the
+/// launch's shape and the workers it runs on settle it.
+pub(super) struct SchedulePolicy {
+    pub(super) wi_order: Order,
+    /// The per-item executor's quantum (0 under [`Schedule::AUTO`]).
+    pub(super) quantum: u32,
+    /// Groups run in lockstep where they can (quantum 1 and [`Schedule::AUTO`]).
+    pub(super) lockstep: bool,
+    /// Lockstep hands a diverged group to the per-item executor rather than give its items
+    /// turns one by one ([`Schedule::AUTO`]).
+    pub(super) lockstep_scatters: bool,
+    pub(super) seed: u64,
     /// Whether a group that spins may step aside for others (there are others).
     pub(super) fair: bool,
     /// How long the calling thread runs the launch alone before it calls the other workers
     /// (see [`run_groups`]); `None` when it has no one to call.
     pub(super) alone_until: Option<Instant>,
+}
+
+/// How a launch is going, as its workers update it: its instruction count, whether and why
+/// it stopped, and the watchdog's limits.
+pub(super) struct RunStatus {
+    /// A memory fault was logged (only the first is, without an observer).
+    pub(super) warned: AtomicBool,
+    pub(super) instructions: AtomicU64,
+    pub(super) abort: AtomicBool,
+    pub(super) error: Mutex<Option<ExecError>>,
+    pub(super) limit: Option<u64>,
+    /// When the launch must have ended, and the time limit that says so.
+    pub(super) deadline: Option<(Instant, Duration)>,
+    /// Why the watchdog ended the launch, once it has.
+    pub(super) stalled: OnceLock<String>,
     /// Set once the other workers were called.
     pub(super) helped: AtomicBool,
 }
 
-impl<O: Observer> Lx<'_, O> {
+impl<O: Observer> LaunchRun<'_, O> {
     /// Whether the calling thread, running the launch alone, has run it long enough to call
     /// the other workers: its group steps aside (at a barrier release) so that it can.
     pub(super) fn help_due(&self) -> bool {
-        match self.alone_until {
-            Some(t) if self.fair && !self.helped.load(Ordering::Relaxed) => Instant::now() >= t,
+        match self.policy.alone_until {
+            Some(t) if self.policy.fair && !self.status.helped.load(Ordering::Relaxed) => {
+                Instant::now() >= t
+            }
             _ => false,
         }
     }
+}
 
+impl RunStatus {
     /// Whether a watchdog (instruction or time limit) watches this launch.
     pub(super) fn watched(&self) -> bool {
         self.limit.is_some() || self.deadline.is_some()
@@ -133,13 +147,13 @@ impl<O: Observer> Lx<'_, O> {
 }
 
 /// The NDRange of a launch in three dimensions (an unused one has size 1 and offset 0).
-struct Geometry {
-    work_dim: u32,
-    global_size: [u64; 3],
-    local_size: [u64; 3],
-    offset: [u64; 3],
-    num_groups: [u64; 3],
-    total_groups: u64,
+pub(super) struct Geometry {
+    pub(super) work_dim: u32,
+    pub(super) global_size: [u64; 3],
+    pub(super) local_size: [u64; 3],
+    pub(super) offset: [u64; 3],
+    pub(super) num_groups: [u64; 3],
+    pub(super) total_groups: u64,
 }
 
 /// What a launch binds, built argument by argument: its global/constant allocations (with
@@ -252,9 +266,10 @@ impl Device {
         };
         let entry = entry_of(code, kc, &param_init, quantum, &byval);
         let threads = self.threads_for(schedule);
-        let workers = threads.min(geo.total_groups.max(1) as usize);
+        let total_groups = geo.total_groups;
+        let workers = threads.min(total_groups.max(1) as usize);
         let pool = (workers > 1).then(|| self.pool(threads)).flatten();
-        let lx = Lx {
+        let lx = LaunchRun {
             code,
             kc,
             obs: observer,
@@ -264,35 +279,36 @@ impl Device {
             param_init,
             entry,
             local_sizes,
-            global_size: geo.global_size,
-            local_size: geo.local_size,
-            offset: geo.offset,
-            num_groups: geo.num_groups,
-            work_dim: geo.work_dim,
-            warned: AtomicBool::new(false),
-            instructions: AtomicU64::new(0),
-            abort: AtomicBool::new(false),
-            error: Mutex::new(None),
-            wi_order: schedule.wi_order,
-            quantum: match quantum {
-                Schedule::AUTO => 0,
-                q => q,
+            geometry: geo,
+            policy: SchedulePolicy {
+                wi_order: schedule.wi_order,
+                quantum: match quantum {
+                    Schedule::AUTO => 0,
+                    q => q,
+                },
+                lockstep: matches!(quantum, 1 | Schedule::AUTO),
+                lockstep_scatters: quantum == Schedule::AUTO,
+                seed: schedule.seed,
+                fair: total_groups > 1,
+                alone_until: (workers > 1).then(|| Instant::now() + HELP_AFTER),
             },
-            lockstep: matches!(quantum, 1 | Schedule::AUTO),
-            lockstep_scatters: quantum == Schedule::AUTO,
-            seed: schedule.seed,
-            limit: self.limit,
-            deadline: self.time_limit.map(|d| (Instant::now() + d, d)),
-            stalled: OnceLock::new(),
+            status: RunStatus {
+                warned: AtomicBool::new(false),
+                instructions: AtomicU64::new(0),
+                abort: AtomicBool::new(false),
+                error: Mutex::new(None),
+                limit: self.limit,
+                deadline: self.time_limit.map(|d| (Instant::now() + d, d)),
+                stalled: OnceLock::new(),
+                helped: AtomicBool::new(false),
+            },
             count_all: self.count_all,
             quiet: variables.is_some(),
             definedness: O::ENABLED && observer.wants_definedness(),
             previous: O::ENABLED && observer.wants_previous(),
             sync: O::ENABLED && observer.wants_sync(),
-            fair: geo.total_groups > 1,
-            alone_until: (workers > 1).then(|| Instant::now() + HELP_AFTER),
-            helped: AtomicBool::new(false),
         };
+        let geo = &lx.geometry;
         if O::ENABLED {
             observer.launch_start(&LaunchInfo {
                 kernel: &info.name,
@@ -305,23 +321,23 @@ impl Device {
                 local_allocs: &local_allocs,
             });
         }
-        let order = GroupOrder::new(schedule.wg_order, geo.total_groups, schedule.seed);
+        let order = GroupOrder::new(schedule.wg_order, total_groups, schedule.seed);
         self.groups_started
-            .fetch_add(geo.total_groups, Ordering::Relaxed);
+            .fetch_add(total_groups, Ordering::Relaxed);
         let ran = run_groups(&lx, &order, workers, pool, &self.groups_done);
         // Groups an error left unrun count as done, so a progress display sees the launch end.
         self.groups_done
-            .fetch_add(geo.total_groups - ran, Ordering::Relaxed);
+            .fetch_add(total_groups - ran, Ordering::Relaxed);
         if O::ENABLED {
             observer.launch_end();
         }
-        if let Some(e) = lx.error.lock().take() {
+        if let Some(e) = lx.status.error.lock().take() {
             return Err(e);
         }
         Ok(LaunchStats {
-            work_groups: geo.total_groups,
-            work_items: geo.global_size.iter().product(),
-            instructions: lx.instructions.load(Ordering::Relaxed),
+            work_groups: total_groups,
+            work_items: lx.geometry.global_size.iter().product(),
+            instructions: lx.status.instructions.load(Ordering::Relaxed),
         })
     }
 
@@ -719,12 +735,12 @@ const HELP_AFTER: Duration = Duration::from_micros(100);
 /// Runs every group of `order` on `threads` workers: the device's pool when it has one,
 /// else threads started for this launch, counting each in `done` when it ends. The calling
 /// thread is the first worker: it runs groups alone until [`HELP_AFTER`] has passed, at a
-/// group's end (a long group steps aside at a barrier release, `Lx::help_due`, or where it
+/// group's end (a long group steps aside at a barrier release, `LaunchRun::help_due`, or where it
 /// spins), then calls the others while groups remain. The first error is kept in
-/// `lx.error` and stops the launch. Returns how many groups started (every started group
+/// `lx.status.error` and stops the launch. Returns how many groups started (every started group
 /// ends, suspended ones included).
 fn run_groups<O: Observer>(
-    lx: &Lx<O>,
+    lx: &LaunchRun<O>,
     order: &GroupOrder,
     threads: usize,
     pool: Option<&rayon_core::ThreadPool>,
@@ -745,7 +761,7 @@ fn run_groups<O: Observer>(
         let mut ended = 0u64;
         let mut carry = Carry::default();
         loop {
-            let aborted = lx.abort.load(Ordering::Relaxed);
+            let aborted = lx.status.abort.load(Ordering::Relaxed);
             let (job, more) = {
                 let mut q = queue.lock();
                 let job = q.next(order, stepped_aside.take(), aborted);
@@ -757,7 +773,7 @@ fn run_groups<O: Observer>(
             if help.is_some() && lx.help_due() {
                 // Called once: with no group left but this one, there is nothing to share
                 // (only running groups add to the queue), and none steps aside again.
-                lx.helped.store(true, Ordering::Relaxed);
+                lx.status.helped.store(true, Ordering::Relaxed);
                 help.take()
                     .filter(|_| more)
                     .into_iter()
@@ -791,8 +807,8 @@ fn run_groups<O: Observer>(
                         done.fetch_add(std::mem::take(&mut ended), Ordering::Relaxed);
                     }
                     if let Err(e) = r {
-                        lx.abort.store(true, Ordering::Relaxed);
-                        lx.error.lock().get_or_insert(e);
+                        lx.status.abort.store(true, Ordering::Relaxed);
+                        lx.status.error.lock().get_or_insert(e);
                     }
                 }
             }
@@ -801,7 +817,8 @@ fn run_groups<O: Observer>(
         scratch.keep();
         lx.obs.worker_done(carry.obs.take());
         // The launch is over for this worker: its count only has to be complete.
-        lx.instructions
+        lx.status
+            .instructions
             .fetch_add(carry.unflushed, Ordering::Relaxed);
     };
     if threads == 1 {
@@ -900,42 +917,44 @@ fn global_offset_overflows(offset: [u64; 3], size: [u64; 3]) -> bool {
 }
 
 /// The values of builtins (`get_global_id` and co.) for a work-item of a group.
-impl<O: Observer> Lx<'_, O> {
+impl<O: Observer> LaunchRun<'_, O> {
     /// All lanes of a builtin (lane 0 only for the scalar ones).
     #[inline(always)]
-    pub(super) fn builtin3(&self, gx: &Gx<O>, wi: &WorkItem, b: Builtin) -> [u64; 3] {
+    pub(super) fn builtin3(&self, gx: &GroupState<O>, wi: &WorkItem, b: Builtin) -> [u64; 3] {
+        let geo = &self.geometry;
         match b {
             Builtin::GlobalId => wi.global,
             Builtin::LocalId => wi.local.map(|x| x as u64),
             Builtin::GroupId => gx.group,
-            Builtin::GlobalSize => self.global_size,
+            Builtin::GlobalSize => geo.global_size,
             Builtin::LocalSize => gx.size,
-            Builtin::EnqueuedLocalSize => self.local_size,
-            Builtin::NumGroups => self.num_groups,
-            Builtin::GlobalOffset => self.offset,
+            Builtin::EnqueuedLocalSize => geo.local_size,
+            Builtin::NumGroups => geo.num_groups,
+            Builtin::GlobalOffset => geo.offset,
             _ => [self.builtin(gx, wi, b, 0), 0, 0],
         }
     }
 
     #[inline]
-    pub(super) fn builtin(&self, gx: &Gx<O>, wi: &WorkItem, b: Builtin, c: usize) -> u64 {
+    pub(super) fn builtin(&self, gx: &GroupState<O>, wi: &WorkItem, b: Builtin, c: usize) -> u64 {
         if c > 2 && b.lanes() == 3 {
             return b.past_last_dim();
         }
         let c = c.min(2);
+        let geo = &self.geometry;
         match b {
             Builtin::GlobalId => wi.global[c],
             Builtin::LocalId => wi.local[c] as u64,
             Builtin::GroupId => gx.group[c],
-            Builtin::GlobalSize => self.global_size[c],
+            Builtin::GlobalSize => geo.global_size[c],
             Builtin::LocalSize => gx.size[c],
-            Builtin::EnqueuedLocalSize => self.local_size[c],
-            Builtin::NumGroups => self.num_groups[c],
-            Builtin::GlobalOffset => self.offset[c],
-            Builtin::WorkDim => self.work_dim as u64,
+            Builtin::EnqueuedLocalSize => geo.local_size[c],
+            Builtin::NumGroups => geo.num_groups[c],
+            Builtin::GlobalOffset => geo.offset[c],
+            Builtin::WorkDim => geo.work_dim as u64,
             Builtin::GlobalLinearId => {
-                let g: [u64; 3] = std::array::from_fn(|d| wi.global[d] - self.offset[d]);
-                (g[2] * self.global_size[1] + g[1]) * self.global_size[0] + g[0]
+                let g: [u64; 3] = std::array::from_fn(|d| wi.global[d] - geo.offset[d]);
+                (g[2] * geo.global_size[1] + g[1]) * geo.global_size[0] + g[0]
             }
             Builtin::LocalIndex | Builtin::SubgroupLocalId => wi.local_linear as u64,
             Builtin::SubgroupSize | Builtin::SubgroupMaxSize => gx.size.iter().product(),

@@ -6,7 +6,7 @@ use crate::ir::ptr;
 use crate::observer::{Observer, WorkItem};
 
 /// Per-work-group state.
-pub(super) struct Gx<O: Observer> {
+pub(super) struct GroupState<O: Observer> {
     pub(super) obs: O::Group,
     pub(super) locals: Vec<LocalMem>,
     pub(super) async_counts: Vec<u32>,
@@ -29,7 +29,7 @@ pub(super) struct Gx<O: Observer> {
     pub(super) component: u8,
 }
 
-impl<O: Observer> Gx<O> {
+impl<O: Observer> GroupState<O> {
     /// How many work-items the group has.
     pub(super) fn items(&self) -> usize {
         (self.size[0] * self.size[1] * self.size[2]) as usize
@@ -75,8 +75,8 @@ impl Priv {
 
     /// The `n` bytes at `p` when it points into one of these allocations and, with
     /// `defined_only`, they were all written: the usual private load, inline. `None` sends
-    /// the load to [`Mx::load`](super::access::Mx) (another space, a fault, or undefined
-    /// bytes to report).
+    /// the load to [`ItemMemory::load`](super::access::ItemMemory) (another space, a fault,
+    /// or undefined bytes to report).
     #[inline(always)]
     pub(super) fn try_load(&self, p: u64, n: usize, defined_only: bool) -> Option<u64> {
         let at = self.at(p, n)?;
@@ -185,7 +185,7 @@ pub(super) struct Frame {
 
 /// Where a work-item stands between turns of the per-item executor.
 #[derive(Default)]
-pub(super) struct St {
+pub(super) struct ItemState {
     pub(super) wi: WorkItem,
     pub(super) frames: Vec<Frame>,
     pub(super) pc: u32,
@@ -201,7 +201,7 @@ pub(super) struct St {
 pub(super) struct Item {
     pub(super) regs: Vec<u64>,
     pub(super) mem: Priv,
-    pub(super) st: St,
+    pub(super) st: ItemState,
 }
 
 /// What a worker thread keeps from one work-group to the next, so that a group allocates

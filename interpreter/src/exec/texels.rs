@@ -1,12 +1,12 @@
 //! Image texels: the memory interface `crate::image` reads and writes an image through.
 
-use super::access::Mx;
+use super::access::ItemMemory;
 use crate::ir::ptr;
 use crate::observer::{AccessKind, Observer};
 
 /// Image texels go through the work-item's checked, observed memory path.
 pub(super) struct Texels<'m, 'l, 'g, 'p, 'a, O: Observer> {
-    pub(super) mx: &'m mut Mx<'l, 'g, 'p, 'a, O>,
+    pub(super) mx: &'m mut ItemMemory<'l, 'g, 'p, 'a, O>,
     pub(super) pc: usize,
 }
 

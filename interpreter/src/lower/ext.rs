@@ -3,7 +3,7 @@
 use super::*;
 
 /// Image instructions become `ExtKind::Image` (off the hot dispatch path; see `image.rs`).
-pub(super) fn lower_image(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_image(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     use crate::image::ImageOp;
     let (op, n_ops) = match inst.class.opcode {
         S::SampledImage => (ImageOp::Combine, 2),
@@ -17,7 +17,7 @@ pub(super) fn lower_image(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let (d, n, elem) = match inst.result_type {
         Some(rty) => {
             let (elem, _, n) = match fx.md.ty(rty)?.k {
-                TyK::Opaque(_) => (Elem::Int(64), 64, 1),
+                TypeKind::Opaque(_) => (Elem::Int(64), 64, 1),
                 _ => fx.sc(rty)?,
             };
             (fx.dst(inst)?, n, elem)
@@ -29,7 +29,7 @@ pub(super) fn lower_image(fx: &mut Fx, inst: &Instruction) -> R<()> {
         let id = id_at(inst, k)?;
         let slot = fx.val(id)?;
         let (elem, nn) = match fx.md.ty_of(id)?.k {
-            TyK::Opaque(_) => (Elem::Int(64), 1),
+            TypeKind::Opaque(_) => (Elem::Int(64), 1),
             _ => {
                 let (e, _, nn) = fx.sc(fx.md.type_id_of(id)?)?;
                 (e, nn)
@@ -49,7 +49,7 @@ pub(super) fn lower_image(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_ext(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let set = id_at(inst, 0)?;
     if !fx.md.opencl_std.contains(&set) {
         // Debug info and other non-semantic sets.
@@ -58,7 +58,7 @@ pub(super) fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let num = lit_at(inst, 1)? as u32;
     let rty = result_ty(inst)?;
     let (elem, _, n) = match fx.md.ty(rty)?.k {
-        TyK::Void => (Elem::Int(32), 0, 0),
+        TypeKind::Void => (Elem::Int(32), 0, 0),
         _ => fx.sc(rty)?,
     };
     let d = if n > 0 { fx.dst(inst)? } else { 0 };
@@ -100,7 +100,7 @@ pub(super) fn lower_ext(fx: &mut Fx, inst: &Instruction) -> R<()> {
 }
 
 /// The value operands of an OpenCL.std instruction.
-fn ext_args(fx: &mut Fx, inst: &Instruction, num: u32) -> R<Vec<ExtArg>> {
+fn ext_args(fx: &mut FunctionLowering, inst: &Instruction, num: u32) -> R<Vec<ExtArg>> {
     use spirv::CLOp as C;
     // rspirv does not know the OpenCL.std grammar and parses trailing literals (vloadn's n,
     // vstore_half_r's rounding mode) as ids: only the leading operands are values.
@@ -124,7 +124,7 @@ fn ext_args(fx: &mut Fx, inst: &Instruction, num: u32) -> R<Vec<ExtArg>> {
         let slot = fx.val(id)?;
         let t = fx.md.type_id_of(id)?;
         let (e, nn) = match fx.md.ty(t)?.k {
-            TyK::Ptr(..) => (Elem::Int(64), 1),
+            TypeKind::Ptr(..) => (Elem::Int(64), 1),
             _ => {
                 let (e, _, nn) = fx.sc(t)?;
                 (e, nn)
@@ -142,17 +142,17 @@ fn ext_args(fx: &mut Fx, inst: &Instruction, num: u32) -> R<Vec<ExtArg>> {
 /// What the executor does for OpenCL.std instruction `num`: memory builtins (vload/vstore and
 /// the pointer-output math functions, whose pointer leaves `args`), printf, or a pure function.
 fn ext_kind(
-    fx: &mut Fx,
+    fx: &mut FunctionLowering,
     inst: &Instruction,
     num: u32,
     n: u32,
     args: &mut Vec<ExtArg>,
 ) -> R<ExtKind> {
     use spirv::CLOp as C;
-    let ptr_elem = |fx: &Fx, k: usize| -> R<(u8, Elem)> {
+    let ptr_elem = |fx: &FunctionLowering, k: usize| -> R<(u8, Elem)> {
         let id = id_at(inst, k)?;
         match fx.md.ty_of(id)?.k {
-            TyK::Ptr(_, p) => {
+            TypeKind::Ptr(_, p) => {
                 let (e, w, _) = fx.sc(p)?;
                 Ok(((w / 8).max(1), e))
             }
@@ -227,7 +227,7 @@ fn ext_kind(
             let (w, e) = ptr_elem(fx, last)?;
             // The second result is stored through a pointer to its whole type (OpenCL C
             // 6.15.2), which must be aligned to it: a 3-vector's that of 4.
-            if let TyK::Ptr(_, pointee) = fx.md.ty_of(id_at(inst, last)?)?.k {
+            if let TypeKind::Ptr(_, pointee) = fx.md.ty_of(id_at(inst, last)?)?.k {
                 let align = fx.md.ty(pointee)?.align;
                 set_alignment(fx, align);
             }

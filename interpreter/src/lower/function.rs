@@ -1,4 +1,4 @@
-//! One function at a time: its registers, blocks and phis (`Fx`).
+//! One function at a time: its registers, blocks and phis (`FunctionLowering`).
 
 use super::*;
 
@@ -19,7 +19,7 @@ pub(super) struct Stub {
 }
 
 /// Per-function lowering state.
-pub(super) struct Fx<'a, 'm> {
+pub(super) struct FunctionLowering<'a, 'm> {
     pub(super) md: &'a mut Mod<'m>,
     pub(super) fname: String,
     pub(super) slots: HashMap<Word, (u32, u32)>,
@@ -52,7 +52,7 @@ pub(super) struct Fx<'a, 'm> {
     pub(super) deref_only: HashSet<Word>,
 }
 
-impl<'a, 'm> Fx<'a, 'm> {
+impl<'a, 'm> FunctionLowering<'a, 'm> {
     pub(super) fn unsup(&self, what: impl Into<String>) -> LoadError {
         LoadError::Unsupported {
             what: what.into(),
@@ -102,7 +102,7 @@ impl<'a, 'm> Fx<'a, 'm> {
     pub(super) fn const_val(&self, id: Word) -> Option<i64> {
         let v = *self.md.consts.get(&id)?.first()?;
         let w = match self.md.ty_of(id).ok()?.k {
-            TyK::Int(w) => w,
+            TypeKind::Int(w) => w,
             _ => 64,
         };
         Some(sext(v, w))
@@ -296,7 +296,7 @@ fn index_sign_extensions(md: &Mod, f: &rspirv::dr::Function) -> HashMap<Word, (W
                         .and_then(|t| md.types.get(t))
                         .map(|t| t.k.clone());
                     let to = md.types.get(&rt).map(|t| t.k.clone());
-                    if let (Some(TyK::Int(fw)), Some(TyK::Int(64))) = (from, to) {
+                    if let (Some(TypeKind::Int(fw)), Some(TypeKind::Int(64))) = (from, to) {
                         sconv.insert(id, (src, fw));
                     }
                 }
@@ -407,7 +407,7 @@ fn byval_params(
         if !md.param_attr(id, spirv::FunctionParameterAttribute::ByVal) {
             continue;
         }
-        let TyK::Ptr(StorageClass::Function, pointee) = md.ty(result_ty(p)?)?.k else {
+        let TypeKind::Ptr(StorageClass::Function, pointee) = md.ty(result_ty(p)?)?.k else {
             continue;
         };
         let t = md.ty(pointee)?;
@@ -441,7 +441,7 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
     let start = md.code.ops.len();
     let entry = start as u32;
     let nblocks = f.blocks.len() as u32;
-    let mut fx = Fx {
+    let mut fx = FunctionLowering {
         md,
         fname: fname.clone(),
         slots: fl.slots,
@@ -490,7 +490,7 @@ pub(super) fn lower_function(md: &mut Mod, f: &rspirv::dr::Function) -> R<FnUses
 
 /// By-value copies, attributed to the function's first instruction. The entry block is
 /// never a branch target, so this prologue runs exactly once per call.
-fn emit_byval_copies(fx: &mut Fx, byval: &[ByVal]) {
+fn emit_byval_copies(fx: &mut FunctionLowering, byval: &[ByVal]) {
     fx.cur_inst = fx.md.inst_counter;
     for &(id, orig, copy, size, align) in byval {
         fx.private_bytes += u64::from(size);
@@ -513,7 +513,7 @@ fn emit_byval_copies(fx: &mut Fx, byval: &[ByVal]) {
 
 /// Lowers every block in order, tracking OpLine for source locations, then emits the phi
 /// edge stubs. Returns the pc of each block key (blocks first, then stubs).
-fn lower_blocks(fx: &mut Fx, f: &rspirv::dr::Function) -> R<Vec<u32>> {
+fn lower_blocks(fx: &mut FunctionLowering, f: &rspirv::dr::Function) -> R<Vec<u32>> {
     let mut key_pc = vec![0u32; f.blocks.len()];
     let part_accesses = part_accesses(fx.md, f);
     for (bi, b) in f.blocks.iter().enumerate() {
@@ -551,10 +551,15 @@ fn lower_blocks(fx: &mut Fx, f: &rspirv::dr::Function) -> R<Vec<u32>> {
 
 /// Emits a part access in place of `inst` ([`PartAccess`]); `scratch`: a register free for
 /// a part's address.
-fn lower_part_access(fx: &mut Fx, inst: &Instruction, access: &PartAccess, scratch: Word) -> R<()> {
+fn lower_part_access(
+    fx: &mut FunctionLowering,
+    inst: &Instruction,
+    access: &PartAccess,
+    scratch: Word,
+) -> R<()> {
     let at = fx.val(scratch)?;
     // The part's address: the value's own at offset 0.
-    let address = |fx: &mut Fx, p: u32, off: i64| {
+    let address = |fx: &mut FunctionLowering, p: u32, off: i64| {
         if off == 0 {
             p
         } else {
@@ -586,7 +591,11 @@ fn lower_part_access(fx: &mut Fx, inst: &Instruction, access: &PartAccess, scrat
 /// The value's provenance is the instruction's own, not a coincidence of one input, so a
 /// read racing only with such stores (that found the value still there) is a benign race.
 /// Within one block an id names one address.
-fn note_store_back(fx: &mut Fx, inst: &Instruction, loaded: &mut HashMap<Word, Word>) {
+fn note_store_back(
+    fx: &mut FunctionLowering,
+    inst: &Instruction,
+    loaded: &mut HashMap<Word, Word>,
+) {
     match inst.class.opcode {
         S::Load => {
             if let (Some(result), Ok(p)) = (inst.result_id, id_at(inst, 0)) {
@@ -605,7 +614,7 @@ fn note_store_back(fx: &mut Fx, inst: &Instruction, loaded: &mut HashMap<Word, W
 }
 
 /// The location an OpLine names (line 0 means none).
-fn source_loc(fx: &mut Fx, inst: &Instruction) -> R<Option<SourceLoc>> {
+fn source_loc(fx: &mut FunctionLowering, inst: &Instruction) -> R<Option<SourceLoc>> {
     let file = id_at(inst, 0)?;
     let fname = match fx.md.files.get(&file) {
         Some(f) => f.clone(),
@@ -624,7 +633,7 @@ fn source_loc(fx: &mut Fx, inst: &Instruction) -> R<Option<SourceLoc>> {
 }
 
 /// Branches and switch tables were emitted with block keys; they become pcs here.
-fn resolve_branch_targets(fx: &mut Fx, key_pc: Vec<u32>) {
+fn resolve_branch_targets(fx: &mut FunctionLowering, key_pc: Vec<u32>) {
     let pc_of = |k: u32| key_pc.get(k as usize).copied().unwrap_or(0);
     for op in &mut fx.md.code.ops[fx.start..] {
         match op {

@@ -18,27 +18,27 @@ fn type_name_within(md: &Mod, ty: Word, depth: u32) -> String {
         return String::new();
     };
     match &t.k {
-        TyK::Void => "void".into(),
-        TyK::Bool => "bool".into(),
-        TyK::Int(8) => "char".into(),
-        TyK::Int(16) => "short".into(),
-        TyK::Int(32) => "int".into(),
-        TyK::Int(_) => "long".into(),
-        TyK::Float(16) => "half".into(),
-        TyK::Float(32) => "float".into(),
-        TyK::Float(_) => "double".into(),
-        TyK::Vector(e, n) => format!("{}{n}", cl_type_name(md, *e)),
-        TyK::Ptr(_, p) => format!("{}*", cl_type_name(md, *p)),
-        TyK::Struct(_) => {
+        TypeKind::Void => "void".into(),
+        TypeKind::Bool => "bool".into(),
+        TypeKind::Int(8) => "char".into(),
+        TypeKind::Int(16) => "short".into(),
+        TypeKind::Int(32) => "int".into(),
+        TypeKind::Int(_) => "long".into(),
+        TypeKind::Float(16) => "half".into(),
+        TypeKind::Float(32) => "float".into(),
+        TypeKind::Float(_) => "double".into(),
+        TypeKind::Vector(e, n) => format!("{}{n}", cl_type_name(md, *e)),
+        TypeKind::Ptr(_, p) => format!("{}*", cl_type_name(md, *p)),
+        TypeKind::Struct(_) => {
             let n = md.names.get(&ty).cloned().unwrap_or_default();
             match n.strip_prefix("struct.") {
                 Some(s) => format!("struct {s}"),
                 None => n,
             }
         }
-        TyK::Array(e, n) => format!("{}[{n}]", cl_type_name(md, *e)),
-        TyK::Opaque(s) => (*s).into(),
-        TyK::Func(..) => String::new(),
+        TypeKind::Array(e, n) => format!("{}[{n}]", cl_type_name(md, *e)),
+        TypeKind::Opaque(s) => (*s).into(),
+        TypeKind::Func(..) => String::new(),
     }
 }
 
@@ -105,7 +105,7 @@ pub(super) fn kernel_info(
             type_name = cl_type_name(md, pty);
         }
         qual |= dq;
-        let is_sampler = matches!(t.k, TyK::Opaque("sampler_t"));
+        let is_sampler = matches!(t.k, TypeKind::Opaque("sampler_t"));
         args.push(KernelArg {
             name: pname.into(),
             type_name,
@@ -152,7 +152,7 @@ fn arg_binding(
     let t = md.ty(pty)?.clone();
     let pname = md.names.get(&pid).cloned().unwrap_or_default();
     Ok(match t.k {
-        TyK::Ptr(sc, pointee) => {
+        TypeKind::Ptr(sc, pointee) => {
             let ps = md.ty(pointee).map(|t| t.size).unwrap_or(0) as u32;
             match sc {
                 StorageClass::CrossWorkgroup => (
@@ -193,8 +193,10 @@ fn arg_binding(
                 }
             }
         }
-        TyK::Opaque(n) if n.starts_with("image") => (ArgAddress::Global, 8, 0, ParamKind::Image),
-        TyK::Opaque(_) => (ArgAddress::Private, 8, 0, ParamKind::Opaque),
+        TypeKind::Opaque(n) if n.starts_with("image") => {
+            (ArgAddress::Global, 8, 0, ParamKind::Image)
+        }
+        TypeKind::Opaque(_) => (ArgAddress::Private, 8, 0, ParamKind::Opaque),
         _ => {
             let l = md.layout(pty)?;
             (

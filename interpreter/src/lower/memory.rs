@@ -3,25 +3,30 @@
 
 use super::*;
 
-pub(super) fn lane_offset(fx: &Fx, mut ty: Word, inst: &Instruction, from: usize) -> R<u32> {
+pub(super) fn lane_offset(
+    fx: &FunctionLowering,
+    mut ty: Word,
+    inst: &Instruction,
+    from: usize,
+) -> R<u32> {
     let mut off = 0u64;
     for k in from..inst.operands.len() {
         let i = lit_at(inst, k)?;
         let t = fx.md.ty(ty)?;
         match &t.k {
             // An index past the end is malformed (and would point past the registers).
-            TyK::Vector(e, n) if i < *n as u64 => {
+            TypeKind::Vector(e, n) if i < *n as u64 => {
                 off += i * fx.md.ty(*e)?.lanes;
                 ty = *e;
             }
-            TyK::Array(e, n) if i < *n => {
+            TypeKind::Array(e, n) if i < *n => {
                 off += i * fx.md.ty(*e)?.lanes;
                 ty = *e;
             }
-            TyK::Vector(..) | TyK::Array(..) => {
+            TypeKind::Vector(..) | TypeKind::Array(..) => {
                 return Err(malformed("composite index past the end"));
             }
-            TyK::Struct(ms) => {
+            TypeKind::Struct(ms) => {
                 let i = i as usize;
                 if i >= ms.len() {
                     return Err(malformed("struct index out of range"));
@@ -37,14 +42,18 @@ pub(super) fn lane_offset(fx: &Fx, mut ty: Word, inst: &Instruction, from: usize
     u32::try_from(off).map_err(|_| malformed("composite index out of range"))
 }
 
-pub(super) fn emit_load(fx: &mut Fx, ty: Word, d: u32, p: u32) -> R<()> {
+pub(super) fn emit_load(fx: &mut FunctionLowering, ty: Word, d: u32, p: u32) -> R<()> {
     let t = fx.md.ty(ty)?;
     match t.k {
-        TyK::Bool | TyK::Int(_) | TyK::Float(_) | TyK::Ptr(..) | TyK::Opaque(_) => {
+        TypeKind::Bool
+        | TypeKind::Int(_)
+        | TypeKind::Float(_)
+        | TypeKind::Ptr(..)
+        | TypeKind::Opaque(_) => {
             let w = t.size.clamp(1, 8) as u8;
             fx.emit(Op::Load { w, d, p });
         }
-        TyK::Vector(e, n) => {
+        TypeKind::Vector(e, n) => {
             let w = fx.md.ty(e)?.size as u8;
             fx.emit(Op::LoadN { w, n, d, p });
         }
@@ -56,14 +65,18 @@ pub(super) fn emit_load(fx: &mut Fx, ty: Word, d: u32, p: u32) -> R<()> {
     Ok(())
 }
 
-pub(super) fn emit_store(fx: &mut Fx, ty: Word, p: u32, v: u32) -> R<()> {
+pub(super) fn emit_store(fx: &mut FunctionLowering, ty: Word, p: u32, v: u32) -> R<()> {
     let t = fx.md.ty(ty)?;
     match t.k {
-        TyK::Bool | TyK::Int(_) | TyK::Float(_) | TyK::Ptr(..) | TyK::Opaque(_) => {
+        TypeKind::Bool
+        | TypeKind::Int(_)
+        | TypeKind::Float(_)
+        | TypeKind::Ptr(..)
+        | TypeKind::Opaque(_) => {
             let w = t.size.clamp(1, 8) as u8;
             fx.emit(Op::Store { w, p, v });
         }
-        TyK::Vector(e, n) => {
+        TypeKind::Vector(e, n) => {
             let w = fx.md.ty(e)?.size as u8;
             fx.emit(Op::StoreN { w, n, p, v });
         }
@@ -87,7 +100,7 @@ fn address_space(sc: StorageClass) -> Option<crate::AddressSpace> {
     }
 }
 
-pub(super) fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_gep(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let op = inst.class.opcode;
     let rid = result_id(inst)?;
     let base_id = id_at(inst, 0)?;
@@ -109,14 +122,18 @@ pub(super) fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let p = fx.val(base_id)?;
     let (mut ty, space) = match fx.md.ty_of(base_id)?.k {
-        TyK::Ptr(sc, pt) => (pt, address_space(sc)),
+        TypeKind::Ptr(sc, pt) => (pt, address_space(sc)),
         _ => return Err(malformed("access chain base is not a pointer")),
     };
     let mut off: i64 = 0;
     let mut terms: Vec<GepTerm> = vec![];
     // Run-time indices into arrays of known length: (index term, length).
     let mut checks: Vec<(GepTerm, u32)> = vec![];
-    let mut add = |fx: &mut Fx, idx_id: Word, scale: i64, off: &mut i64| -> R<Option<GepTerm>> {
+    let mut add = |fx: &mut FunctionLowering,
+                   idx_id: Word,
+                   scale: i64,
+                   off: &mut i64|
+     -> R<Option<GepTerm>> {
         let term = if let Some(c) = fx.const_val(idx_id) {
             *off = off.wrapping_add(c.wrapping_mul(scale));
             return Ok(None);
@@ -147,7 +164,7 @@ pub(super) fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
         let idx = id_at(inst, k)?;
         let t = fx.md.ty(ty)?.clone();
         match &t.k {
-            TyK::Array(e, len) => {
+            TypeKind::Array(e, len) => {
                 let sz = fx.md.ty(*e)?.size as i64;
                 let term = add(fx, idx, sz, &mut off)?;
                 if let (Some(t), Ok(len @ 1..)) = (term, u32::try_from(*len)) {
@@ -155,12 +172,12 @@ pub(super) fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
                 }
                 ty = *e;
             }
-            TyK::Vector(e, _) => {
+            TypeKind::Vector(e, _) => {
                 let sz = fx.md.ty(*e)?.size as i64;
                 add(fx, idx, sz, &mut off)?;
                 ty = *e;
             }
-            TyK::Struct(ms) => {
+            TypeKind::Struct(ms) => {
                 let i = fx
                     .const_val(idx)
                     .ok_or_else(|| malformed("non-constant struct index"))?;
@@ -205,7 +222,7 @@ pub(super) fn lower_gep(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_async(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_async(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     // Execution, Destination, Source, NumElements, Stride, Event
     let d = fx.dst(inst)?;
     let did = id_at(inst, 1)?;
@@ -221,7 +238,7 @@ pub(super) fn lower_async(fx: &mut Fx, inst: &Instruction) -> R<()> {
         fx.sc(fx.md.type_id_of(sid)?)?.1,
     );
     let (to_local, elem) = match fx.md.ty_of(did)?.k {
-        TyK::Ptr(sc, p) => (sc == StorageClass::Workgroup, fx.md.ty(p)?.size as u32),
+        TypeKind::Ptr(sc, p) => (sc == StorageClass::Workgroup, fx.md.ty(p)?.size as u32),
         _ => return Err(malformed("async copy to a non-pointer")),
     };
     let a = fx.md.code.asyncs.len() as u32;
@@ -250,7 +267,7 @@ pub(super) fn lower_async(fx: &mut Fx, inst: &Instruction) -> R<()> {
 
 /// OpGroupWaitEvents (Execution, NumEvents, EventsList): the group's copies complete when
 /// every work-item has waited, so it is a control barrier too (no memory fence).
-pub(super) fn lower_wait(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_wait(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let nid = id_at(inst, 1)?;
     let n = fx.val(nid)?;
     let n_w = fx.sc(fx.md.type_id_of(nid)?)?.1;
@@ -285,7 +302,7 @@ pub(super) fn atomic_of(op: S) -> Option<AtomicOp> {
     })
 }
 
-pub(super) fn lower_atomic(fx: &mut Fx, inst: &Instruction, a: AtomicOp) -> R<()> {
+pub(super) fn lower_atomic(fx: &mut FunctionLowering, inst: &Instruction, a: AtomicOp) -> R<()> {
     let p = fx.val(id_at(inst, 0)?)?;
     let (v, c, ty) = match a {
         AtomicOp::Store => (
@@ -340,14 +357,14 @@ pub(super) fn lower_atomic(fx: &mut Fx, inst: &Instruction, a: AtomicOp) -> R<()
 /// (operand `at + 1`) ids: a constant's slot, or the register of a run-time value (a helper
 /// function's `memory_scope` parameter), which the executor reads when an observer wants
 /// them.
-fn sync_operands(fx: &mut Fx, inst: &Instruction, at: usize) -> R<(u32, u32)> {
+fn sync_operands(fx: &mut FunctionLowering, inst: &Instruction, at: usize) -> R<(u32, u32)> {
     let scope = fx.val(id_at(inst, at)?)?;
     let sem = fx.val(id_at(inst, at + 1)?)?;
     Ok((scope, sem))
 }
 
 /// OpMemoryBarrier (Scope, Semantics).
-pub(super) fn lower_fence(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_fence(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let (scope, sem) = sync_operands(fx, inst, 0)?;
     fx.emit(Op::Fence { scope, sem });
     Ok(())
@@ -356,7 +373,7 @@ pub(super) fn lower_fence(fx: &mut Fx, inst: &Instruction) -> R<()> {
 /// OpAtomicFlagTestAndSet (Pointer, Scope, Semantics) and OpAtomicFlagClear: an
 /// `atomic_flag` is a 32-bit integer (OpenCL C 6.15.12.9), set by exchanging 1 into it (the
 /// result says whether it was set) and cleared by an atomic store of 0.
-pub(super) fn lower_atomic_flag(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_atomic_flag(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let p = fx.val(id_at(inst, 0)?)?;
     let (scope, sem) = sync_operands(fx, inst, 1)?;
     set_alignment(fx, 4);
@@ -393,7 +410,7 @@ pub(super) fn lower_atomic_flag(fx: &mut Fx, inst: &Instruction) -> R<()> {
 }
 
 /// OpLoad: builtin variables read their value, everything else is a memory load.
-pub(super) fn lower_load(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_load(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let pid = id_at(inst, 0)?;
     if let Some(b) = fx.md.builtins.get(&pid).copied() {
@@ -451,17 +468,19 @@ fn copy_alignment(inst: &Instruction, first: usize) -> Option<u64> {
 /// to its size, a 3-element vector to that of 4, an aggregate to its most aligned member).
 /// A vector's elements and an aggregate's leaves are reported one by one, each with its
 /// index (`Access::component`), so that the requirement is tested on the value's start.
-fn require_alignment(fx: &mut Fx, ty: Word, declared: Option<u64>) -> R<()> {
+fn require_alignment(fx: &mut FunctionLowering, ty: Word, declared: Option<u64>) -> R<()> {
     let t = fx.md.ty(ty)?;
     let align = match t.k {
-        TyK::Bool | TyK::Int(_) | TyK::Float(_) | TyK::Ptr(..) => declared.unwrap_or(t.size),
-        TyK::Vector(e, n) => {
+        TypeKind::Bool | TypeKind::Int(_) | TypeKind::Float(_) | TypeKind::Ptr(..) => {
+            declared.unwrap_or(t.size)
+        }
+        TypeKind::Vector(e, n) => {
             let natural = fx.md.ty(e)?.size * (n as u64).next_power_of_two();
             declared.unwrap_or(natural)
         }
         // A struct's or array's natural alignment is its most aligned member's (none
         // when `CPacked`); the first leaf, at the start, stands for the value.
-        TyK::Array(..) | TyK::Struct(_) => declared.unwrap_or(t.align),
+        TypeKind::Array(..) | TypeKind::Struct(_) => declared.unwrap_or(t.align),
         _ => return Ok(()),
     };
     set_alignment(fx, align);
@@ -469,7 +488,7 @@ fn require_alignment(fx: &mut Fx, ty: Word, declared: Option<u64>) -> R<()> {
 }
 
 /// Records `align` (bytes; a power of two, else ignored) for the current instruction.
-pub(super) fn set_alignment(fx: &mut Fx, align: u64) {
+pub(super) fn set_alignment(fx: &mut FunctionLowering, align: u64) {
     if align > 1 && align.is_power_of_two() {
         if let Some(slot) = fx.md.aligns.get_mut(fx.cur_inst as usize) {
             *slot = align.trailing_zeros() as u8 + 1;
@@ -477,7 +496,7 @@ pub(super) fn set_alignment(fx: &mut Fx, align: u64) {
     }
 }
 
-pub(super) fn lower_store(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_store(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let p = fx.val(id_at(inst, 0)?)?;
     let vid = id_at(inst, 1)?;
     let v = fx.val(vid)?;
@@ -488,16 +507,16 @@ pub(super) fn lower_store(fx: &mut Fx, inst: &Instruction) -> R<()> {
 }
 
 /// OpVariable in a function: a private allocation, optionally initialised.
-pub(super) fn lower_variable(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_variable(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let ty = result_ty(inst)?;
     let pointee = match fx.md.ty(ty)?.k {
-        TyK::Ptr(_, p) => p,
+        TypeKind::Ptr(_, p) => p,
         _ => return Err(malformed("variable of non-pointer type")),
     };
     let t = fx.md.ty(pointee)?;
     let (size, align) = (t.size, t.align);
-    let watch = matches!(t.k, TyK::Array(..) | TyK::Struct(_));
+    let watch = matches!(t.k, TypeKind::Array(..) | TypeKind::Struct(_));
     if size > u32::MAX as u64 {
         return Err(fx.unsup("private variable larger than 4 GiB"));
     }
@@ -515,13 +534,13 @@ pub(super) fn lower_variable(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_ptr_diff(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_ptr_diff(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let aid = id_at(inst, 0)?;
     let a = fx.val(aid)?;
     let b = fx.val(id_at(inst, 1)?)?;
     let elem = match fx.md.ty_of(aid)?.k {
-        TyK::Ptr(_, p) => fx.md.ty(p)?.size.max(1) as u32,
+        TypeKind::Ptr(_, p) => fx.md.ty(p)?.size.max(1) as u32,
         _ => 1,
     };
     fx.emit(Op::PtrDiff { elem, d, a, b });
@@ -532,7 +551,7 @@ pub(super) fn lower_ptr_diff(fx: &mut Fx, inst: &Instruction) -> R<()> {
 /// through pointer casts and access chains, which the optimiser puts on memcpy operands) is
 /// made of scalars and vectors without gaps. Struct padding, 3-element vectors' fourth
 /// lane and objects of unknown type may hold bytes no one writes.
-fn copies_only_values(fx: &Fx, src: Word) -> bool {
+fn copies_only_values(fx: &FunctionLowering, src: Word) -> bool {
     let mut id = src;
     for _ in 0..64 {
         match fx.ptr_base.get(&id) {
@@ -541,7 +560,7 @@ fn copies_only_values(fx: &Fx, src: Word) -> bool {
         }
     }
     match fx.md.ty_of(id).map(|t| &t.k) {
-        Ok(TyK::Ptr(_, p)) => gapless(fx.md, *p),
+        Ok(TypeKind::Ptr(_, p)) => gapless(fx.md, *p),
         _ => false,
     }
 }
@@ -553,10 +572,10 @@ fn gapless(md: &Mod, t: Word) -> bool {
         return false;
     };
     match &ty.k {
-        TyK::Bool | TyK::Int(_) | TyK::Float(_) => true,
-        TyK::Vector(e, n) => *n != 3 && gapless(md, *e),
-        TyK::Array(e, _) => gapless(md, *e),
-        TyK::Struct(ms) => {
+        TypeKind::Bool | TypeKind::Int(_) | TypeKind::Float(_) => true,
+        TypeKind::Vector(e, n) => *n != 3 && gapless(md, *e),
+        TypeKind::Array(e, _) => gapless(md, *e),
+        TypeKind::Struct(ms) => {
             let inner: Option<u64> = ms.iter().try_fold(0u64, |sum, &m| {
                 let size = md.ty(m).ok()?.size;
                 gapless(md, m).then_some(sum + size)
@@ -570,7 +589,7 @@ fn gapless(md: &Mod, t: Word) -> bool {
 /// OpCopyMemory / OpCopyMemorySized: a constant size when it is one. Both sides of the
 /// copy must be aligned as its memory operands declare (a struct copied through a pointer:
 /// `llvm.memcpy` with the struct's alignment); see [`copy_alignment`].
-pub(super) fn lower_copy_memory(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_copy_memory(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let op = inst.class.opcode;
     let dp = fx.val(id_at(inst, 0)?)?;
     let sp = fx.val(id_at(inst, 1)?)?;
@@ -580,7 +599,7 @@ pub(super) fn lower_copy_memory(fx: &mut Fx, inst: &Instruction) -> R<()> {
     }
     if op == S::CopyMemory {
         let size = match fx.md.ty_of(id_at(inst, 0)?)?.k {
-            TyK::Ptr(_, p) => fx.md.ty(p)?.size,
+            TypeKind::Ptr(_, p) => fx.md.ty(p)?.size,
             _ => 0,
         };
         fx.emit(Op::CopyMem {

@@ -47,8 +47,9 @@ const MAX_LANES: u64 = 1 << 16;
 /// module may declare: they are allocated when it loads, before any launch.
 pub(crate) const MAX_MODULE_DATA: u64 = 256 << 20;
 
+/// What a SPIR-V type is, with the ids of the types it is made of.
 #[derive(Clone, Debug)]
-enum TyK {
+enum TypeKind {
     Void,
     Bool,
     Int(u8),
@@ -65,7 +66,7 @@ enum TyK {
 
 #[derive(Clone, Debug)]
 struct Ty {
-    k: TyK,
+    k: TypeKind,
     size: u64,
     align: u64,
     lanes: u64,

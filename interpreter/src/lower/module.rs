@@ -224,7 +224,7 @@ fn lower_globals(md: &mut Mod) -> R<()> {
 fn module_variable(md: &mut Mod, inst: &Instruction, id: Word) -> R<()> {
     let ty = result_ty(inst)?;
     let (sc, pointee) = match md.ty(ty)?.k {
-        TyK::Ptr(sc, p) => (sc, p),
+        TypeKind::Ptr(sc, p) => (sc, p),
         _ => return Err(malformed("variable of non-pointer type")),
     };
     let name = md.names.get(&id).cloned().unwrap_or_default();
@@ -286,7 +286,7 @@ fn module_variable(md: &mut Mod, inst: &Instruction, id: Word) -> R<()> {
 fn element_size(md: &Mod, pointee: Word) -> R<u32> {
     let pt = md.ty(pointee)?;
     let size = match pt.k {
-        TyK::Array(e, _) => md.ty(e)?.size,
+        TypeKind::Array(e, _) => md.ty(e)?.size,
         _ => pt.size,
     };
     Ok((size as u32).max(1))

@@ -101,11 +101,11 @@ fn part_write<'a>(
             S::VectorShuffle if [id_at(inst, 0).ok(), id_at(inst, 1).ok()].contains(&Some(cur)) => {
                 let next = inst.result_id.filter(|&n| once(n))?;
                 let (a, b) = (id_at(inst, 0).ok()?, id_at(inst, 1).ok()?);
-                let TyK::Vector(elem, n) = md.ty(ty?).ok()?.k else {
+                let TypeKind::Vector(elem, n) = md.ty(ty?).ok()?.k else {
                     return None;
                 };
                 let na = match md.ty_of(a).ok()?.k {
-                    TyK::Vector(_, na) => na,
+                    TypeKind::Vector(_, na) => na,
                     _ => return None,
                 };
                 let size = i64::try_from(md.ty(elem).ok()?.size).ok()?;
@@ -174,13 +174,16 @@ fn part_reads<'a>(
 
 /// Whether `p` points to a private vector, array or struct.
 fn private_composite(md: &Mod, p: Word) -> bool {
-    let Ok(TyK::Ptr(sc, pointee)) = md.ty_of(p).map(|t| &t.k) else {
+    let Ok(TypeKind::Ptr(sc, pointee)) = md.ty_of(p).map(|t| &t.k) else {
         return false;
     };
     matches!(sc, StorageClass::Function | StorageClass::Private)
-        && md
-            .ty(*pointee)
-            .is_ok_and(|t| matches!(t.k, TyK::Vector(..) | TyK::Array(..) | TyK::Struct(_)))
+        && md.ty(*pointee).is_ok_and(|t| {
+            matches!(
+                t.k,
+                TypeKind::Vector(..) | TypeKind::Array(..) | TypeKind::Struct(_)
+            )
+        })
 }
 
 /// The byte offset and type of the part of a value of type `ty` that an `OpCompositeInsert`
@@ -192,9 +195,9 @@ fn part_at(md: &Mod, ty: Option<Word>, inst: &Instruction, from: usize) -> Optio
         let i = lit_at(inst, k).ok()?;
         let t = md.ty(ty).ok()?;
         let (step, next) = match &t.k {
-            TyK::Vector(e, n) if i < u64::from(*n) => (i * md.ty(*e).ok()?.size, *e),
-            TyK::Array(e, n) if i < *n => (i * md.ty(*e).ok()?.size, *e),
-            TyK::Struct(ms) => {
+            TypeKind::Vector(e, n) if i < u64::from(*n) => (i * md.ty(*e).ok()?.size, *e),
+            TypeKind::Array(e, n) if i < *n => (i * md.ty(*e).ok()?.size, *e),
+            TypeKind::Struct(ms) => {
                 let i = usize::try_from(i).ok()?;
                 (*t.offsets.get(i)?, *ms.get(i)?)
             }
@@ -217,7 +220,7 @@ fn may_write_memory(md: &Mod, inst: &Instruction) -> bool {
         op if makes_pointer(op) => false,
         _ => inst.operands.iter().any(|o| {
             matches!(o, Operand::IdRef(x)
-                if md.ty_of(*x).is_ok_and(|t| matches!(t.k, TyK::Ptr(..))))
+                if md.ty_of(*x).is_ok_and(|t| matches!(t.k, TypeKind::Ptr(..))))
         }),
     }
 }

@@ -77,11 +77,11 @@ impl<'m> Mod<'m> {
     pub(super) fn scalar(&self, ty: Word) -> R<(Elem, u8, u32)> {
         let t = self.ty(ty)?;
         Ok(match t.k {
-            TyK::Bool => (Elem::Bool, 1, 1),
-            TyK::Int(w) => (Elem::Int(w), w, 1),
-            TyK::Float(w) => (Elem::Float(w), w, 1),
-            TyK::Ptr(..) | TyK::Opaque(_) => (Elem::Int(64), 64, 1),
-            TyK::Vector(e, n) => {
+            TypeKind::Bool => (Elem::Bool, 1, 1),
+            TypeKind::Int(w) => (Elem::Int(w), w, 1),
+            TypeKind::Float(w) => (Elem::Float(w), w, 1),
+            TypeKind::Ptr(..) | TypeKind::Opaque(_) => (Elem::Int(64), 64, 1),
+            TypeKind::Vector(e, n) => {
                 let (el, w, _) = self.scalar(e)?;
                 (el, w, n)
             }
@@ -97,8 +97,8 @@ impl<'m> Mod<'m> {
     pub(super) fn make_type(&self, inst: &Instruction) -> R<Ty> {
         let mut t = self.make_type_shallow(inst)?;
         let inner: &[Word] = match &t.k {
-            TyK::Vector(e, _) | TyK::Array(e, _) => std::slice::from_ref(e),
-            TyK::Struct(ms) => ms,
+            TypeKind::Vector(e, _) | TypeKind::Array(e, _) => std::slice::from_ref(e),
+            TypeKind::Struct(ms) => ms,
             _ => &[],
         };
         let mut depth = 0;
@@ -126,14 +126,14 @@ impl<'m> Mod<'m> {
         };
         Ok(match inst.class.opcode {
             S::TypeVoid => Ty {
-                k: TyK::Void,
+                k: TypeKind::Void,
                 size: 0,
                 align: 1,
                 lanes: 0,
                 offsets: vec![],
                 depth: 1,
             },
-            S::TypeBool => simple(TyK::Bool, 1),
+            S::TypeBool => simple(TypeKind::Bool, 1),
             S::TypeInt => {
                 let w = lit_at(inst, 0)?;
                 if !matches!(w, 8 | 16 | 32 | 64) {
@@ -142,7 +142,7 @@ impl<'m> Mod<'m> {
                         function: None,
                     });
                 }
-                simple(TyK::Int(w as u8), w / 8)
+                simple(TypeKind::Int(w as u8), w / 8)
             }
             S::TypeFloat => {
                 let w = lit_at(inst, 0)?;
@@ -152,7 +152,7 @@ impl<'m> Mod<'m> {
                         function: None,
                     });
                 }
-                simple(TyK::Float(w as u8), w / 8)
+                simple(TypeKind::Float(w as u8), w / 8)
             }
             S::TypeVector => {
                 let e = id_at(inst, 0)?;
@@ -163,13 +163,16 @@ impl<'m> Mod<'m> {
                 let et = self.ty(e)?;
                 // A vector's components are scalars (SPIR-V 2.16.1): the register lanes and
                 // memory leaves of every vector op assume one component fits one lane.
-                if !matches!(et.k, TyK::Bool | TyK::Int(_) | TyK::Float(_) | TyK::Ptr(..)) {
+                if !matches!(
+                    et.k,
+                    TypeKind::Bool | TypeKind::Int(_) | TypeKind::Float(_) | TypeKind::Ptr(..)
+                ) {
                     return Err(malformed("vector of a non-scalar component type"));
                 }
                 let es = et.size;
                 let size = es * if n == 3 { 4 } else { n };
                 Ty {
-                    k: TyK::Vector(e, n as u32),
+                    k: TypeKind::Vector(e, n as u32),
                     size,
                     align: size.max(1),
                     lanes: n,
@@ -182,7 +185,7 @@ impl<'m> Mod<'m> {
                 let e = id_at(inst, 0)?;
                 let et = self.ty(e)?;
                 Ty {
-                    k: TyK::Array(e, 0),
+                    k: TypeKind::Array(e, 0),
                     size: 0,
                     align: et.align,
                     lanes: 0,
@@ -197,7 +200,7 @@ impl<'m> Mod<'m> {
                     _ => return Err(malformed("pointer without storage class")),
                 };
                 let pointee = id_at(inst, 1)?;
-                simple(TyK::Ptr(sc, pointee), self.ptr_size)
+                simple(TypeKind::Ptr(sc, pointee), self.ptr_size)
             }
             S::TypeFunction => {
                 let ret = id_at(inst, 0)?;
@@ -207,7 +210,7 @@ impl<'m> Mod<'m> {
                 }
                 let _ = ret;
                 Ty {
-                    k: TyK::Func(ps),
+                    k: TypeKind::Func(ps),
                     size: 0,
                     align: 1,
                     lanes: 0,
@@ -215,13 +218,13 @@ impl<'m> Mod<'m> {
                     depth: 1,
                 }
             }
-            S::TypeEvent => simple(TyK::Opaque("event_t"), 8),
-            S::TypeSampler => simple(TyK::Opaque("sampler_t"), 8),
-            S::TypeOpaque => simple(TyK::Opaque("opaque"), 0),
-            S::TypeImage => simple(TyK::Opaque(image_type_name(inst)), 8),
-            S::TypeSampledImage => simple(TyK::Opaque("sampled_image"), 8),
+            S::TypeEvent => simple(TypeKind::Opaque("event_t"), 8),
+            S::TypeSampler => simple(TypeKind::Opaque("sampler_t"), 8),
+            S::TypeOpaque => simple(TypeKind::Opaque("opaque"), 0),
+            S::TypeImage => simple(TypeKind::Opaque(image_type_name(inst)), 8),
+            S::TypeSampledImage => simple(TypeKind::Opaque("sampled_image"), 8),
             S::TypeDeviceEvent | S::TypeReserveId | S::TypeQueue | S::TypePipe => {
-                simple(TyK::Opaque("opaque"), 8)
+                simple(TypeKind::Opaque("opaque"), 8)
             }
             op => {
                 return Err(LoadError::Unsupported {
@@ -248,7 +251,7 @@ impl<'m> Mod<'m> {
             .filter(|s| *s < 1 << 40)
             .ok_or_else(|| malformed("array too large"))?;
         Ok(Ty {
-            k: TyK::Array(e, len),
+            k: TypeKind::Array(e, len),
             size,
             align: et.align,
             lanes: et.lanes.saturating_mul(len),
@@ -276,7 +279,7 @@ impl<'m> Mod<'m> {
             members.push(m);
         }
         Ok(Ty {
-            k: TyK::Struct(members),
+            k: TypeKind::Struct(members),
             size: off.div_ceil(align) * align,
             align,
             lanes,
@@ -293,7 +296,7 @@ impl<'m> Mod<'m> {
         let t = self.ty(ty)?;
         let off32 = |o: u64| u32::try_from(o).map_err(|_| malformed("offset too large"));
         match &t.k {
-            TyK::Vector(e, n) => {
+            TypeKind::Vector(e, n) => {
                 let es = self.ty(*e)?.size;
                 for i in 0..*n as u64 {
                     out.push(Leaf {
@@ -302,7 +305,7 @@ impl<'m> Mod<'m> {
                     });
                 }
             }
-            TyK::Array(e, n) => {
+            TypeKind::Array(e, n) => {
                 // One element's leaves, repeated: an array of empty elements (a zero-size
                 // struct, say) adds none, and must not take one call per element to say so.
                 let es = self.ty(*e)?.size;
@@ -322,12 +325,12 @@ impl<'m> Mod<'m> {
                     }
                 }
             }
-            TyK::Struct(ms) => {
+            TypeKind::Struct(ms) => {
                 for (m, o) in ms.iter().zip(t.offsets.iter()) {
                     self.leaves(*m, base + o, out)?;
                 }
             }
-            TyK::Void | TyK::Func(..) => {}
+            TypeKind::Void | TypeKind::Func(..) => {}
             _ => out.push(Leaf {
                 off: off32(base)?,
                 size: t.size.min(8) as u8,
@@ -354,7 +357,7 @@ impl<'m> Mod<'m> {
             S::Constant | S::SpecConstant => {
                 let v = lit_at(inst, 0)?;
                 let w = match t.k {
-                    TyK::Int(w) | TyK::Float(w) => w,
+                    TypeKind::Int(w) | TypeKind::Float(w) => w,
                     _ => 64,
                 };
                 vec![v & mask(w)]
@@ -449,7 +452,8 @@ impl<'m> Mod<'m> {
                 let base = id(1)?;
                 let mut ty = match self.id_ty.get(&base).map(|t| self.ty(*t)) {
                     Some(Ok(Ty {
-                        k: TyK::Ptr(_, p), ..
+                        k: TypeKind::Ptr(_, p),
+                        ..
                     })) => *p,
                     _ => return Err(malformed("access chain over a non-pointer constant")),
                 };
@@ -457,7 +461,10 @@ impl<'m> Mod<'m> {
                     .map(|i| {
                         let c = id(i)?;
                         let w = match self.id_ty.get(&c).map(|t| self.ty(*t)) {
-                            Some(Ok(Ty { k: TyK::Int(w), .. })) => *w,
+                            Some(Ok(Ty {
+                                k: TypeKind::Int(w),
+                                ..
+                            })) => *w,
                             _ => 64,
                         };
                         Ok(sext(lane(i)?, w))
@@ -474,10 +481,10 @@ impl<'m> Mod<'m> {
                 for &i in rest {
                     let t = self.ty(ty)?;
                     let (step, next) = match &t.k {
-                        TyK::Array(e, _) | TyK::Vector(e, _) => {
+                        TypeKind::Array(e, _) | TypeKind::Vector(e, _) => {
                             (i.wrapping_mul(self.ty(*e)?.size as i64), *e)
                         }
-                        TyK::Struct(ms) => {
+                        TypeKind::Struct(ms) => {
                             let m = usize::try_from(i)
                                 .ok()
                                 .filter(|&m| m < ms.len())

@@ -1,16 +1,16 @@
 //! Work-item builtins, OpenCL.std instructions and the ops lockstep has no whole-group form
 //! of, run for each lane.
 
-use super::super::access::Mx;
+use super::super::access::ItemMemory;
 use super::super::cold::run_cold;
 use super::super::ext::ext_inst;
-use super::{Cx, Flow, Sel};
+use super::{Flow, LaneView, Sel};
 use crate::ir::{Builtin, Code, ExtKind, Op};
 use crate::observer::Observer;
 
 /// `LoadBuiltin`: every component asked for (`comp == u8::MAX`: all of them), each lane's own.
 pub(super) fn load_builtin<O: Observer>(
-    cx: &mut Cx<'_, '_, O>,
+    cx: &mut LaneView<'_, '_, O>,
     sel: Sel<'_>,
     (b, comp, d): (Builtin, u8, u32),
 ) {
@@ -45,7 +45,12 @@ pub(super) fn load_builtin<O: Observer>(
 }
 
 /// `ExtInst`: each lane runs the per-item code on a scratch frame holding its operands.
-pub(super) fn ext<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<'_>, e: u32) -> Flow {
+pub(super) fn ext<O: Observer>(
+    cx: &mut LaneView<'_, '_, O>,
+    here: usize,
+    sel: Sel<'_>,
+    e: u32,
+) -> Flow {
     let spec = &cx.lx.code.exts[e as usize];
     let mut reads: Vec<(u32, u32)> = spec.args.iter().map(|a| (a.slot, a.n)).collect();
     if let ExtKind::Pure {
@@ -64,11 +69,11 @@ pub(super) fn ext<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<'_>
 /// lane's registers `reads` (ranges `(slot, lanes)`), then copies the frame's `write` range
 /// back into the lane's registers: the per-item executor's code, lane by lane.
 fn on_scratch<'a, O: Observer>(
-    cx: &mut Cx<'_, 'a, O>,
+    cx: &mut LaneView<'_, 'a, O>,
     sel: Sel<'_>,
     reads: &[(u32, u32)],
     (d, n): (u32, u32),
-    mut run: impl FnMut(&mut Mx<'_, '_, '_, 'a, O>, &mut [u64]) -> Result<(), String>,
+    mut run: impl FnMut(&mut ItemMemory<'_, '_, '_, 'a, O>, &mut [u64]) -> Result<(), String>,
 ) -> Flow {
     let frame = cx.lx.code.funcs[cx.func as usize].frame as usize;
     let mut scratch = std::mem::take(cx.scratch);
@@ -154,7 +159,7 @@ fn operands(op: &Op, code: &Code) -> Option<Operands> {
 /// instead of handing the group over (`Flow::Scatter`) for the rest of the phase. Lockstep
 /// has no private memory, so none of them can reach it.
 pub(super) fn per_lane<O: Observer>(
-    cx: &mut Cx<'_, '_, O>,
+    cx: &mut LaneView<'_, '_, O>,
     here: usize,
     sel: Sel<'_>,
     op: &Op,

@@ -1,14 +1,14 @@
 //! Branches, calls, returns and barriers: where the lanes go next.
 
 use super::super::state::Frame;
-use super::{Cx, Flow, Ls, Sel};
+use super::{Flow, LaneView, Ls, Sel};
 use crate::alu::mask;
 use crate::ir::{fences_of_flags, Op, NO_SLOT};
 use crate::observer::{BarrierArrival, Fences, InstId, Observer};
 
 /// `Br`, `BrIf`, `Switch`: a jump when the lanes agree, a split when they do not.
 #[inline(always)]
-pub(super) fn branch<O: Observer>(cx: &Cx<'_, '_, O>, sel: Sel<'_>, op: Op) -> Flow {
+pub(super) fn branch<O: Observer>(cx: &LaneView<'_, '_, O>, sel: Sel<'_>, op: Op) -> Flow {
     let (regs, n) = (&*cx.regs, cx.n);
     match op {
         Op::Br { t } => Flow::Jump(t as usize),
@@ -151,7 +151,7 @@ pub(super) fn ret<O: Observer>(
 
 /// `Barrier`: reports each lane's arrival in order; the driver releases the group.
 pub(super) fn barrier<O: Observer>(
-    cx: &mut Cx<'_, '_, O>,
+    cx: &mut LaneView<'_, '_, O>,
     here: usize,
     sel: Sel<'_>,
     fences: Fences,

@@ -5,23 +5,23 @@
 use std::sync::atomic::Ordering;
 
 use super::super::group::{Rng, FAIR_TURN_JUMPS};
-use super::super::launch::Lx;
-use super::super::state::{Gx, Item};
+use super::super::launch::LaunchRun;
+use super::super::state::{GroupState, Item};
 use super::{effectful, exec, Flow, Ls, LsStop, Pos, Sel, DONE, RUN, WAIT};
 use crate::observer::{Observer, Release, WorkItem};
 use crate::schedule::Order;
 
 /// Checks the watchdog and whether another group aborted (at control transfers).
-fn watchdog<O: Observer>(lx: &Lx<'_, O>, executed: &mut u64) -> Option<LsStop> {
-    if lx.abort.load(Ordering::Relaxed) {
+fn watchdog<O: Observer>(lx: &LaunchRun<'_, O>, executed: &mut u64) -> Option<LsStop> {
+    if lx.status.abort.load(Ordering::Relaxed) {
         return Some(LsStop::Stopped);
     }
     // An instruction limit is exact; a time limit alone is checked in slices (the shared
     // counter is not touched at every control transfer).
-    if !lx.watched() || (lx.limit.is_none() && *executed < 1 << 12) {
+    if !lx.status.watched() || (lx.status.limit.is_none() && *executed < 1 << 12) {
         return None;
     }
-    lx.watchdog(executed).map(LsStop::Abort)
+    lx.status.watchdog(executed).map(LsStop::Abort)
 }
 
 /// At a jump: the watchdog, then fair scheduling: a group whose lanes have jumped
@@ -32,7 +32,7 @@ fn at_jump<O: Observer>(ls: &mut Ls<'_, '_, '_, O>, executed: &mut u64) -> Optio
         return Some(s);
     }
     ls.idle += 1;
-    (ls.idle >= FAIR_TURN_JUMPS && ls.lx.fair).then_some(LsStop::Yield)
+    (ls.idle >= FAIR_TURN_JUMPS && ls.lx.policy.fair).then_some(LsStop::Yield)
 }
 
 /// The diverged group's lanes: each lane's op (`lpc`) and state (`RUN`, `WAIT`, `DONE`),
@@ -85,7 +85,7 @@ fn release<O: Observer>(
     if O::ENABLED {
         lx.obs.barrier_release(&mut ls.gx.obs, why);
     }
-    if lx.wi_order == Order::Random {
+    if lx.policy.wi_order == Order::Random {
         rng.shuffle(ls.order);
     }
     watchdog(lx, executed)
@@ -147,8 +147,8 @@ fn apply<O: Observer>(
 /// (reshuffled at barrier releases for random order).
 #[allow(clippy::too_many_arguments)] // the group's whole state, passed flat
 pub(in crate::exec) fn run<O: Observer>(
-    lx: &Lx<'_, O>,
-    gx: &mut Gx<O>,
+    lx: &LaunchRun<'_, O>,
+    gx: &mut GroupState<O>,
     wis: &[WorkItem],
     items: &mut [Item],
     order: &mut [usize],
@@ -196,7 +196,7 @@ pub(in crate::exec) fn run<O: Observer>(
                 Flow::Barrier => {
                     pc += 1;
                     // A long group of a launch the calling thread runs alone steps aside
-                    // here so the thread can call the other workers (`Lx::help_due`).
+                    // here so the thread can call the other workers (`LaunchRun::help_due`).
                     if let Some(s) = release(&mut ls, rng, Release::AllArrived, executed)
                         .or_else(|| lx.help_due().then_some(LsStop::Yield))
                     {
@@ -270,7 +270,7 @@ fn diverged<O: Observer>(
     loop {
         rounds += 1;
         looping += std::mem::take(&mut st.looped) as u32;
-        if lx.lockstep_scatters && (looping > AUTO_ROUNDS || rounds > FORWARD_ROUNDS) {
+        if lx.policy.lockstep_scatters && (looping > AUTO_ROUNDS || rounds > FORWARD_ROUNDS) {
             // Still apart (a loop whose trip count differs between lanes): the per-item
             // executor runs each lane to its next barrier faster (`run` records where each
             // lane is).

@@ -2,13 +2,13 @@
 //! slot-major for the whole group (`regs[slot * n + lane]`), the per-item executor one file
 //! per work-item.
 
-use super::super::launch::Lx;
+use super::super::launch::LaunchRun;
 use super::super::state::{Frame, Item};
 use super::{Pos, DONE, RUN, WAIT};
 use crate::observer::Observer;
 
 /// Sets up the group's lockstep registers: constants and parameters in every lane.
-pub(in crate::exec) fn init_regs(lx: &Lx<'_, impl Observer>, regs: &mut Vec<u64>, n: usize) {
+pub(in crate::exec) fn init_regs(lx: &LaunchRun<'_, impl Observer>, regs: &mut Vec<u64>, n: usize) {
     let func = &lx.code.funcs[lx.kc.func as usize];
     let need = func.frame as usize * n;
     if regs.len() < need {
@@ -26,7 +26,7 @@ pub(in crate::exec) fn init_regs(lx: &Lx<'_, impl Observer>, regs: &mut Vec<u64>
 
 /// Hands the group over to the per-item executor at `at` (the op has not run yet).
 pub(in crate::exec) fn scatter(
-    lx: &Lx<'_, impl Observer>,
+    lx: &LaunchRun<'_, impl Observer>,
     regs: &[u64],
     items: &mut [Item],
     at: &Pos,
@@ -90,7 +90,7 @@ pub(in crate::exec) fn can_gather(items: &[Item]) -> Option<Pos> {
 
 /// The inverse of [`scatter`].
 pub(in crate::exec) fn gather(
-    lx: &Lx<'_, impl Observer>,
+    lx: &LaunchRun<'_, impl Observer>,
     regs: &mut Vec<u64>,
     items: &[Item],
     at: &Pos,

@@ -1,7 +1,7 @@
 //! Ops without effects: plain loops over the lanes an op runs for, in lane order (no other
 //! lane or observer can tell the order).
 
-use super::{Cx, Sel};
+use super::{LaneView, Sel};
 use crate::alu::{self, mask, sext};
 use crate::ir::Op;
 use crate::observer::Observer;
@@ -152,7 +152,7 @@ pub(super) fn scalar(regs: &mut [u64], n: usize, sel: Sel<'_>, base: usize, op: 
 
 /// Ops over several slots per lane (vectors), conversions and general address arithmetic.
 #[inline(always)]
-pub(super) fn vector<O: Observer>(cx: &mut Cx<'_, '_, O>, sel: Sel<'_>, op: Op) {
+pub(super) fn vector<O: Observer>(cx: &mut LaneView<'_, '_, O>, sel: Sel<'_>, op: Op) {
     let code = cx.lx.code;
     let (n, base) = (cx.n, cx.base);
     let regs = &mut *cx.regs;

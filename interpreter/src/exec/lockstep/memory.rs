@@ -2,9 +2,9 @@
 //! observers and other lanes see the round-robin interleaving.
 
 use super::super::access::{in_range, rd, store_order_locks, wr, SyncOperands};
-use super::super::launch::Lx;
-use super::super::state::Gx;
-use super::{Cx, Sel};
+use super::super::launch::LaunchRun;
+use super::super::state::GroupState;
+use super::{LaneView, Sel};
 use crate::ir::{ptr, AtomicOp, Op};
 use crate::memory::AllocId;
 use crate::observer::{AccessKind, AddressSpace, InstId, LaneAccesses, Observer};
@@ -17,8 +17,8 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 #[inline(always)]
 #[allow(clippy::too_many_arguments)] // one flat call for the hottest op
 fn load_fast<O: Observer>(
-    lx: &Lx<'_, O>,
-    gx: &Gx<O>,
+    lx: &LaunchRun<'_, O>,
+    gx: &GroupState<O>,
     regs: &mut [u64],
     n: usize,
     di: usize,
@@ -75,8 +75,8 @@ fn load_fast<O: Observer>(
 #[inline(always)]
 #[allow(clippy::too_many_arguments)] // one flat call for the hottest op
 fn store_fast<O: Observer>(
-    lx: &Lx<'_, O>,
-    gx: &mut Gx<O>,
+    lx: &LaunchRun<'_, O>,
+    gx: &mut GroupState<O>,
     regs: &[u64],
     n: usize,
     pi: usize,
@@ -142,7 +142,7 @@ struct Target {
 /// The [`Target`] of the lanes of `sel` accessing `w` bytes from their pointer (register
 /// `p`); `None` when there is none (mixed allocations, a lane out of bounds, a copy in
 /// progress, no observer).
-fn target<O: Observer>(cx: &Cx<'_, '_, O>, sel: Sel<'_>, p: u32, w: usize) -> Option<Target> {
+fn target<O: Observer>(cx: &LaneView<'_, '_, O>, sel: Sel<'_>, p: u32, w: usize) -> Option<Target> {
     if !observable(cx) {
         return None;
     }
@@ -159,13 +159,18 @@ fn target<O: Observer>(cx: &Cx<'_, '_, O>, sel: Sel<'_>, p: u32, w: usize) -> Op
 /// Whether an op may run as one for its lanes ([`observed`]): an observer follows, and the
 /// group's async copy is not running.
 #[inline(always)]
-fn observable<O: Observer>(cx: &Cx<'_, '_, O>) -> bool {
+fn observable<O: Observer>(cx: &LaneView<'_, '_, O>) -> bool {
     O::ENABLED && !cx.gx.by_group && !cx.gx.copying
 }
 
 /// The [`Target`] of lanes whose lowest and highest pointers are `lo` and `hi`, each
 /// accessing `w` bytes.
-fn target_between<O: Observer>(cx: &Cx<'_, '_, O>, lo: u64, hi: u64, w: usize) -> Option<Target> {
+fn target_between<O: Observer>(
+    cx: &LaneView<'_, '_, O>,
+    lo: u64,
+    hi: u64,
+    w: usize,
+) -> Option<Target> {
     // One allocation (pointer tag and index) for every lane.
     if (lo ^ hi) >> ptr::OFF_BITS != 0 {
         return None;
@@ -212,7 +217,7 @@ fn offset_of(x: u64) -> i64 {
 /// from register `dv`.
 #[allow(clippy::too_many_arguments)] // the op's operands, as `load_fast` takes them
 fn observed<O: Observer>(
-    cx: &mut Cx<'_, '_, O>,
+    cx: &mut LaneView<'_, '_, O>,
     t: &Target,
     here: usize,
     sel: Sel<'_>,
@@ -243,7 +248,7 @@ fn observed<O: Observer>(
 /// when the lanes have no target.
 #[allow(clippy::too_many_arguments)] // as `observed`
 fn observed_op<O: Observer>(
-    cx: &mut Cx<'_, '_, O>,
+    cx: &mut LaneView<'_, '_, O>,
     here: usize,
     sel: Sel<'_>,
     w: usize,
@@ -289,7 +294,7 @@ fn observed_op<O: Observer>(
 /// [`run_observed`] hands the observer, taken from `cx` (and given back by it). Not
 /// cleared: the observer reads only the lanes that access, whose entries are all written
 /// (zeroing the three arrays per operation was 3% of a checked vadd).
-fn scratch<O: Observer>(cx: &mut Cx<'_, '_, O>) -> Vec<u64> {
+fn scratch<O: Observer>(cx: &mut LaneView<'_, '_, O>) -> Vec<u64> {
     let mut buf = std::mem::take(cx.scratch);
     if buf.len() < 3 * cx.n {
         buf.resize(3 * cx.n, 0);
@@ -301,7 +306,7 @@ fn scratch<O: Observer>(cx: &mut Cx<'_, '_, O>) -> Vec<u64> {
 /// [`LaneAccesses::span`] says.
 #[allow(clippy::too_many_arguments)] // as `observed`
 fn run_observed<O: Observer>(
-    cx: &mut Cx<'_, '_, O>,
+    cx: &mut LaneView<'_, '_, O>,
     t: &Target,
     here: usize,
     sel: Sel<'_>,
@@ -317,7 +322,7 @@ fn run_observed<O: Observer>(
     let (offsets, rest) = buf[..3 * n].split_at_mut(n);
     let (values, previous) = rest.split_at_mut(n);
     let want_previous = cx.lx.previous;
-    // Held until the observer has the stores (as `Mx::store` holds its one lock).
+    // Held until the observer has the stores (as `ItemMemory::store` holds its one lock).
     let mut _order = Vec::new();
     match (tag, kind) {
         (ptr::TAG_LOCAL, AccessKind::Read) => {
@@ -438,9 +443,16 @@ fn word_span(
 }
 
 /// Lane `l`'s load of `w` bytes at `p`: private memory inline (each lane's own), the rest
-/// and any fault or undefined private read through [`Mx::load`](super::super::access::Mx).
+/// and any fault or undefined private read through
+/// [`ItemMemory::load`](super::super::access::ItemMemory).
 #[inline(always)]
-fn lane_load<O: Observer>(cx: &mut Cx<'_, '_, O>, l: usize, p: u64, w: usize, here: usize) -> u64 {
+fn lane_load<O: Observer>(
+    cx: &mut LaneView<'_, '_, O>,
+    l: usize,
+    p: u64,
+    w: usize,
+    here: usize,
+) -> u64 {
     let defined_only = O::ENABLED && cx.lx.definedness;
     match cx.items[l].mem.try_load(p, w, defined_only) {
         Some(v) => v,
@@ -451,7 +463,7 @@ fn lane_load<O: Observer>(cx: &mut Cx<'_, '_, O>, l: usize, p: u64, w: usize, he
 /// Lane `l`'s store (as [`lane_load`]).
 #[inline(always)]
 fn lane_store<O: Observer>(
-    cx: &mut Cx<'_, '_, O>,
+    cx: &mut LaneView<'_, '_, O>,
     l: usize,
     p: u64,
     w: usize,
@@ -467,7 +479,7 @@ fn lane_store<O: Observer>(
 /// Whether the first lane of `sel` points at private memory (register `p`): the lanes then
 /// skip the whole-operation paths, which serve global and local memory.
 #[inline(always)]
-fn private<O: Observer>(cx: &Cx<'_, '_, O>, sel: Sel<'_>, p: u32) -> bool {
+fn private<O: Observer>(cx: &LaneView<'_, '_, O>, sel: Sel<'_>, p: u32) -> bool {
     let first = match sel {
         Sel::All => 0,
         Sel::Some(l) => l.first().copied().unwrap_or(0),
@@ -477,7 +489,7 @@ fn private<O: Observer>(cx: &Cx<'_, '_, O>, sel: Sel<'_>, p: u32) -> bool {
 
 /// Runs a load, store or atomic op at `here` for the lanes of `sel`.
 #[inline(always)]
-pub(super) fn access<O: Observer>(cx: &mut Cx<'_, '_, O>, here: usize, sel: Sel<'_>, op: Op) {
+pub(super) fn access<O: Observer>(cx: &mut LaneView<'_, '_, O>, here: usize, sel: Sel<'_>, op: Op) {
     let order = cx.order;
     match op {
         Op::Load { w, d, p } => {

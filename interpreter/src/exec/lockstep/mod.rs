@@ -27,9 +27,9 @@ mod memory;
 pub(super) use driver::run;
 pub(super) use handover::{can_gather, gather, init_regs, scatter};
 
-use super::access::Mx;
-use super::launch::Lx;
-use super::state::{alloca_op, Frame, Gx, Item};
+use super::access::ItemMemory;
+use super::launch::LaunchRun;
+use super::state::{alloca_op, Frame, GroupState, Item};
 use crate::ir::Op;
 use crate::observer::{InstId, Observer, WorkItem};
 
@@ -143,8 +143,8 @@ const DONE: u8 = 2;
 
 /// The group's state, shared by [`run`] and [`exec`].
 struct Ls<'r, 'l, 'a, O: Observer> {
-    lx: &'l Lx<'a, O>,
-    gx: &'r mut Gx<O>,
+    lx: &'l LaunchRun<'a, O>,
+    gx: &'r mut GroupState<O>,
     wis: &'r [WorkItem],
     order: &'r mut [usize],
     regs_vec: &'r mut Vec<u64>,
@@ -221,9 +221,9 @@ fn effectful(op: Option<&Op>) -> bool {
 
 /// One op's view of the group: the current frame's registers, lane by lane, and what the
 /// lanes' memory accesses need.
-struct Cx<'c, 'a, O: Observer> {
-    lx: &'c Lx<'a, O>,
-    gx: &'c mut Gx<O>,
+struct LaneView<'c, 'a, O: Observer> {
+    lx: &'c LaunchRun<'a, O>,
+    gx: &'c mut GroupState<O>,
     wis: &'c [WorkItem],
     order: &'c [usize],
     regs: &'c mut [u64],
@@ -234,10 +234,10 @@ struct Cx<'c, 'a, O: Observer> {
     func: u32,
 }
 
-impl<'c, 'a, O: Observer> Cx<'c, 'a, O> {
+impl<'c, 'a, O: Observer> LaneView<'c, 'a, O> {
     #[inline(always)]
     fn of(ls: &'c mut Ls<'_, '_, 'a, O>) -> Self {
-        Cx {
+        LaneView {
             lx: ls.lx,
             gx: &mut *ls.gx,
             wis: ls.wis,
@@ -270,8 +270,8 @@ impl<'c, 'a, O: Observer> Cx<'c, 'a, O> {
 
     /// Lane `l`'s memory accesses.
     #[inline(always)]
-    fn mx(&mut self, l: usize) -> Mx<'_, '_, '_, 'a, O> {
-        Mx {
+    fn mx(&mut self, l: usize) -> ItemMemory<'_, '_, '_, 'a, O> {
+        ItemMemory {
             lx: self.lx,
             gx: &mut *self.gx,
             mem: &mut self.items[l].mem,
@@ -328,7 +328,7 @@ fn exec<O: Observer>(
         | Op::Select { .. }
         | Op::IConv { .. }
         | Op::Conv { .. }
-        | Op::GepN { .. } => lanes::vector(&mut Cx::of(ls), sel, op),
+        | Op::GepN { .. } => lanes::vector(&mut LaneView::of(ls), sel, op),
         Op::Fma { .. } | Op::FMinMax { .. } | Op::FUn { .. } => {
             let (n, base) = (ls.wis.len(), ls.pos.base);
             lanes::float(&mut ls.regs_vec[..], n, sel, base, op);
@@ -337,9 +337,9 @@ fn exec<O: Observer>(
         | Op::LoadN { .. }
         | Op::Store { .. }
         | Op::StoreN { .. }
-        | Op::Atomic { .. } => memory::access(&mut Cx::of(ls), here, sel, op),
+        | Op::Atomic { .. } => memory::access(&mut LaneView::of(ls), here, sel, op),
         Op::LoadBuiltin { b, comp, d } => {
-            builtins::load_builtin(&mut Cx::of(ls), sel, (b, comp, d))
+            builtins::load_builtin(&mut LaneView::of(ls), sel, (b, comp, d))
         }
         // Only an observer hears of an index past its array; the lanes that pass one (rare)
         // report it in the schedule's order.
@@ -350,7 +350,7 @@ fn exec<O: Observer>(
             len,
             ..
         } if O::ENABLED => {
-            let cx = Cx::of(ls);
+            let cx = LaneView::of(ls);
             let past = |v: u64| crate::ir::index_past_array(v, w, len, strict);
             let any = match sel {
                 // One branch-free pass over the row (it vectorises).
@@ -363,23 +363,23 @@ fn exec<O: Observer>(
                 Sel::Some(_) => sel.lanes(cx.n).any(|l| past(cx.get(idx, l))),
             };
             if any {
-                return builtins::per_lane(&mut Cx::of(ls), here, sel, &op);
+                return builtins::per_lane(&mut LaneView::of(ls), here, sel, &op);
             }
         }
         Op::CheckIndex { .. } => {}
         // A fence changes nothing; an observer that wants it hears of it lane by lane.
         Op::Fence { .. } if O::ENABLED && ls.lx.sync => {
-            return builtins::per_lane(&mut Cx::of(ls), here, sel, &op)
+            return builtins::per_lane(&mut LaneView::of(ls), here, sel, &op)
         }
         Op::Fence { .. } => {}
-        Op::ExtInst { e } => return builtins::ext(&mut Cx::of(ls), here, sel, e),
+        Op::ExtInst { e } => return builtins::ext(&mut LaneView::of(ls), here, sel, e),
         Op::Br { .. } | Op::BrIf { .. } | Op::Switch { .. } => {
-            return control::branch(&Cx::of(ls), sel, op)
+            return control::branch(&LaneView::of(ls), sel, op)
         }
         Op::Call { f, d, args } => return control::call(ls, here, converged, (f, d, args)),
         Op::Ret | Op::RetV { .. } => return control::ret(ls, sel, converged, op),
         Op::Barrier { fences, flags } => {
-            return control::barrier(&mut Cx::of(ls), here, sel, fences, flags)
+            return control::barrier(&mut LaneView::of(ls), here, sel, fences, flags)
         }
         Op::MovN { .. }
         | Op::BinS { .. }
@@ -392,7 +392,7 @@ fn exec<O: Observer>(
         | Op::PtrDiff { .. }
         | Op::CopyMem { .. }
         | Op::CopyMemDyn { .. }
-        | Op::Dot { .. } => return builtins::per_lane(&mut Cx::of(ls), here, sel, &op),
+        | Op::Dot { .. } => return builtins::per_lane(&mut LaneView::of(ls), here, sel, &op),
         // Lanes allocate together, so that their allocations stay alike (see `Pos`).
         Op::Alloca {
             size,
@@ -403,7 +403,7 @@ fn exec<O: Observer>(
             if !converged {
                 return Flow::Scatter;
             }
-            let mut cx = Cx::of(ls);
+            let mut cx = LaneView::of(ls);
             let watch = watch && cx.lx.definedness;
             for l in 0..cx.n {
                 match alloca_op(&mut cx.items[l].mem, size, align, watch) {
@@ -421,7 +421,7 @@ fn exec<O: Observer>(
 /// The group's unfinished work-items at `at`, each at the op it was about to run (the
 /// watchdog names them).
 pub(super) fn running<O: Observer>(
-    lx: &Lx<'_, O>,
+    lx: &LaunchRun<'_, O>,
     at: &Pos,
     wis: &[WorkItem],
 ) -> Vec<(WorkItem, InstId)> {

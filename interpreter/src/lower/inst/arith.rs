@@ -71,7 +71,7 @@ pub(super) fn un_of(op: S) -> Option<UnOp> {
 }
 
 /// A binary operation; the common 32/64-bit scalar forms get their own ops (hot in the executor).
-pub(super) fn lower_binary(fx: &mut Fx, inst: &Instruction, b: BinOp) -> R<()> {
+pub(super) fn lower_binary(fx: &mut FunctionLowering, inst: &Instruction, b: BinOp) -> R<()> {
     let op = inst.class.opcode;
     let d = fx.dst(inst)?;
     let a_id = id_at(inst, 0)?;
@@ -135,7 +135,7 @@ pub(super) fn lower_binary(fx: &mut Fx, inst: &Instruction, b: BinOp) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_unary(fx: &mut Fx, inst: &Instruction, u: UnOp) -> R<()> {
+pub(super) fn lower_unary(fx: &mut FunctionLowering, inst: &Instruction, u: UnOp) -> R<()> {
     let d = fx.dst(inst)?;
     let a_id = id_at(inst, 0)?;
     let a = fx.val(a_id)?;

@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn lower_select(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_select(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let cid = id_at(inst, 0)?;
     let c = fx.val(cid)?;
@@ -21,7 +21,7 @@ pub(super) fn lower_select(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_any_all(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_any_all(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let op = inst.class.opcode;
     let d = fx.dst(inst)?;
     let aid = id_at(inst, 0)?;
@@ -36,7 +36,7 @@ pub(super) fn lower_any_all(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_dot(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_dot(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let aid = id_at(inst, 0)?;
     let a = fx.val(aid)?;
@@ -53,7 +53,7 @@ pub(super) fn lower_dot(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_composite_extract(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_composite_extract(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let cid = id_at(inst, 0)?;
     let s = fx.val(cid)?;
@@ -75,7 +75,7 @@ pub(super) fn lower_composite_extract(fx: &mut Fx, inst: &Instruction) -> R<()> 
     Ok(())
 }
 
-pub(super) fn lower_composite_insert(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_composite_insert(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let oid = id_at(inst, 0)?;
     let o = fx.val(oid)?;
@@ -93,7 +93,7 @@ pub(super) fn lower_composite_insert(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_composite_construct(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_composite_construct(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let mut off = 0;
     for i in 0..inst.operands.len() {
@@ -107,7 +107,7 @@ pub(super) fn lower_composite_construct(fx: &mut Fx, inst: &Instruction) -> R<()
 }
 
 /// Each lane is a move; an undefined lane (0xFFFFFFFF) reads zero.
-pub(super) fn lower_vector_shuffle(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_vector_shuffle(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let aid = id_at(inst, 0)?;
     let bid = id_at(inst, 1)?;
@@ -137,7 +137,7 @@ pub(super) fn lower_vector_shuffle(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_extract_dynamic(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_extract_dynamic(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let vid = id_at(inst, 0)?;
     let v = fx.val(vid)?;
@@ -158,7 +158,7 @@ pub(super) fn lower_extract_dynamic(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_insert_dynamic(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_insert_dynamic(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let vid = id_at(inst, 0)?;
     let v = fx.val(vid)?;
@@ -177,7 +177,7 @@ pub(super) fn lower_insert_dynamic(fx: &mut Fx, inst: &Instruction) -> R<()> {
 }
 
 /// OpExpectKHR passes its value through.
-pub(super) fn lower_expect(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_expect(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let s = fx.val(id_at(inst, 0)?)?;
     let n = fx.lanes_of_val(id_at(inst, 0)?)?;

@@ -3,7 +3,7 @@
 use super::*;
 
 /// OpFunctionCall: arguments are moved into the callee's first slots.
-pub(super) fn lower_call(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_call(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let fid = id_at(inst, 0)?;
     if fx.md.names.get(&fid).map(String::as_str) == Some(DYNAMIC_BARRIER) {
         // barrier(flags) with run-time flags, rewritten by the compile driver.
@@ -27,7 +27,7 @@ pub(super) fn lower_call(fx: &mut Fx, inst: &Instruction) -> R<()> {
     });
     let fty = fty.ok_or_else(|| malformed("call target without type"))?;
     let ptys = match &fx.md.ty(fty)?.k {
-        TyK::Func(ps) => ps.clone(),
+        TypeKind::Func(ps) => ps.clone(),
         _ => return Err(malformed("function type expected")),
     };
     if ptys.len() + 1 != inst.operands.len() {
@@ -51,7 +51,7 @@ pub(super) fn lower_call(fx: &mut Fx, inst: &Instruction) -> R<()> {
 }
 
 /// OpControlBarrier with constant semantics (run-time flags come as a call, above).
-pub(super) fn lower_barrier(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_barrier(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let sem = id_at(inst, 2)?;
     let v = fx.const_val(sem).unwrap_or(0x300) as u64;
     fx.emit(Op::Barrier {
@@ -64,7 +64,7 @@ pub(super) fn lower_barrier(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_branch(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
+pub(super) fn lower_branch(fx: &mut FunctionLowering, inst: &Instruction, label: Word) -> R<()> {
     let t = id_at(inst, 0)?;
     let mv = fx.edge_moves(label, t)?;
     fx.emit_moves(&mv);
@@ -73,7 +73,11 @@ pub(super) fn lower_branch(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()
     Ok(())
 }
 
-pub(super) fn lower_branch_conditional(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
+pub(super) fn lower_branch_conditional(
+    fx: &mut FunctionLowering,
+    inst: &Instruction,
+    label: Word,
+) -> R<()> {
     let c = fx.val(id_at(inst, 0)?)?;
     let t = fx.edge_target(label, id_at(inst, 1)?)?;
     let f = fx.edge_target(label, id_at(inst, 2)?)?;
@@ -81,7 +85,7 @@ pub(super) fn lower_branch_conditional(fx: &mut Fx, inst: &Instruction, label: W
     Ok(())
 }
 
-pub(super) fn lower_switch(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
+pub(super) fn lower_switch(fx: &mut FunctionLowering, inst: &Instruction, label: Word) -> R<()> {
     let sid = id_at(inst, 0)?;
     let s = fx.val(sid)?;
     let (_, w, _) = fx.sc(fx.md.type_id_of(sid)?)?;
@@ -101,7 +105,7 @@ pub(super) fn lower_switch(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()
     Ok(())
 }
 
-pub(super) fn lower_return_value(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_return_value(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let vid = id_at(inst, 0)?;
     let s = fx.val(vid)?;
     let n = fx.lanes_of_val(vid)?;

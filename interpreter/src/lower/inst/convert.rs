@@ -3,7 +3,7 @@
 use super::*;
 
 /// Pointer casts and copies move the value; a builtin pointer stays one.
-pub(super) fn lower_copy_value(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_copy_value(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let sid = id_at(inst, 0)?;
     if let Some(bp) = fx.builtin_ptrs.get(&sid).copied() {
@@ -16,7 +16,7 @@ pub(super) fn lower_copy_value(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_ptr_to_int(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_ptr_to_int(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let s = fx.val(id_at(inst, 0)?)?;
     let (_, w, _) = fx.sc(result_ty(inst)?)?;
@@ -28,7 +28,7 @@ pub(super) fn lower_ptr_to_int(fx: &mut Fx, inst: &Instruction) -> R<()> {
     Ok(())
 }
 
-pub(super) fn lower_bitcast(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_bitcast(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let sid = id_at(inst, 0)?;
     let s = fx.val(sid)?;
@@ -51,7 +51,7 @@ pub(super) fn lower_bitcast(fx: &mut Fx, inst: &Instruction) -> R<()> {
 }
 
 /// Numeric conversions, with their saturation and rounding decorations.
-pub(super) fn lower_convert(fx: &mut Fx, inst: &Instruction) -> R<()> {
+pub(super) fn lower_convert(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let op = inst.class.opcode;
     let rid = result_id(inst)?;
     let d = fx.dst(inst)?;

@@ -12,7 +12,7 @@ use composite::*;
 use control::*;
 use convert::*;
 
-pub(super) fn lower_inst(fx: &mut Fx, inst: &Instruction, label: Word) -> R<()> {
+pub(super) fn lower_inst(fx: &mut FunctionLowering, inst: &Instruction, label: Word) -> R<()> {
     let op = inst.class.opcode;
     if let Some(b) = bin_of(op) {
         return lower_binary(fx, inst, b);
