@@ -173,7 +173,7 @@ def bench(a, tmp):
             v = f"{ocg / ms:.1f}x" if ocg and ms else "-"
             print(f"{app:8} {name:18} {ms:10.2f} {rss / 1024:8.1f} {x:>8} {v:>12}")
     # Ratios of two rows paired by round (their processes ran one after the other), the
-    # median per app: what each goal of #14 is read from.
+    # median per app: what each goal is read from.
     def paired(num, den, goal):
         got = []
         for app in a.apps.split():

@@ -1,4 +1,4 @@
-//! Launch records, replay and exporters (see DESIGN.md).
+//! Launch records, replay and exporters (see docs/design.md, "Capture and replay").
 //!
 //! * [`Recorder`]: what the platform library calls for every launch (`SHADOWCL_CAPTURE*`);
 //!   writes `DIR/<exe>-<pid>/launch-NNNN/` folders atomically plus GPUVerify's `log.json`.

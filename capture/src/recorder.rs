@@ -1,4 +1,4 @@
-//! The recorder the platform library calls for every launch (DESIGN.md: KernelInterceptor).
+//! The recorder the platform library calls for every launch (docs/design.md, "Capture and replay").
 //!
 //! Plain Rust types only: the ICD fills [`LaunchInput`] from its objects; nothing here knows the
 //! C ABI. Every record is written into a hidden temp folder and renamed into place once

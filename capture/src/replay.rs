@@ -1,6 +1,7 @@
 //! Replaying a record on the software device, and the work-group schedule amplifier
-//! (seed 003 §4.3): run one launch under many seeded schedules and compare every output
-//! buffer byte by byte; a difference means the result depends on the schedule.
+//! (docs/design.md, "Execution model"): run one launch under many seeded schedules and
+//! compare every output buffer byte by byte; a difference means the result depends on the
+//! schedule.
 
 use crate::error::{CaptureError, Result};
 use crate::record::{pointee_size, AddressQualifier, ArgValueRecord, RecordDir};

@@ -2,7 +2,7 @@
 //!
 //! `run` does nothing the library cannot do alone: it registers libshadowcl.so with the ICD
 //! loader through a temporary vendors folder (`OCL_ICD_VENDORS`), sets the `SHADOWCL_*`
-//! variables (DESIGN.md, "Contracts") and runs the application.
+//! variables (docs/design.md, "Contracts") and runs the application.
 
 use shadowcl_interpreter::{parse_quantum, quantum_name, Order};
 use shadowcl_shadow::Checks;

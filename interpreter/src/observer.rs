@@ -1,4 +1,4 @@
-//! The seam between the executor and the checkers (DESIGN.md, "Layout").
+//! The seam between the executor and the checkers (docs/design.md, "Layout").
 //!
 //! The executor is generic over an [`Observer`]; with [`NoObserver`] every hook is an empty
 //! inline function, so a launch without checkers pays nothing for the seam. Global and constant

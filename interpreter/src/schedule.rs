@@ -1,4 +1,5 @@
-//! Schedules: the order in which work-groups and work-items run (DESIGN.md, "Execution model").
+//! Schedules: the order in which work-groups and work-items run (docs/design.md,
+//! "Execution model").
 
 /// Order of a set of work-groups or of the work-items of a group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

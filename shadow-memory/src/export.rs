@@ -21,7 +21,7 @@ pub trait Exporter: Sync {
 /// Every finding with both accesses and their source lines, as printed to stderr.
 pub struct Text;
 
-/// The JSON report (DESIGN.md, "Contracts"; field names are a contract).
+/// The JSON report (docs/design.md, "Contracts"; field names are a contract).
 pub struct Json;
 
 /// SARIF 2.1.0, for CI code-scanning views.

@@ -1,4 +1,4 @@
-//! Shadow memory and checkers (see DESIGN.md, "The race detector").
+//! Shadow memory and checkers (see docs/design.md, "The race detector").
 //!
 //! The platform library makes one [`Session`] per process and, for each kernel launch, a
 //! [`LaunchChecker`] (an [`shadowcl_interpreter::Observer`]) that it hands to `Device::run`.
@@ -90,7 +90,7 @@ pub use suppress::{glob_match, Patterns, Rule, Suppressions};
 
 use std::path::PathBuf;
 
-/// The checker configuration read from the environment (DESIGN.md, "Contracts").
+/// The checker configuration read from the environment (docs/design.md, "Contracts").
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
     pub checks: Checks,

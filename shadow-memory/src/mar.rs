@@ -1,8 +1,9 @@
 //! Memory access records (MARs), one packed `u64` per byte of device memory.
 //!
-//! After KLEE-CL (seed 000 §5) with three extensions: atomic flags, an "initialised" bit, and a
-//! per-group barrier *epoch* stored in the record, so a barrier is O(1) (no sweep): a record
-//! last touched by the same group in an older epoch is ordered before the current access.
+//! After KLEE-CL (docs/design.md, "Per-byte shadow records") with three extensions: atomic
+//! flags, an "initialised" bit, and a per-group barrier *epoch* stored in the record, so a
+//! barrier is O(1) (no sweep): a record last touched by the same group in an older epoch is
+//! ordered before the current access.
 //!
 //! Layout (bit 0 = least significant):
 //!
@@ -218,8 +219,8 @@ pub struct Party {
 pub struct Conflict {
     pub first: Party,
     pub scope: Scope,
-    /// A benign race: two writes of the value already there (a same-value race, seed 002),
-    /// or a read (and a write) racing only with writes that put back what was there
+    /// A benign race (docs/design.md, "Benign races"): two writes of the value already
+    /// there, or a read (and a write) racing only with writes that put back what was there
     /// ([`Stored::Back`]). A read racing a write that stored the same bytes on this input
     /// only is a data race: the next input stores others.
     pub benign: bool,

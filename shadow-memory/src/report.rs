@@ -1,4 +1,4 @@
-//! The report model and its renderers: JSON (DESIGN.md "Contracts"), SARIF 2.1.0, text.
+//! The report model and its renderers: JSON (docs/design.md, "Contracts"), SARIF 2.1.0, text.
 
 use serde::ser::SerializeStruct as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -529,7 +529,7 @@ pub struct LaunchSummary {
     pub schedule: Arc<str>,
 }
 
-/// Everything found so far: the JSON report (DESIGN.md "Contracts"), which also names the
+/// Everything found so far: the JSON report (docs/design.md, "Contracts"), which also names the
 /// tool and its version (not read back).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {

@@ -1,4 +1,4 @@
-"""Reports name the application's own kernel file (issue #17 item 3): the kernel is read from
+"""Reports name the application's own kernel file: the kernel is read from
 tests/python/kernels/racy_sum.cl and built after a line of the application's own, so the
 program's lines are the file's shifted by one; SHADOWCL_SOURCE_DIR names the folder."""
 import os

@@ -1,5 +1,5 @@
 """A kernel that spins on a value nobody changes ends at SHADOWCL_TIMEOUT: its event fails
-with an error status, and the application goes on to run kernels that end (issue #15)."""
+with an error status, and the application goes on to run kernels that end."""
 import time
 
 import numpy as np

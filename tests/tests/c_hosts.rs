@@ -131,7 +131,7 @@ fn kernel_info_on_shadowcl() {
     assert_pass(&run_host(&icd, "kernel_info", &[], &[]), "kernel_info");
 }
 
-/// The API rules of #16 the Khronos CTS found broken: clSetKernelArg does not retain memory
+/// The API rules the Khronos CTS found broken: clSetKernelArg does not retain memory
 /// objects, zero-sized launches, CL_KERNEL_ATTRIBUTES, property values and device types,
 /// -cl-uniform-work-group-size, read-write image formats, 2-D images from buffers.
 /// Not run on PoCL: PoCL 3.1 aborts on a launch whose buffer argument was destroyed.

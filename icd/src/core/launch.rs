@@ -2,8 +2,8 @@
 //! (`shadowcl-shadow`) and launch capture (`shadowcl-capture`).
 //!
 //! The checker session and the recorder are process-wide, made from the settings read once
-//! (`core::settings`; DESIGN.md, "Contracts"). Memory commands call the `buffer_*` hooks here so
-//! the uninitialised-read check knows which bytes the host wrote.
+//! (`core::settings`; docs/design.md, "Contracts"). Memory commands call the `buffer_*`
+//! hooks here so the uninitialised-read check knows which bytes the host wrote.
 
 use crate::consts::*;
 use crate::core::order::{self, Clock, Point};
@@ -427,7 +427,7 @@ pub fn run(
 }
 
 /// Prints new findings to stderr and rewrites the report files when a finding is new or a
-/// while has passed (DESIGN.md: "written at exit and after each kernel").
+/// while has passed (docs/design.md, "Contracts": written after launches and at exit).
 fn report(s: &Session) {
     let text = s.take_new_text();
     if !text.is_empty() {

@@ -303,7 +303,7 @@ mod tests {
     }
 
     /// Releases racing with queries and retains on other threads, double releases included:
-    /// an object is never handed out after its count reached zero (#15 item 5).
+    /// an object is never handed out after its count reached zero.
     #[test]
     fn concurrent_release_and_query_never_resurrect_an_object() {
         for _ in 0..2000 {

@@ -314,7 +314,7 @@ mod tests {
         assert!(!h.settled(Point::new(7, 2)));
     }
 
-    /// Happens-before clocks against a model that lists every covered point (#15 item 2):
+    /// Happens-before clocks against a model that lists every covered point:
     /// prefixes, points and joins cover exactly the model's points, and stay canonical.
     mod properties {
         use super::*;

@@ -3,7 +3,7 @@
 /// A ShadowCL schedule as the environment variables that select it.
 pub(crate) type Schedule = (&'static str, &'static [(&'static str, &'static str)]);
 
-/// Schedules `check-races --schedules all` runs (DESIGN.md, "Execution model").
+/// Schedules `check-races --schedules all` runs (docs/design.md, "Execution model").
 pub(crate) const SCHEDULES: &[Schedule] = &[
     ("auto", &[]),
     ("run-to-barrier", &[("SHADOWCL_QUANTUM", "0")]),

@@ -1,5 +1,5 @@
 //! Lockstep execution of a work-group: the round-robin schedule with a quantum of one
-//! instruction (DESIGN.md, "Execution model"), run one lowered op at a time for every
+//! instruction (docs/design.md, "Execution model"), run one lowered op at a time for every
 //! work-item of the group while they all share a program counter.
 //!
 //! Registers are laid out slot-major (`regs[slot * n + lane]`), so one dispatch serves the
