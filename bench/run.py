@@ -88,7 +88,7 @@ def bench(a, tmp):
         (("shadowcl-without-checker",), ("ShadowCL",), v_bare, {}, a.reps),
         # The default schedule (auto: lockstep where the work-items agree) against
         # run-to-barrier (quantum 0) and lockstep throughout (quantum 1): the default-schedule
-        # question, README.
+        # question, docs/performance.md.
         (("shadowcl-off-q0-1t",), ("ShadowCL",), v_scl,
          {"SHADOWCL_CHECKS": "none", "SHADOWCL_QUANTUM": "0", "SHADOWCL_THREADS": "1"}, a.reps),
         ((f"shadowcl-off-q0-{nproc}t",), ("ShadowCL",), v_scl,

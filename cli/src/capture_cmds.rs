@@ -65,8 +65,8 @@ pub struct ReplayArgs {
     /// Write the HTML report here (one self-contained page).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-    /// Leave out the findings a suppressions file matches (format: README, "Suppressions");
-    /// the report counts them.
+    /// Leave out the findings a suppressions file matches (format: docs/reports.md,
+    /// "Suppressions"); the report counts them.
     #[arg(long, value_name = "FILE")]
     pub suppressions: Option<PathBuf>,
     #[arg(long, value_name = "LIST", help = Checks::usage(), long_help = Checks::help())]

@@ -63,7 +63,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub source_dir: Vec<PathBuf>,
     /// Leave out findings matching the rules in FILE (one rule a line, e.g.
-    /// `kind:data-race kernel:reduce* buffer:scratch file:*.cl:42`; see the README); the
+    /// `kind:data-race kernel:reduce* buffer:scratch file:*.cl:42`; see docs/reports.md); the
     /// report counts what each rule suppressed. A malformed file is an error.
     #[arg(long, value_name = "FILE")]
     pub suppressions: Option<PathBuf>,

@@ -71,7 +71,7 @@ impl Schedule {
     /// lanes still apart after a few regroupings, as in a loop whose trip count differs
     /// between them) until a barrier releases them at one operation. Each part is a valid
     /// interleaving, so the findings are those of every schedule; the mix runs each part of a
-    /// kernel the faster way (README, `SHADOWCL_QUANTUM`).
+    /// kernel the faster way (docs/settings.md, "Schedules").
     pub const AUTO: u32 = u32::MAX;
 
     /// Reads `SHADOWCL_WG_ORDER`, `SHADOWCL_WI_ORDER`, `SHADOWCL_QUANTUM`, `SHADOWCL_SEED`,

@@ -1,8 +1,8 @@
-//! The progress line of long launches (README, "Progress"): shown on a terminal, never written
-//! into a pipe. A child process (this test binary re-run with only `long_launch_child`) runs
-//! one launch of about four seconds through opencl3 and the ICD loader; the parent runs it
-//! once with stderr piped and once on a pseudo-terminal (`script`), the control that shows
-//! the piped run would have caught a line. The piped run records its launches, and
+//! The progress line of long launches (docs/reports.md, "Progress"): shown on a terminal,
+//! never written into a pipe. A child process (this test binary re-run with only
+//! `long_launch_child`) runs one launch of about four seconds through opencl3 and the ICD
+//! loader; the parent runs it once with stderr piped and once on a pseudo-terminal
+//! (`script`), the control that shows the piped run would have caught a line. The piped run records its launches, and
 //! `shadowcl replay` of one of them under several schedules is checked the same way.
 
 use shadowcl_tests::{find_shadowcl_lib, have_program, run, skip, Icd, PLATFORM_NAME, TIMEOUT};

@@ -10,7 +10,7 @@ use shadowcl_shadow::Config;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// Everything the `SHADOWCL_*` variables (README, "Settings") decide for the platform.
+/// Everything the `SHADOWCL_*` variables (docs/settings.md) decide for the platform.
 #[derive(Debug)]
 pub struct Settings {
     /// `SHADOWCL_WG_ORDER`, `SHADOWCL_WI_ORDER`, `SHADOWCL_QUANTUM`, `SHADOWCL_SEED`,

@@ -1,8 +1,9 @@
 //! The checkers: one type each, implementing [`Checker`] over the executor's events, and
 //! the registry that lists them with the switches `SHADOWCL_CHECKS` names. The settings
-//! parser, [`Checks::any`], the command line's `--checks` help, the README's checker table,
-//! each group's checker state and its reset, and the calls from the observer seam
-//! (`launch.rs`) all derive from the registry: a new checker is its file and one line there.
+//! parser, [`Checks::any`], the command line's `--checks` help, the checker table of
+//! `docs/checks.md`, each group's checker state and its reset, and the calls from the
+//! observer seam (`launch.rs`) all derive from the registry: a new checker is its file and
+//! one line there.
 
 pub(crate) mod access_rules;
 mod async_copy;
@@ -32,7 +33,7 @@ pub struct CheckerInfo {
     pub on_by_default: bool,
     /// The finding kinds it reports.
     pub kinds: &'static [FindingKind],
-    /// What it reports, in a sentence (the command line's help, the README's table).
+    /// What it reports, in a sentence (the command line's help, the table of `docs/checks.md`).
     pub summary: &'static str,
 }
 
@@ -439,7 +440,7 @@ mod tests {
         }
     }
 
-    /// The README's checker table, one row per registry entry.
+    /// The checker table of `docs/checks.md`, one row per registry entry.
     fn readme_rows() -> String {
         let mut rows = String::new();
         for c in checkers().iter().filter(|c| c.name != "barrier_count") {
@@ -457,11 +458,11 @@ mod tests {
 
     #[test]
     fn the_readme_lists_every_checker_as_the_registry_does() {
-        let readme = include_str!("../../../README.md");
+        let readme = include_str!("../../../docs/checks.md");
         let rows = readme_rows();
         assert!(
             readme.contains(&rows),
-            "README.md's checker table should read:\n{rows}"
+            "docs/checks.md's checker table should read:\n{rows}"
         );
     }
 
