@@ -214,7 +214,7 @@ pub(crate) struct PendingRead {
 /// Most reads a launch keeps for its end (at most 10 MB of them); past it they are made at
 /// once.
 pub(super) const PENDING_READS: usize = 1 << 16;
-/// Kept reads a group reserves of [`PENDING_READS`] at a time (`GroupState::pending_quota`).
+/// Kept reads a group reserves of [`PENDING_READS`] at a time (`RaceGroup::pending_quota`).
 pub(super) const PENDING_CHUNK: usize = 256;
 const _: () = assert!(PENDING_READS.is_multiple_of(PENDING_CHUNK));
 const _: () = assert!(PENDING_READS * std::mem::size_of::<PendingRead>() <= 10 << 20);
