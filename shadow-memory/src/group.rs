@@ -1,5 +1,12 @@
 //! Per-work-group checker state: its ids, barrier epochs, local-memory records, barrier
 //! arrivals, async copies in flight and raw findings (lives on the worker running the group).
+//!
+//! Performance: a worker's next work-group starts from the state of its last one
+//! (`GroupState::restart`, and each checker's `GroupPart::restart`), so a new per-group field
+//! must be reset there unless it belongs to the launch. At the launch's end the worker's last
+//! state is kept in the session (`Session::spare_groups`) for the next launch's first group
+//! (`GroupState::relaunch`, `GroupPart::relaunch`): a new per-launch field must be replaced
+//! there. A loop of small launches then builds no state per launch.
 
 use crate::checks::divergence::Arrivals;
 use crate::checks::CheckerGroups;

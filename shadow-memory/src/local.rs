@@ -2,6 +2,12 @@
 //! share one (a word accessed whole: the usual case), one per byte once an access of another
 //! shape (a byte, a half, an unaligned or copied access) splits the word. One group owns its
 //! local memory, so unlike global memory's shadow these are plain values, not atomics.
+//!
+//! Performance: a lockstep operation over 16 words whose records are one block's
+//! (`block_word`), or all equal (`Run::Same`: a tile row one item's read named), takes one step
+//! for them (`LocalRecords::update_block`), as global blocks do; `mar::step_shifts` or
+//! `mar::same_step_shifts` says when the one step is the sixteen. Local memory stores no block
+//! records itself.
 
 use crate::mar;
 use crate::shadow::{self, BLOCK_WORDS};

@@ -1,5 +1,11 @@
 //! The process-wide [`Session`]: buffer shadows, the window of launches whose records may
 //! still race, the findings, and the text/JSON/SARIF outputs.
+//!
+//! Performance: a launch start classifies the window's launches (settled, before, overlapping).
+//! It asks the `LaunchOrder` from the newest entry back, and stops at an entry that followed
+//! every older one (`WindowLaunch::follows_all`). `follows` and `settled` are transitive (the
+//! platform's clocks join the done clocks of what they cover), so one question per launch
+//! serves a queue's tight loop of launches.
 
 use crate::group::GroupState;
 use crate::launch::{Geometry, LaunchChecker};

@@ -1,5 +1,25 @@
 //! Global-memory shadow of one buffer: MARs in lazily allocated pages of atomics, one per
 //! 4-byte word while every access covers whole words, one per byte where they do not.
+//!
+//! Performance: a page has three record grains, each splitting into the next at the first
+//! access it cannot stand for. One record per 16-word block, while only lockstep operations of
+//! consecutive lanes over whole blocks touch it (word `k` by the item `k` after the one named:
+//! `block_word`). One per aligned 4-byte word, while every access covers whole words. One per
+//! byte. The access that first touches a page picks its grain: a lockstep operation's
+//! (`WordCursor::for_lanes`) starts it with block records even when its own lanes go word by
+//! word, a work-item's with word records, a narrower access's with byte records. A 2-D group's
+//! border column is often first in its page, so only its block is split.
+//!
+//! Checkers reach records only through `Shadow::update` (a compare-exchange loop per record
+//! that handles splits), `Shadow::update_block` (one loop for a block's words, taken only when
+//! the steps find nothing and leave the words a block's), `Shadow::word` with
+//! `Shadow::update_word` (the same loop on one unsplit word record: the path of aligned scalar
+//! accesses) and `Shadow::record`. They never store to the atomics themselves. A property test
+//! holds block, word and byte records to a byte-per-record model. Reads of memory the launch
+//! never writes settle without splitting (`Shadow::words_all`, which asks a block record's
+//! range at its two ends). A host write of a whole untouched page allocates nothing: the page is
+//! born initialised. A host command checked for races (an `clEnqueueWriteBuffer`) records per
+//! word.
 
 use crate::mar;
 use parking_lot::Mutex;

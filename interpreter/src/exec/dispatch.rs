@@ -1,5 +1,10 @@
 //! The run-to-barrier interpreter loop, alone in its file: [`run_turns`] and the macros it
 //! is written with.
+//!
+//! Performance: `run_turns` is the interpreter's one hot loop. It is one long function, alone in
+//! its file, on purpose: splitting it was measured slower. Its register reads are unchecked.
+//! They rely on `Code::verify` (`interpreter/src/ir/verify.rs`), run once when a program loads,
+//! and on `debug_assert!`s in debug builds.
 
 use super::access::ItemMemory;
 use super::cold::run_cold;

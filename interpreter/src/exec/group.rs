@@ -1,6 +1,12 @@
 //! One work-group: its work-items' identities and start state, the schedule's work-item
 //! order, and the alternation of lockstep and barrier phases of the per-item executor that
 //! runs it to its end.
+//!
+//! Performance: a worker's next work-group starts from the state of its last one. The
+//! per-worker `Carry` hands the observer's group state back (`Observer::group_end_keep`,
+//! `Observer::group_start_on`), and the checkers restart it in place. At the launch's end the
+//! worker gives its last state to the observer (`Observer::worker_done`) for the next launch.
+//! A loop of small launches then builds no state per group or per launch.
 
 use std::sync::atomic::Ordering;
 

@@ -7,6 +7,11 @@
 //! it to a parameter that is itself never written through. Any other use (a store through
 //! it, an atomic, storing the pointer itself, turning it into an integer, returning it, an
 //! instruction this module does not know) counts as a write.
+//!
+//! Performance: this proof is what lets the race check settle reads of read-only memory without
+//! splitting shadow blocks (`KernelArg::never_written`; see `checks/races/lockstep.rs` in
+//! shadow-memory). `const` proves nothing, and a cast takes the proof away. When in doubt the
+//! analysis answers "may write".
 
 use super::*;
 

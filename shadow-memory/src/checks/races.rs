@@ -1,5 +1,13 @@
 //! The data-race and uninitialised-read checks: every global and local access goes through
 //! the byte records (`mar`), which say whether it conflicts with an unordered earlier one.
+//!
+//! Performance: the per-item executor reports accesses one by one. A work-item's plain access
+//! to one aligned word of global memory that breaks no rule takes `check_word_access` (one word
+//! record's step); every other access takes the general `check_at`. In local memory, runs whose
+//! blocks other lanes of the operation also touch cannot be stepped before those lanes, out of
+//! the schedule's order. A run of reads of local memory (rows of lanes reading one row,
+//! `tb[k][lx]`) is then stepped as one where its sixteen lanes come, one after the other, in
+//! the schedule (`check_run` in `check_local_reads`).
 
 use crate::checks::access_rules::RuleFree;
 use crate::group::{clamp_item, GroupState, NO_INST};

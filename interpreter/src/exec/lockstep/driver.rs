@@ -1,6 +1,11 @@
 //! The lockstep driver: runs the group converged while its lanes agree, in rounds of one op
 //! per lane after they diverge (under `Schedule::AUTO`, for a while, then the per-item
 //! executor takes them), and back together when a barrier releases them at one op.
+//!
+//! Performance: a diverged group runs in rounds, each running lane one op per round. When lanes
+//! stand at two or more ops with effects, the round takes their turns in the schedule's order.
+//! Lanes next to each other in that order, at one op, take theirs as one operation: a stencil's
+//! border column splits its group into rows, not into single lanes.
 
 use std::sync::atomic::Ordering;
 

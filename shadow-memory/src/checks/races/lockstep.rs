@@ -2,6 +2,25 @@
 //! checks as one ([`block_runs`]), lane sets, reads kept for the launch's end
 //! ([`PendingRead`]), global reads a group need not report ([`QuietReads`]) and the last
 //! blocks found settled ([`SettledBlock`]).
+//!
+//! Performance: reads of global memory no work-item of the launch writes (`LaunchState::read_only`:
+//! every argument bound to it is `KernelArg::never_written`, proven by the interpreter's
+//! `lower/param_writes.rs`) settle without splitting blocks (`mar::read_only_settled`,
+//! `Shadow::words_all`). `lanes_settle` and the per-lane loop remember the last block found
+//! settled whole (`SettledBlock`), so a stencil's neighbour reads no longer split the block the
+//! centre read left whole. A work-item's read that settles also tests the words after it: those
+//! that settle join its instruction's quiet words (`QuietReads`, per group), which the executor
+//! asks before it reports a read.
+//!
+//! A lockstep lane's read of such memory that does not settle and would split a block record
+//! (a stencil's `x + 1` read of the next group's row, before that group reads it) is kept for
+//! the launch's end when its step finds nothing now (`PendingRead`, 40 bytes: the work-item
+//! and site are made again from the launch's geometry; at most 65,536 per launch).
+//! `LaunchChecker::finish` makes the kept reads first. One whose word another read of the launch
+//! has named since leaves it as it is; the others step then (in a group state restarted for
+//! their group) and report what they find as theirs. Reads commute with reads, and a write of
+//! an overlapping launch either finds the read the record names or is found by the kept read
+//! (corpus `inter-kernel/shifted-reads-then-writer`).
 
 use super::*;
 
