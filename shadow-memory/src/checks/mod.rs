@@ -441,7 +441,7 @@ mod tests {
     }
 
     /// The checker table of `docs/checks.md`, one row per registry entry.
-    fn readme_rows() -> String {
+    fn table_rows() -> String {
         let mut rows = String::new();
         for c in checkers().iter().filter(|c| c.name != "barrier_count") {
             let kinds: Vec<String> = c.kinds.iter().map(|k| format!("`{}`", k.name())).collect();
@@ -457,11 +457,11 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_lists_every_checker_as_the_registry_does() {
-        let readme = include_str!("../../../docs/checks.md");
-        let rows = readme_rows();
+    fn the_checks_page_lists_every_checker_as_the_registry_does() {
+        let page = include_str!("../../../docs/checks.md");
+        let rows = table_rows();
         assert!(
-            readme.contains(&rows),
+            page.contains(&rows),
             "docs/checks.md's checker table should read:\n{rows}"
         );
     }
