@@ -16,6 +16,51 @@ pub(super) fn lower_copy_value(fx: &mut FunctionLowering, inst: &Instruction) ->
     Ok(())
 }
 
+/// OpGenericCastToPtrExplicit (`to_global`, `to_local`, `to_private`): the pointer if it
+/// points into the storage class named, else null (OpenCL C 6.15.9, address space qualifier
+/// functions). A pointer's storage class is its encoding's tag (`ir::ptr`).
+pub(super) fn lower_cast_to_space(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
+    let d = fx.dst(inst)?;
+    let p = fx.val(id_at(inst, 0)?)?;
+    let tag = match inst.operands.get(1) {
+        Some(Operand::StorageClass(StorageClass::CrossWorkgroup)) => ptr::TAG_LAUNCH,
+        Some(Operand::StorageClass(StorageClass::Workgroup)) => ptr::TAG_LOCAL,
+        Some(Operand::StorageClass(StorageClass::Function)) => ptr::TAG_PRIVATE,
+        other => return Err(fx.unsup(format!("OpGenericCastToPtrExplicit to {other:?}"))),
+    };
+    let (shift, tag, null) = (fx.const_slot(62), fx.const_slot(tag), fx.zero_slot());
+    // d = tag of p; d = (d == tag); d = d ? p : null.
+    fx.emit(Op::Shr64 { d, a: p, b: shift });
+    fx.emit(Op::Eq64 { d, a: d, b: tag });
+    fx.emit(Op::Select {
+        cvec: false,
+        n: 1,
+        d,
+        c: d,
+        a: p,
+        b: null,
+    });
+    Ok(())
+}
+
+/// OpGenericPtrMemSemantics (`get_fence`): the memory semantics bit of the pointer's storage
+/// class, CrossWorkgroupMemory (0x200) for global, WorkgroupMemory (0x100) for local, none
+/// for private: `(0x200 >> tag) & 0x300` over the tags 0, 1 and 2 of `ir::ptr`.
+pub(super) fn lower_pointer_semantics(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
+    const _: () = assert!(ptr::TAG_LAUNCH == 0 && ptr::TAG_LOCAL == 1 && ptr::TAG_PRIVATE == 2);
+    let d = fx.dst(inst)?;
+    let p = fx.val(id_at(inst, 0)?)?;
+    let (shift, global, mask) = (
+        fx.const_slot(62),
+        fx.const_slot(0x200),
+        fx.const_slot(0x300),
+    );
+    fx.emit(Op::Shr64 { d, a: p, b: shift });
+    fx.emit(Op::Shr64 { d, a: global, b: d });
+    fx.emit(Op::And { d, a: d, b: mask });
+    Ok(())
+}
+
 pub(super) fn lower_ptr_to_int(fx: &mut FunctionLowering, inst: &Instruction) -> R<()> {
     let d = fx.dst(inst)?;
     let s = fx.val(id_at(inst, 0)?)?;

@@ -45,11 +45,11 @@ pub(super) fn lower_inst(fx: &mut FunctionLowering, inst: &Instruction, label: W
         }
         S::PtrDiff => lower_ptr_diff(fx, inst),
         S::CopyMemorySized | S::CopyMemory => lower_copy_memory(fx, inst),
-        S::PtrCastToGeneric
-        | S::GenericCastToPtr
-        | S::GenericCastToPtrExplicit
-        | S::CopyObject
-        | S::ConvertUToPtr => lower_copy_value(fx, inst),
+        S::GenericCastToPtrExplicit => lower_cast_to_space(fx, inst),
+        S::GenericPtrMemSemantics => lower_pointer_semantics(fx, inst),
+        S::PtrCastToGeneric | S::GenericCastToPtr | S::CopyObject | S::ConvertUToPtr => {
+            lower_copy_value(fx, inst)
+        }
         S::ConvertPtrToU => lower_ptr_to_int(fx, inst),
         S::Bitcast => lower_bitcast(fx, inst),
         S::SConvert
