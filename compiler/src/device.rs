@@ -14,6 +14,12 @@ pub const DEVICE_EXTENSIONS: &[&str] = &[
     "cl_khr_il_program",
     "cl_khr_3d_image_writes",
 ];
+/// The OpenCL C versions the device compiles (`CL_DEVICE_OPENCL_C_ALL_VERSIONS`), as
+/// (major, minor): a `-cl-std=` naming another is refused (OpenCL API 5.8.6.5). Not OpenCL C
+/// 2.0: it makes pipes, device-side enqueue and sub-groups mandatory, which the device
+/// does not have; OpenCL C 3.0 offers what 2.0 had as the optional features below.
+pub const OPENCL_C_VERSIONS: &[(u32, u32)] = &[(1, 0), (1, 1), (1, 2), (3, 0)];
+
 /// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`); the compile driver
 /// defines exactly these feature macros. The atomics' orders and device scope run as the
 /// memory model says and the race check follows them (`CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES`
@@ -26,6 +32,8 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_atomic_order_acq_rel",
     "__opencl_c_atomic_order_seq_cst",
     "__opencl_c_atomic_scope_device",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_generic_address_space",
 ];
 
 /// Included after clang's own OpenCL header, which defines some extension and feature

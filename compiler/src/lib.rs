@@ -26,7 +26,7 @@ mod metadata;
 mod options;
 mod work_items;
 
-pub use device::{DEVICE_EXTENSIONS, OPENCL_C_FEATURES};
+pub use device::{DEVICE_EXTENSIONS, OPENCL_C_FEATURES, OPENCL_C_VERSIONS};
 pub use driver::{cache_dir, Compiler};
 pub use metadata::{kernel_arg_metadata, parse_kernel_arg_metadata, KernelArgMeta};
 pub use options::{parse_link_options, split_options, translate_options};

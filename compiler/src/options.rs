@@ -1,5 +1,6 @@
 //! Build and link options: split like a shell, translated to clang's, validated.
 
+use crate::device::OPENCL_C_VERSIONS;
 use crate::LinkOptions;
 use std::path::Path;
 
@@ -87,8 +88,6 @@ pub(crate) const IGNORED: &[&str] = &[
     "-cl-no-subgroup-ifp",
 ];
 
-pub(crate) const CL_STD: &[&str] = &["CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0"];
-
 /// Translates OpenCL build options into clang driver arguments. `-cl-opt-disable`
 /// becomes `-O0` (an explicit `-O<n>` is kept); relative `-I` folders are made absolute.
 /// The error message names every option that is unknown or malformed.
@@ -96,6 +95,8 @@ pub fn translate_options(options: &str) -> Result<Vec<String>, String> {
     let words = split_options(options).map_err(|e| format!("invalid build options: {e}\n"))?;
     let mut out = Vec::new();
     let mut bad = Vec::new();
+    // Whole messages, for options that are known but name what the device lacks.
+    let mut unsupported = Vec::new();
     let mut it = words.into_iter();
     while let Some(w) = it.next() {
         let w = w.as_str();
@@ -119,10 +120,18 @@ pub fn translate_options(options: &str) -> Result<Vec<String>, String> {
         } else if let Some(v) = w.strip_prefix("-I") {
             out.push(format!("-I{}", absolute(v)));
         } else if let Some(v) = w.strip_prefix("-cl-std=") {
-            if CL_STD.iter().any(|s| s.eq_ignore_ascii_case(v)) {
-                out.push(format!("-cl-std={}", v.to_ascii_uppercase()));
-            } else {
-                bad.push(w.to_string());
+            match cl_std_version(v) {
+                Some(version) if OPENCL_C_VERSIONS.contains(&version) => {
+                    out.push(format!("-cl-std={}", v.to_ascii_uppercase()))
+                }
+                // OpenCL API 5.8.6.5: a version CL_DEVICE_OPENCL_C_ALL_VERSIONS does not
+                // list fails the build.
+                Some((major, minor)) => unsupported.push(format!(
+                    "shadowcl: {w}: the device compiles OpenCL C {} \
+                     (CL_DEVICE_OPENCL_C_ALL_VERSIONS), not {major}.{minor}\n",
+                    versions_list()
+                )),
+                None => bad.push(w.to_string()),
             }
         } else if w == "-cl-opt-disable" {
             out.push("-O0".to_string());
@@ -136,13 +145,35 @@ pub fn translate_options(options: &str) -> Result<Vec<String>, String> {
             bad.push(w.to_string());
         }
     }
-    if bad.is_empty() {
-        Ok(out)
-    } else {
-        Err(format!(
+    if !bad.is_empty() {
+        unsupported.push(format!(
             "shadowcl: unknown or unsupported build option(s): {}\n",
             bad.join(", ")
-        ))
+        ));
+    }
+    if unsupported.is_empty() {
+        Ok(out)
+    } else {
+        Err(unsupported.concat())
+    }
+}
+
+/// The version a `-cl-std=` value names (`CL1.2`, `cl3.0`), if it is of that form.
+fn cl_std_version(v: &str) -> Option<(u32, u32)> {
+    let digits = v.strip_prefix("CL").or_else(|| v.strip_prefix("cl"))?;
+    let (major, minor) = digits.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// The device's OpenCL C versions as a sentence: `1.0, 1.1, 1.2 and 3.0`.
+fn versions_list() -> String {
+    let names: Vec<String> = (OPENCL_C_VERSIONS.iter())
+        .map(|(major, minor)| format!("{major}.{minor}"))
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 

@@ -355,6 +355,17 @@ fn options_translation() -> TestResult {
     );
     assert!(!err.contains("FOO"), "{err}");
     assert!(translate_options("-cl-std=CL9.9").is_err());
+    assert!(translate_options("-cl-std=CL3.0").is_ok());
+    // A version the device does not list is refused, and the message says which it has.
+    let err = translate_options("-cl-std=CL2.0").unwrap_err();
+    assert!(
+        err.contains("-cl-std=CL2.0") && err.contains("1.0, 1.1, 1.2 and 3.0"),
+        "{err}"
+    );
+    assert!(translate_options("-cl-std=CL2.1 -bogus")
+        .unwrap_err()
+        .contains("-bogus"));
+    assert!(translate_options("-cl-std=3.0").is_err());
     assert!(translate_options("-D").is_err());
     assert!(translate_options("-D 'unterminated").is_err());
     assert_eq!(opt_level(&translate_options("")?), '2');

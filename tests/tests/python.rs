@@ -233,3 +233,15 @@ fn pyopencl_local_memory_is_the_applications_builds() {
         "pyopencl local resources: PASS on ShadowCL",
     );
 }
+
+/// The OpenCL C versions and features the device lists are what builds and runs: OpenCL C
+/// 2.0 is refused, OpenCL C 3.0's generic address space and program-scope globals compute
+/// what the specification says.
+#[test]
+fn pyopencl_opencl_c_is_what_the_device_lists() {
+    run_pyopencl_script(
+        "pyopencl_opencl_c_is_what_the_device_lists",
+        "opencl_c_3.py",
+        "pyopencl OpenCL C 3.0: PASS on ShadowCL",
+    );
+}

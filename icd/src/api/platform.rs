@@ -172,12 +172,12 @@ fn device_info(param: cl_device_info) -> Result<Vec<u8>, cl_int> {
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => v(&0u32),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => v(&CL_FALSE),
         CL_DEVICE_NUMERIC_VERSION => v(&cl_make_version(3, 0, 0)),
-        CL_DEVICE_OPENCL_C_ALL_VERSIONS => v(&versions(&[
-            ("OpenCL C", v10),
-            ("OpenCL C", cl_make_version(1, 1, 0)),
-            ("OpenCL C", cl_make_version(1, 2, 0)),
-            ("OpenCL C", cl_make_version(3, 0, 0)),
-        ])),
+        CL_DEVICE_OPENCL_C_ALL_VERSIONS => v(&versions(
+            &OPENCL_C_VERSIONS
+                .iter()
+                .map(|&(major, minor)| ("OpenCL C", cl_make_version(major, minor, 0)))
+                .collect::<Vec<_>>(),
+        )),
         CL_DEVICE_OPENCL_C_FEATURES => v(&OPENCL_C_FEATURES
             .iter()
             .map(|f| name_version(f, cl_make_version(3, 0, 0)))

@@ -35,7 +35,7 @@ pub const PLATFORM_NAME: &str = "ShadowCL";
 pub const PLATFORM_EXTENSIONS: &str = "cl_khr_icd cl_khr_il_program";
 /// What the device compiles for: the compile driver defines exactly these extension and
 /// feature macros, so they live with it.
-pub use shadowcl_compiler::{DEVICE_EXTENSIONS, OPENCL_C_FEATURES};
+pub use shadowcl_compiler::{DEVICE_EXTENSIONS, OPENCL_C_FEATURES, OPENCL_C_VERSIONS};
 pub const MAX_WORK_GROUP_SIZE: usize = 1024;
 pub const GLOBAL_MEM_SIZE: u64 = 4 << 30;
 pub const MAX_ALLOC: u64 = 1 << 30;

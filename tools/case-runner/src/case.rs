@@ -33,6 +33,7 @@ const KEYS: &[&str] = &[
     "compile",
     "compare",
     "options",
+    "reference-options",
     "requires",
     "oclgrind",
     "twin",
@@ -437,6 +438,10 @@ pub struct Case {
     pub compile: Option<String>,
     pub compares: Vec<Compare>,
     pub options: String,
+    /// `reference-options:` the differential reference builds with these instead of
+    /// `options:` (a reference that offers as OpenCL C 2.0 what the candidate's OpenCL C 3.0
+    /// has as a feature).
+    pub reference_options: Option<String>,
     pub requires: Vec<String>,
     pub oclgrind: Option<OclgrindOverride>,
     /// File name (same folder) of the race-free twin of a racy case.

@@ -20,11 +20,20 @@ pub(crate) fn scratch_dir() -> PathBuf {
     d
 }
 
+/// Which platform a child runs a case on, and how it builds it.
+pub(crate) struct Build<'a> {
+    /// Substring of the platform's name.
+    pub(crate) platform: &'a str,
+    /// Extra build options.
+    pub(crate) options: &'a str,
+    /// As the differential reference (the case's `reference-options:`).
+    pub(crate) reference: bool,
+}
+
 /// Runs `case-runner run ...` as a child with extra env, capturing output via files.
 pub(crate) fn run_child(
     case: &Path,
-    platform: &str,
-    options: &str,
+    build: Build<'_>,
     dump: &Path,
     env: &[(&str, String)],
     unset: &[&str],
@@ -40,8 +49,9 @@ pub(crate) fn run_child(
     cmd.arg("run")
         .arg(case)
         .arg("--platform")
-        .arg(platform)
-        .arg(format!("--options={options}"))
+        .arg(build.platform)
+        .arg(format!("--options={}", build.options))
+        .args(build.reference.then_some("--reference"))
         .arg("--dump-outputs")
         .arg(dump)
         .stdin(Stdio::null())

@@ -7,7 +7,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use crate::case::{Case, CompareMode};
-use crate::child::{child_problem, explain, run_child, scratch_dir, tail, Child};
+use crate::child::{child_problem, explain, run_child, scratch_dir, tail, Build, Child};
 use crate::schedule::{Schedule, SCHEDULE_VARS};
 use crate::{case_name, collect_cases, compare, summary, unhex, EXIT_SKIP};
 
@@ -82,7 +82,18 @@ pub(crate) fn cmd_diff(dir: &Path, run: &DiffRun<'_>, filter: Option<&str>) -> E
             };
             let ra = scratch.join("ref.json");
             let _ = std::fs::remove_file(&ra);
-            let a = match run_child(path, run.reference, opts, &ra, &[], &unset, run.timeout) {
+            let a = match run_child(
+                path,
+                Build {
+                    platform: run.reference,
+                    options: opts,
+                    reference: true,
+                },
+                &ra,
+                &[],
+                &unset,
+                run.timeout,
+            ) {
                 Ok(a) => a,
                 Err(e) => {
                     println!("FAIL {name} [{label}]: {e}");
@@ -100,7 +111,18 @@ pub(crate) fn cmd_diff(dir: &Path, run: &DiffRun<'_>, filter: Option<&str>) -> E
                 let _ = std::fs::remove_file(&rb);
                 let env: Vec<(&str, String)> =
                     vars.iter().map(|(k, v)| (*k, v.to_string())).collect();
-                let b = match run_child(path, run.candidate, opts, &rb, &env, &unset, run.timeout) {
+                let b = match run_child(
+                    path,
+                    Build {
+                        platform: run.candidate,
+                        options: opts,
+                        reference: false,
+                    },
+                    &rb,
+                    &env,
+                    &unset,
+                    run.timeout,
+                ) {
                     Ok(b) => b,
                     Err(e) => {
                         println!("FAIL {name} [{label}]: {e}");

@@ -45,6 +45,10 @@ enum Cmd {
         /// Where to write the outputs JSON (default: stdout).
         #[arg(long)]
         dump_outputs: Option<PathBuf>,
+        /// Build as the differential reference: with the case's `reference-options:`, if
+        /// it has them, instead of its `options:`.
+        #[arg(long)]
+        reference: bool,
     },
     /// Run every case under DIR in its own process and check findings against `expect:`;
     /// on ShadowCL, at each option set and under each schedule, whose findings must agree.
@@ -109,7 +113,14 @@ fn main() -> ExitCode {
             platform,
             options,
             dump_outputs,
-        } => cmd_run(&case, &platform, &options, dump_outputs.as_deref()),
+            reference,
+        } => cmd_run(
+            &case,
+            &platform,
+            &options,
+            dump_outputs.as_deref(),
+            reference,
+        ),
         Cmd::CheckRaces {
             dir,
             platform,
@@ -191,14 +202,23 @@ fn main() -> ExitCode {
 const EXIT_SKIP: i32 = 3;
 const EXIT_CASE_ERROR: i32 = 2;
 
-fn cmd_run(path: &Path, platform: &str, options: &str, dump: Option<&Path>) -> ExitCode {
-    let case = match Case::load(path) {
+fn cmd_run(
+    path: &Path,
+    platform: &str,
+    options: &str,
+    dump: Option<&Path>,
+    reference: bool,
+) -> ExitCode {
+    let mut case = match Case::load(path) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("case-runner: {e}");
             return ExitCode::from(EXIT_CASE_ERROR as u8);
         }
     };
+    if let (true, Some(o)) = (reference, case.reference_options.take()) {
+        case.options = o;
+    }
     match exec::run(&case, platform, options) {
         Ok(out) => {
             for n in &out.notes {

@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use crate::case::{self, Case};
-use crate::child::{child_problem, explain, run_child, scratch_dir, tail, Child};
+use crate::child::{child_problem, explain, run_child, scratch_dir, tail, Build, Child};
 use crate::schedule::{Schedule, SCHEDULE_VARS};
 use crate::{case_name, collect_cases, summary, EXIT_SKIP};
 
@@ -375,8 +375,11 @@ pub(crate) fn check_one(
     }
     let child = match run_child(
         path,
-        run.platform,
-        options,
+        Build {
+            platform: run.platform,
+            options,
+            reference: false,
+        },
         &dump,
         &env,
         &unset,

@@ -1,7 +1,9 @@
-// Issue #12 M5: program-scope data initialised with addresses (OpenCL C 2.0): a pointer to an
-// array element, an array of pointers (one to a struct member, one null), read through.
+// Program-scope data initialised with addresses (OpenCL C 3.0's program-scope global
+// variables; PoCL, the reference, has them as OpenCL C 2.0): a pointer to an array element,
+// an array of pointers (one to a struct member, one null), read through.
 // kernel: read_table
-// options: -cl-std=CL2.0
+// options: -cl-std=CL3.0
+// reference-options: -cl-std=CL2.0
 // global: 4   local: 4
 // arg: buffer int 24 fill=zero name=out
 // compare: exact out

@@ -29,7 +29,14 @@ fn split_pairs(text: &str) -> Option<Vec<(String, String)>> {
     if first.0 != 0 {
         return None;
     }
-    let free_text = ["expect", "oclgrind", "options", "compare", "arg"];
+    let free_text = [
+        "expect",
+        "oclgrind",
+        "options",
+        "reference-options",
+        "compare",
+        "arg",
+    ];
     let mut i = 0;
     while i < marks.len() {
         let (_, vstart, key) = marks[i];
@@ -195,6 +202,7 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
         compile: None,
         compares: Vec::new(),
         options: String::new(),
+        reference_options: None,
         requires: Vec::new(),
         oclgrind: None,
         schedule_dependent: None,
@@ -265,6 +273,7 @@ pub fn parse(path: &Path, source: String) -> Result<Case, CaseError> {
                     case.schedule_dependent = Some(value)
                 }
                 "options" => case.options = value,
+                "reference-options" => case.reference_options = Some(value),
                 "requires" => case
                     .requires
                     .extend(value.split(',').map(|s| s.trim().to_string())),
