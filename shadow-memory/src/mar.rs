@@ -100,8 +100,10 @@ impl Op {
     }
 }
 
-pub const ITEM_BITS: u32 = 28;
+/// Bits of a record's item id ([`shadowcl_limits::Limits::race_item_ids`] ids).
+pub const ITEM_BITS: u32 = shadowcl_limits::LIMITS.race_item_ids.trailing_zeros();
 pub const MAX_ITEM: u64 = (1 << ITEM_BITS) - 1;
+const _: () = assert!(1 << ITEM_BITS == shadowcl_limits::LIMITS.race_item_ids);
 pub const SITE_BITS: u32 = 11;
 pub const MAX_SITE: u32 = (1 << SITE_BITS) - 1;
 

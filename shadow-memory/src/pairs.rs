@@ -32,12 +32,13 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Most bytes of buffers and program variables copied before a checked launch.
-pub const SNAPSHOT_LIMIT: u64 = 256 << 20;
+/// Most bytes of buffers and program variables copied before a checked launch
+/// ([`shadowcl_limits::Limits::snapshot_bytes`]).
+pub const SNAPSHOT_LIMIT: u64 = shadowcl_limits::LIMITS.snapshot_bytes;
 /// Most racy bytes the second run watches (the lowest offsets of each allocation first).
-const WATCH_LIMIT: usize = 1 << 16;
+const WATCH_LIMIT: usize = shadowcl_limits::LIMITS.watched_bytes;
 /// Most access classes kept per watched byte (see [`ByteLog`]).
-const CLASS_LIMIT: usize = 1024;
+const CLASS_LIMIT: usize = shadowcl_limits::LIMITS.access_classes;
 
 /// A byte of device memory: global bytes by buffer, local bytes by buffer slot and group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -96,7 +96,7 @@ impl<F: Fn(InstId) -> Option<SourceLoc> + Sync> Locations for F {
 }
 
 /// Distinct new findings one launch may add; the rest are counted in `Report::dropped`.
-pub const LAUNCH_CAP: usize = 100;
+pub const LAUNCH_CAP: usize = shadowcl_limits::LIMITS.findings_per_launch;
 
 /// A launch of the current synchronisation window (its items may still be in records).
 pub(crate) struct WindowLaunch {
@@ -181,7 +181,7 @@ impl LaunchOrder for Unordered {
 /// Most window launches kept: past it the oldest launches ordered before the new one are
 /// forgotten (their inter-kernel races with later launches are missed), so each launch start
 /// stays cheap when an application enqueues thousands of kernels without waiting.
-pub(crate) const WINDOW_CAP: usize = 256;
+pub(crate) const WINDOW_CAP: usize = shadowcl_limits::LIMITS.launch_window;
 
 /// An interned instruction (MARs hold 13-bit site numbers, not instruction ids).
 pub(crate) struct Site {

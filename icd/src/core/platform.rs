@@ -39,7 +39,8 @@ pub use shadowcl_compiler::{DEVICE_EXTENSIONS, OPENCL_C_FEATURES, OPENCL_C_VERSI
 pub const MAX_WORK_GROUP_SIZE: usize = 1024;
 pub const GLOBAL_MEM_SIZE: u64 = 4 << 30;
 pub const MAX_ALLOC: u64 = 1 << 30;
-pub const LOCAL_MEM_SIZE: u64 = 64 << 10;
+/// `CL_DEVICE_LOCAL_MEM_SIZE` ([`shadowcl_limits::Limits::device_local_memory`]).
+pub const LOCAL_MEM_SIZE: u64 = shadowcl_limits::LIMITS.device_local_memory;
 pub const MAX_PARAMETER_SIZE: usize = 1024;
 pub const MAX_CONSTANT_BUFFER: u64 = 1 << 20;
 pub const MEM_BASE_ADDR_ALIGN_BITS: u32 = 1024;

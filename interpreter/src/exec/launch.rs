@@ -678,9 +678,10 @@ fn param_init(
 }
 
 /// Most work-groups suspended at once (see [`Queue`]), and most bytes of state they may
-/// hold together: what bounds the memory fair scheduling takes.
-const MAX_SUSPENDED: usize = 1024;
-const MAX_SUSPENDED_BYTES: usize = 256 << 20;
+/// hold together: what bounds the memory fair scheduling takes
+/// ([`shadowcl_limits::Limits::suspended_groups`], `suspended_bytes`).
+const MAX_SUSPENDED: usize = shadowcl_limits::LIMITS.suspended_groups;
+const MAX_SUSPENDED_BYTES: usize = shadowcl_limits::LIMITS.suspended_bytes;
 
 /// The work-groups still to run: the next of `order` to start, and the groups that stepped
 /// aside (`run_group` returned them suspended), oldest first.

@@ -54,9 +54,10 @@ pub struct GroupCounts {
     pub done: u64,
 }
 
-/// Local memory a work-group may have unless the platform says otherwise: far above any
-/// real device's (tens of KiB), low enough that a malformed module cannot exhaust the host.
-pub const DEFAULT_LOCAL_MEMORY_LIMIT: u64 = 16 << 20;
+/// Local memory a work-group may have unless the platform says otherwise
+/// ([`shadowcl_limits::Limits::checked_local_memory`]): far above any real device's (tens of
+/// KiB), low enough that a malformed module cannot exhaust the host.
+pub const DEFAULT_LOCAL_MEMORY_LIMIT: u64 = shadowcl_limits::LIMITS.checked_local_memory;
 
 impl Device {
     /// A device with `threads` workers (0 = all cores).

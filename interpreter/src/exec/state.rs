@@ -298,9 +298,10 @@ impl std::ops::DerefMut for LocalMem {
     }
 }
 
-/// Most private memory one work-item may allocate: every item of a group keeps its own, so a
-/// group of 1024 items may hold 4 GiB (real devices allow far less).
-pub(super) const PRIVATE_MEMORY_LIMIT: u64 = 4 << 20;
+/// Most private memory one work-item may allocate ([`shadowcl_limits::Limits::private_memory`]):
+/// every item of a group keeps its own, so a group of 1024 items may hold 4 GiB (real devices
+/// allow far less).
+pub(super) const PRIVATE_MEMORY_LIMIT: u64 = shadowcl_limits::LIMITS.private_memory;
 
 /// A new private allocation of `size` bytes: its pointer.
 pub(super) fn alloca(mem: &mut Priv, size: usize, align: usize) -> u64 {

@@ -41,11 +41,12 @@ fn malformed(s: impl Into<String>) -> LoadError {
     LoadError::Malformed(s.into())
 }
 
-/// Largest value (in lanes) a register value may have.
-const MAX_LANES: u64 = 1 << 16;
-/// Most bytes of module-scope variables (`__constant` and program-scope `global` data) a
-/// module may declare: they are allocated when it loads, before any launch.
-pub(crate) const MAX_MODULE_DATA: u64 = 256 << 20;
+/// Largest value (in lanes) a register value may have
+/// ([`shadowcl_limits::Limits::constant_lanes`]).
+const MAX_LANES: u64 = shadowcl_limits::LIMITS.constant_lanes;
+/// Most bytes of module-scope variables a module may declare: they are allocated when it
+/// loads, before any launch ([`shadowcl_limits::Limits::module_data`]).
+pub(crate) const MAX_MODULE_DATA: u64 = shadowcl_limits::LIMITS.module_data;
 
 /// What a SPIR-V type is, with the ids of the types it is made of.
 #[derive(Clone, Debug)]
@@ -76,8 +77,9 @@ struct Ty {
     depth: u32,
 }
 
-/// Deepest type nesting accepted (OpenCL C programs stay far below it).
-const MAX_TYPE_DEPTH: u32 = 64;
+/// Deepest type nesting accepted (OpenCL C programs stay far below it;
+/// [`shadowcl_limits::Limits::type_depth`]).
+const MAX_TYPE_DEPTH: u32 = shadowcl_limits::LIMITS.type_depth;
 
 pub(crate) struct Loaded {
     pub code: Code,
@@ -169,7 +171,7 @@ pub(crate) fn load(bytes: &[u8]) -> R<Loaded> {
         0x0302_2307 => words.iter_mut().for_each(|w| *w = w.swap_bytes()),
         m => return Err(malformed(format!("bad magic number {m:#010x}"))),
     }
-    if words[3] > 1 << 22 {
+    if words[3] > shadowcl_limits::LIMITS.id_bound {
         return Err(malformed(format!("id bound {} is implausible", words[3])));
     }
     // Structural pre-check: every instruction's word count must be non-zero and fit.

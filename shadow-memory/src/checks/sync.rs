@@ -46,7 +46,7 @@ use std::sync::Arc;
 
 /// Most releases a location keeps (the oldest go first: fewer happens-before edges, so
 /// more reports, never fewer).
-const RELEASE_LIMIT: usize = 4096;
+const RELEASE_LIMIT: usize = shadowcl_limits::LIMITS.release_contributions;
 /// Most near misses a work-item keeps for its reports.
 const MISS_LIMIT: usize = 16;
 
