@@ -12,7 +12,7 @@ use crate::checks::divergence::Arrivals;
 use crate::checks::CheckerGroups;
 use crate::launch::LaunchState;
 use crate::local::LocalRecords;
-use crate::mar::{self, Me};
+use crate::mar::{self, Accessor};
 use crate::raw::RawSet;
 use crate::shadow::Shadow;
 use shadowcl_interpreter::{Access, AddressSpace, AllocId, InstId, WorkItem};
@@ -217,10 +217,10 @@ impl GroupState {
 
     /// Who makes access `a` (a work-item, or the group's async copy), and since when the
     /// oldest copy in flight of `space` started.
-    pub(crate) fn me(&self, a: &Access<'_>) -> Me {
+    pub(crate) fn me(&self, a: &Access<'_>) -> Accessor {
         // Range ends may be MAX_ITEM + 1, which still fits a u32.
         let end = |v: u64| v.min(u32::MAX as u64) as u32;
-        Me {
+        Accessor {
             item: self.item_of(a),
             group_lo: end(self.lo),
             group_hi: end(self.hi),

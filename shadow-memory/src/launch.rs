@@ -6,7 +6,7 @@ use crate::checks::access_rules::AccessRules;
 use crate::checks::{CheckerLaunches, Registered};
 use crate::group::{GroupState, SiteMap, TouchedMap, TouchedSet, NO_INST, RECENT_SITES};
 use crate::local::LocalRecords;
-use crate::mar::{self, Me, Op, Scope};
+use crate::mar::{self, Accessor, Op, Scope};
 use crate::pairs::Pass;
 use crate::raw::{Raw, RawKey, RawSet, RawSide};
 use crate::report::{Candidate, Finding, FindingKind, LaunchSummary, Side};
@@ -182,7 +182,7 @@ impl LaunchChecker<'_> {
 
     /// A global record as this launch sees it: one last touched by a launch ordered before
     /// this one counts as reset (only "initialised" is left).
-    pub(crate) fn current(&self, rec: u64, me: &Me) -> u64 {
+    pub(crate) fn current(&self, rec: u64, me: &Accessor) -> u64 {
         let item = mar::item_of(rec);
         let foreign = item != 0 && !(me.launch_lo..me.launch_hi).contains(&item);
         match self.state() {
@@ -194,7 +194,7 @@ impl LaunchChecker<'_> {
     /// Whether [`LaunchChecker::current`] answers alike for the `n` words of a shadow block
     /// record `rec` (word `k` names item `item + k`): the items are all of this launch, or
     /// all of launches ordered before it, or all of launches that may overlap it.
-    pub(crate) fn current_is_uniform(&self, rec: u64, me: &Me, n: u32) -> bool {
+    pub(crate) fn current_is_uniform(&self, rec: u64, me: &Accessor, n: u32) -> bool {
         let lo = mar::item_of(rec);
         if lo == 0 {
             return true;

@@ -150,7 +150,7 @@ pub const INITIALISED: u64 = INIT_BIT;
 
 /// Who is accessing, precomputed once per work-item.
 #[derive(Clone, Copy, Debug)]
-pub struct Me {
+pub struct Accessor {
     pub item: u32,
     /// This work-item's group: items `group_lo..group_hi`.
     pub group_lo: u32,
@@ -442,7 +442,7 @@ pub struct Step {
 /// One function on purpose, like the interpreter's `run_turns`: it runs for every byte of
 /// every checked access, and split into a same-group and an other-group part over a shared
 /// struct it made checks-on `reduce` 13% slower (ci/bench, 158 -> 178 ms).
-pub fn step(old: u64, me: &Me, site: u16, epoch: u8, op: Op, stored: Stored) -> Step {
+pub fn step(old: u64, me: &Accessor, site: u16, epoch: u8, op: Op, stored: Stored) -> Step {
     if op == Op::Read && settled_read(old, me, site, epoch) {
         return Step {
             new: old,
@@ -465,7 +465,7 @@ pub(crate) fn recorded_item(rec: u64) -> u32 {
 /// barrier (a tile of a tiled matrix product): `step_full` would rebuild the record it was
 /// given, field by field (a property test holds the two to the same answer).
 #[inline(always)]
-pub(crate) fn settled_read(old: u64, me: &Me, site: u16, epoch: u8) -> bool {
+pub(crate) fn settled_read(old: u64, me: &Accessor, site: u16, epoch: u8) -> bool {
     let r = Rec(old);
     let item = r.item();
     old & INIT_BIT != 0
@@ -490,7 +490,7 @@ pub(crate) fn settled_read(old: u64, me: &Me, site: u16, epoch: u8) -> bool {
 /// read the record keeps as it would with this one. Leaving the record whole keeps a block
 /// of lockstep reads one record (a stencil's neighbour reads would split it).
 #[inline(always)]
-pub(crate) fn read_only_settled(old: u64, me: &Me) -> bool {
+pub(crate) fn read_only_settled(old: u64, me: &Accessor) -> bool {
     let r = Rec(old);
     let writes = Op::Write.bit() | Op::Atomic.bit();
     old & INIT_BIT != 0
@@ -509,7 +509,7 @@ pub(crate) fn read_only_settled(old: u64, me: &Me) -> bool {
 /// not depend on `k`); both item ranges must fit the item field. The new record names the
 /// accessor or keeps the recorded item, both shifted by `k` (a property test holds `step`
 /// to this).
-pub(crate) fn step_shifts(old: u64, me: &Me, n: u32) -> bool {
+pub(crate) fn step_shifts(old: u64, me: &Accessor, n: u32) -> bool {
     let last = n.saturating_sub(1);
     if me.item as u64 + last as u64 > MAX_ITEM {
         return false;
@@ -537,7 +537,7 @@ pub(crate) fn step_shifts(old: u64, me: &Me, n: u32) -> bool {
 /// that named one of the storing items), and it is not the group's async-copy actor. Every
 /// relation `step` asks about is then the same for every `k` (a property test holds `step`
 /// to this).
-pub(crate) fn same_step_shifts(old: u64, me: &Me, n: u32, epoch: u8) -> bool {
+pub(crate) fn same_step_shifts(old: u64, me: &Accessor, n: u32, epoch: u8) -> bool {
     let r = Rec(old);
     let (first, last) = (me.item as u64, me.item as u64 + n.saturating_sub(1) as u64);
     let recorded = r.item();
@@ -547,7 +547,7 @@ pub(crate) fn same_step_shifts(old: u64, me: &Me, n: u32, epoch: u8) -> bool {
 }
 
 /// [`step`] without the shortcut for settled reads.
-fn step_full(old: u64, me: &Me, site: u16, epoch: u8, op: Op, stored: Stored) -> Step {
+fn step_full(old: u64, me: &Accessor, site: u16, epoch: u8, op: Op, stored: Stored) -> Step {
     let epoch = epoch & EPOCH_MASK as u8;
     let r = Rec(old);
     let o_item = r.item();

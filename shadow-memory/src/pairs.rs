@@ -17,7 +17,7 @@
 use crate::checks::sync::{self, SyncModel};
 use crate::group::GroupState;
 use crate::launch::LaunchChecker;
-use crate::mar::{self, Me, Op, Stored};
+use crate::mar::{self, Accessor, Op, Stored};
 use crate::raw::{side_key, Raw, RawKey, RawSide};
 use crate::report::{FindingKind, RaceKind};
 use crate::session::{LaunchOrder, Session};
@@ -215,7 +215,7 @@ fn set_bits(mut mask: u128) -> impl Iterator<Item = u64> {
 #[derive(Clone, Copy, Debug)]
 struct Logged {
     seq: u64,
-    me: Me,
+    me: Accessor,
     epoch: u8,
     barriers: u32,
     /// Barriers that fenced only the other memory released so far in the group (a

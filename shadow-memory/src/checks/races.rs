@@ -117,7 +117,7 @@ pub(crate) struct AccessSite {
     op: Op,
     site: u16,
     /// The accessor; `item` is set per access.
-    me: mar::Me,
+    me: mar::Accessor,
     /// Index of the allocation's shadow in `GroupState::shadows` (global memory only).
     shadow: usize,
     /// A plain read (not a copy's) of global memory this launch never writes: records that
@@ -362,7 +362,7 @@ impl LaunchChecker<'_> {
     fn step_word(
         &self,
         cell: &AtomicU64,
-        me: &mar::Me,
+        me: &mar::Accessor,
         site: u16,
         epoch: u8,
         op: Op,
@@ -575,7 +575,7 @@ impl LaunchChecker<'_> {
         };
         // What `read_settles` asks of the accessor: only which launch it is in.
         let end = |v: u64| v.min(u32::MAX as u64) as u32;
-        let launch = mar::Me {
+        let launch = mar::Accessor {
             item: 0,
             group_lo: 0,
             group_hi: 0,
@@ -746,7 +746,7 @@ impl LaunchChecker<'_> {
         let alike = !write || (first..first + BLOCK_LANES).all(|l| same_value(l) == same);
         // A global record may belong to a launch whose records now read as reset; local
         // records are the group's own.
-        let current = |old: u64, me: &mar::Me| {
+        let current = |old: u64, me: &mar::Accessor| {
             if global {
                 self.current(old, me)
             } else {

@@ -3,9 +3,9 @@
 use super::*;
 
 /// Who accesses, in tests (also `pairs`'s).
-pub(crate) fn me(item: u32, group: u32) -> Me {
+pub(crate) fn me(item: u32, group: u32) -> Accessor {
     // Groups of 4 items, launch items 1..=16.
-    Me {
+    Accessor {
         item,
         group_lo: 1 + group * 4,
         group_hi: 5 + group * 4,
@@ -323,7 +323,7 @@ fn same_value_write_is_benign_only_over_initialised_bytes() {
 /// make it benign.
 #[test]
 fn a_read_is_benign_only_beside_writes_that_put_back_what_was_there() {
-    let race = |earlier: u64, who: Me, op: Op, stored: Stored| {
+    let race = |earlier: u64, who: Accessor, op: Op, stored: Stored| {
         step(earlier, &who, 2, 0, op, stored)
             .conflicts
             .first()
@@ -388,9 +388,9 @@ mod properties {
     use proptest::prelude::*;
 
     /// Items 1..=4: items 1 and 2 form group 0, items 3 and 4 group 1 (one launch).
-    fn who(item: u32) -> Me {
+    fn who(item: u32) -> Accessor {
         let g = (item - 1) / 2;
-        Me {
+        Accessor {
             item,
             group_lo: 1 + 2 * g,
             group_hi: 3 + 2 * g,
@@ -450,7 +450,7 @@ mod properties {
     /// epoch half the time (only there does an access by the recorded item itself differ),
     /// sometimes the recorded item among the sixteen accessors, and sometimes the recorded
     /// item as the group's async-copy actor, often with a copy in flight.
-    fn shift_case() -> impl Strategy<Value = (u64, Me, u16, u8, Op, Stored)> {
+    fn shift_case() -> impl Strategy<Value = (u64, Accessor, u16, u8, Op, Stored)> {
         let near_ends = |from: u32| prop_oneof![from..40, MAX_ITEM as u32 - 20..=MAX_ITEM as u32];
         (
             any::<u64>(),
@@ -480,7 +480,7 @@ mod properties {
                     };
                     let old = (fields & !MAX_ITEM) | old_item as u64;
                     let epoch = if epoch.1 { Rec(old).epoch() } else { epoch.0 };
-                    let me = Me {
+                    let me = Accessor {
                         item,
                         group_lo,
                         group_hi: group_lo + group_len,
@@ -607,7 +607,7 @@ mod properties {
                 let s = step(old, &who, site, epoch, Op::Read, Stored::New);
                 prop_assert!(!s.conflicts.any() && !s.uninit);
                 // Items 17..=24: the next launch, in groups of 4.
-                let next = Me { item: later_item, group_lo: 17 + (later_item - 17) / 4 * 4,
+                let next = Accessor { item: later_item, group_lo: 17 + (later_item - 17) / 4 * 4,
                     group_hi: 21 + (later_item - 17) / 4 * 4, launch_lo: 17, launch_hi: 25,
                     actor: 0, actor_since: None };
                 let kept = step(old, &next, 1, 0, later, Stored::New).conflicts;
@@ -668,7 +668,7 @@ mod properties {
                 let first = step(old, &me, site, epoch, op, same_value);
                 let named = |rec: u64, k: u32| if Rec(rec).item() == 0 { rec } else { rec + k as u64 };
                 for k in 1..n {
-                    let by = Me { item: me.item + k, ..me };
+                    let by = Accessor { item: me.item + k, ..me };
                     let s = step(named(old, k), &by, site, epoch, op, same_value);
                     prop_assert_eq!(s.new, named(first.new, k), "word {}", k);
                     prop_assert_eq!(s.conflicts.any(), first.conflicts.any());
@@ -689,7 +689,7 @@ mod properties {
                 let first = step(old, &me, site, epoch, op, same_value);
                 let names_me = Rec(first.new).item() == me.item;
                 for k in 1..n {
-                    let by = Me { item: me.item + k, ..me };
+                    let by = Accessor { item: me.item + k, ..me };
                     let s = step(old, &by, site, epoch, op, same_value);
                     let expected = if names_me { first.new + k as u64 } else { first.new };
                     prop_assert_eq!(s.new, expected, "word {}", k);
