@@ -31,7 +31,9 @@ pub unsafe extern "C" fn clCreateKernel(
     call_ptr("clCreateKernel", errcode_ret, || {
         let p = get_program(program)?;
         let (loaded, nu, na, meta) = p.executable()?;
+        // CL_INVALID_VALUE if kernel_name is NULL.
         let name = cstr(kernel_name).ok_or(CL_INVALID_VALUE)?;
+        // CL_INVALID_KERNEL_NAME if kernel_name is not found in program.
         let mut info = loaded
             .kernel(&name)
             .cloned()
@@ -54,6 +56,8 @@ pub unsafe extern "C" fn clCreateKernelsInProgram(
         for info in &mut infos {
             apply_arg_meta(info, meta.as_deref());
         }
+        // CL_INVALID_VALUE if kernels is not NULL and num_kernels is less than the number
+        // of kernels in program.
         if !kernels.is_null() && (num_kernels as usize) < infos.len() {
             return Err(CL_INVALID_VALUE);
         }
@@ -102,12 +106,17 @@ pub fn check_arg(
     size: usize,
     value: *const c_void,
 ) -> Result<ArgSet, cl_int> {
+    // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
     let arg = info.args.get(index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
     let handle_size = std::mem::size_of::<cl_mem>();
     if arg.is_sampler {
+        // CL_INVALID_ARG_SIZE if the argument is a sampler and arg_size !=
+        // sizeof(cl_sampler).
         if size != handle_size {
             return Err(CL_INVALID_ARG_SIZE);
         }
+        // CL_INVALID_SAMPLER for an argument declared to be of type sampler_t when the
+        // specified arg_value is not a valid sampler object.
         if value.is_null() {
             return Err(CL_INVALID_SAMPLER);
         }
@@ -118,6 +127,8 @@ pub fn check_arg(
     let is_image = arg.access != ArgAccess::None;
     match arg.address {
         ArgAddress::Global | ArgAddress::Constant => {
+            // CL_INVALID_ARG_SIZE if the argument is a memory object and arg_size !=
+            // sizeof(cl_mem).
             if size != handle_size {
                 return Err(CL_INVALID_ARG_SIZE);
             }
@@ -131,6 +142,8 @@ pub fn check_arg(
                     Ok(ArgSet::Mem(None))
                 };
             };
+            // CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the
+            // specified arg_value is not a valid memory object.
             let m = get_mem(h).map_err(|_| CL_INVALID_MEM_OBJECT)?;
             if is_image {
                 image_arg(&m, arg.access)?;
@@ -140,18 +153,26 @@ pub fn check_arg(
             Ok(ArgSet::Mem(Some(Arc::downgrade(&m))))
         }
         ArgAddress::Local => {
+            // CL_INVALID_ARG_VALUE if arg_value is not NULL for an argument declared with the
+            // local qualifier.
             if !value.is_null() {
                 return Err(CL_INVALID_ARG_VALUE);
             }
+            // CL_INVALID_ARG_SIZE if arg_size is zero and the argument is declared with the
+            // local qualifier.
             if size == 0 {
                 return Err(CL_INVALID_ARG_SIZE);
             }
             Ok(ArgSet::Local(size as u64))
         }
         ArgAddress::Private => {
+            // CL_INVALID_ARG_VALUE if arg_value specified is not a valid value (NULL for an
+            // argument not declared with the local qualifier).
             if value.is_null() {
                 return Err(CL_INVALID_ARG_VALUE);
             }
+            // CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type for
+            // an argument that is not a memory object.
             if size != arg.size || size > MAX_PARAMETER_SIZE {
                 return Err(CL_INVALID_ARG_SIZE);
             }
@@ -169,6 +190,9 @@ fn image_arg(m: &Ref<Mem>, access: ArgAccess) -> Result<(), cl_int> {
         return Err(CL_INVALID_MEM_OBJECT);
     }
     let a = m.flags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY);
+    // CL_INVALID_ARG_VALUE if the argument is an image declared with the read_only qualifier
+    // and arg_value refers to an image object created with CL_MEM_WRITE_ONLY, or declared
+    // with the write_only qualifier and created with CL_MEM_READ_ONLY.
     match access {
         ArgAccess::ReadOnly if a == CL_MEM_WRITE_ONLY => Err(CL_INVALID_ARG_VALUE),
         ArgAccess::WriteOnly if a == CL_MEM_READ_ONLY => Err(CL_INVALID_ARG_VALUE),
