@@ -21,6 +21,8 @@ use std::sync::Arc;
 pub type BuildCallback = unsafe extern "C" fn(cl_program, *mut c_void);
 
 fn check_devices(num: cl_uint, list: *const cl_device_id) -> Result<(), cl_int> {
+    // CL_INVALID_VALUE if device_list is NULL and num_devices is greater than zero, or if
+    // device_list is not NULL and num_devices is zero.
     if (num == 0) != list.is_null() {
         return Err(CL_INVALID_VALUE);
     }
@@ -39,6 +41,7 @@ pub unsafe extern "C" fn clCreateProgramWithSource(
 ) -> cl_program {
     call_ptr("clCreateProgramWithSource", errcode_ret, || {
         let ctx = context::get(context)?;
+        // CL_INVALID_VALUE if count is zero or if strings or any entry in strings is NULL.
         if count == 0 || strings.is_null() {
             return Err(CL_INVALID_VALUE);
         }
@@ -74,10 +77,13 @@ pub unsafe extern "C" fn clCreateProgramWithIL(
 ) -> cl_program {
     call_ptr("clCreateProgramWithIL", errcode_ret, || {
         let ctx = context::get(context)?;
+        // CL_INVALID_VALUE if il is NULL or if length is zero.
         if il.is_null() || length == 0 {
             return Err(CL_INVALID_VALUE);
         }
         let bytes = slice(il.cast::<u8>(), length, CL_INVALID_VALUE)?.to_vec();
+        // CL_INVALID_VALUE if the length-byte memory pointed to by il does not contain
+        // well-formed intermediate language input that can be consumed by the OpenCL runtime.
         if !is_spirv(&bytes) {
             return Err(CL_INVALID_VALUE);
         }
@@ -97,6 +103,7 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
 ) -> cl_program {
     call_ptr("clCreateProgramWithBinary", errcode_ret, || {
         let ctx = context::get(context)?;
+        // CL_INVALID_VALUE if device_list is NULL or num_devices is zero.
         if num_devices == 0 || device_list.is_null() {
             return Err(CL_INVALID_VALUE);
         }
@@ -104,6 +111,8 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
         let n = num_devices as usize;
         let lens = slice(lengths, n, CL_INVALID_VALUE)?;
         let bins = slice(binaries.cast_const(), n, CL_INVALID_VALUE)?;
+        // CL_INVALID_VALUE if lengths or binaries is NULL or if any entry in lengths[i] is
+        // zero or binaries[i] is NULL.
         if lens.contains(&0) || bins.iter().any(|b| b.is_null()) {
             return Err(CL_INVALID_VALUE);
         }
@@ -139,12 +148,16 @@ fn before_build(
     user_data: *mut c_void,
 ) -> Result<(), cl_int> {
     check_devices(num_devices, device_list)?;
+    // CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL.
     if pfn.is_none() && !user_data.is_null() {
         return Err(CL_INVALID_VALUE);
     }
+    // CL_INVALID_OPERATION if there are kernel objects attached to program.
     if p.kernels_live.load(Ordering::SeqCst) > 0 {
         return Err(CL_INVALID_OPERATION);
     }
+    // CL_INVALID_OPERATION if the build of a program executable for any of the devices
+    // listed in device_list by a previous call for program has not completed.
     if p.state.lock().status == CL_BUILD_IN_PROGRESS {
         return Err(CL_INVALID_OPERATION);
     }
@@ -197,6 +210,9 @@ pub unsafe extern "C" fn clCompileProgram(
     call("clCompileProgram", || {
         let p = get_program(program)?;
         before_build(&p, num_devices, device_list, pfn_notify, user_data)?;
+        // CL_INVALID_VALUE if num_input_headers is zero and header_include_names or
+        // input_headers are not NULL, or if num_input_headers is not zero and
+        // header_include_names or input_headers are NULL.
         if (num_input_headers == 0) != input_headers.is_null()
             || (num_input_headers == 0) != header_include_names.is_null()
         {
@@ -236,13 +252,18 @@ pub unsafe extern "C" fn clLinkProgram(
     let r = call("clLinkProgram", || {
         let ctx = context::get(context)?;
         check_devices(num_devices, device_list)?;
+        // CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL.
         if pfn_notify.is_none() && !user_data.is_null() {
             return Err(CL_INVALID_VALUE);
         }
+        // CL_INVALID_VALUE if num_input_programs is zero and input_programs is NULL or if
+        // num_input_programs is zero and input_programs is not NULL or if
+        // num_input_programs is not zero and input_programs is NULL.
         if num_input_programs == 0 || input_programs.is_null() {
             return Err(CL_INVALID_VALUE);
         }
         let options = cstr(options).unwrap_or_default();
+        // CL_INVALID_LINKER_OPTIONS if the linker options specified by options are invalid.
         let link_opts =
             compiler::parse_link_options(&options).map_err(|_| CL_INVALID_LINKER_OPTIONS)?;
         let mut bitcodes = Vec::new();
@@ -253,10 +274,14 @@ pub unsafe extern "C" fn clLinkProgram(
             CL_INVALID_VALUE,
         )? {
             let ip = get_program(ip)?;
+            // (An input program of another context is not a program of this context's.)
             if !Arc::ptr_eq(&ip.context, &ctx) {
                 return Err(CL_INVALID_CONTEXT);
             }
             let st = ip.state.lock();
+            // CL_INVALID_OPERATION if the compilation or build of a program executable for
+            // any of the devices listed in device_list by a previous call to
+            // clCompileProgram or clBuildProgram for program has not completed.
             if st.binary_type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
                 && st.binary_type != CL_PROGRAM_BINARY_TYPE_LIBRARY
             {
