@@ -95,6 +95,31 @@ pub(crate) enum AtomicOp {
     Xor,
 }
 
+/// The operation of a work-group function ([`Op::Group`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GroupOp {
+    All,
+    Any,
+    Broadcast,
+    IAdd,
+    FAdd,
+    SMin,
+    UMin,
+    FMin,
+    SMax,
+    UMax,
+    FMax,
+}
+
+/// What a work-group function gives each work-item: the whole group's value, or the scan
+/// up to it in local linear id order (SPIR-V `GroupOperation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GroupScan {
+    Reduce,
+    Inclusive,
+    Exclusive,
+}
+
 /// Values the executor provides per work-item (`BuiltIn` decorated `Input` variables).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Builtin {
@@ -563,6 +588,21 @@ pub(crate) enum Op {
         /// (a barrier whose flags are not a constant; see shadowcl-compiler's `barriers`).
         flags: u32,
     },
+    /// A work-group function (OpenCL C 6.15.13; SPIR-V OpGroupAll to OpGroupFMax at
+    /// Workgroup scope): each work-item arrives with its operand `a` (`w` bits) as at a
+    /// barrier that fences nothing, and when the group is released each gets its result in
+    /// `d`. `id` is a broadcast's local id slot (`id_n` lanes of `id_w` bits), else
+    /// [`NO_SLOT`].
+    Group {
+        op: GroupOp,
+        scan: GroupScan,
+        w: u8,
+        id_n: u8,
+        id_w: u8,
+        d: u32,
+        a: u32,
+        id: u32,
+    },
     /// An atomic operation on the `w`-bit integer at `*p`: the old value to `d` (not for a
     /// store), `v` its operand, `c` a compare-exchange's comparator.
     Atomic {
@@ -829,6 +869,8 @@ pub(crate) struct Code {
     pub calls: Vec<CallArgs>,
     pub exts: Vec<ExtSpec>,
     pub asyncs: Vec<AsyncSpec>,
+    /// Some function has an [`Op::Group`]: a barrier's release looks for their results.
+    pub group_fns: bool,
     /// Module `__constant` (UniformConstant / CrossWorkgroup) variables: launch table 1..
     pub const_vars: Vec<ModVar>,
     /// Module Workgroup variables: local slots 0..

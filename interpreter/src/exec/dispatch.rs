@@ -13,7 +13,7 @@ use super::launch::LaunchRun;
 use super::state::{Frame, GroupState, Item, ItemState};
 use crate::alu::{self, mask, sext};
 use crate::ir::{fences_of_flags, Op, NO_SLOT};
-use crate::observer::{BarrierArrival, InstId, Observer};
+use crate::observer::{BarrierArrival, Fences, InstId, Observer};
 use crate::ExecError;
 
 /// The interpreter, running the turns of one pass (see `group::run_phase`). An item that
@@ -593,11 +593,13 @@ pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
                     rb = unsafe { rp.add(base) };
                     func = fr.func;
                 }
-                Op::Barrier { fences, flags } => {
-                    let fences = if flags == NO_SLOT {
-                        fences
-                    } else {
-                        fences_of_flags(r!(flags))
+                // A work-group function waits as a barrier that fences nothing; the
+                // release gives it its result (`collective::release`).
+                Op::Barrier { .. } | Op::Group { .. } => {
+                    let fences = match *opr {
+                        Op::Barrier { fences, flags } if flags == NO_SLOT => fences,
+                        Op::Barrier { flags, .. } => fences_of_flags(r!(flags)),
+                        _ => Fences::default(),
                     };
                     let at = here!();
                     save!();

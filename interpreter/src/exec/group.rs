@@ -10,6 +10,7 @@
 
 use std::sync::atomic::Ordering;
 
+use super::collective;
 use super::dispatch::run_turns;
 use super::launch::LaunchRun;
 use super::lockstep;
@@ -239,14 +240,17 @@ pub(super) fn run_group<O: Observer>(
                 break;
             }
         }
-        release_barrier(
+        if let Err(m) = release_barrier(
             lx,
             &mut g.gx,
             &mut pool[..n],
             order,
             &mut g.rng,
             pass.done > 0,
-        );
+        ) {
+            result = Err(ExecError::Aborted(m));
+            break;
+        }
         if lockstep_ok {
             g.lockstep_at = lockstep::can_gather(&pool[..n]);
             if let Some(at) = &g.lockstep_at {
@@ -403,8 +407,9 @@ fn still_running<O: Observer>(
 }
 
 /// Releases a barrier every item of the group finished at or waits at (`finished`: some
-/// items ended rather than arrived): the observer hears of it, the items run again, in a
-/// new order when the schedule's is random.
+/// items ended rather than arrived): the observer hears of it, the items waiting at a
+/// work-group function get its result, the items run again, in a new order when the
+/// schedule's is random. An `Err` aborts the launch.
 fn release_barrier<O: Observer>(
     lx: &LaunchRun<O>,
     gx: &mut GroupState<O>,
@@ -412,7 +417,7 @@ fn release_barrier<O: Observer>(
     order: &mut [usize],
     rng: &mut Rng,
     finished: bool,
-) {
+) -> Result<(), String> {
     let why = if finished {
         Release::SomeFinished
     } else {
@@ -421,12 +426,14 @@ fn release_barrier<O: Observer>(
     if O::ENABLED {
         lx.obs.barrier_release(&mut gx.obs, why);
     }
+    collective::release(lx.code, gx.size, &mut collective::Items(pool))?;
     for it in pool {
         it.st.waiting = false;
     }
     if lx.policy.wi_order == Order::Random {
         rng.shuffle(order);
     }
+    Ok(())
 }
 
 /// Starts work-group `linear`: its coordinates and actual size, the observer's state for

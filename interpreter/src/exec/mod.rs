@@ -11,12 +11,14 @@
 //! - `dispatch`: the run-to-barrier interpreter loop, alone.
 //! - `cold`: the ops that loop runs out of line; `ext`: OpenCL.std instructions;
 //!   `texels`: image texels; `async_copy`: group copies and waits.
+//! - `collective`: work-group functions' results, at a barrier's release.
 //! - `lockstep/`: quantum 1, one op for the whole group at a time (driver, hand-over, and
 //!   one file per op family).
 
 mod access;
 mod async_copy;
 mod cold;
+mod collective;
 mod dispatch;
 mod ext;
 mod group;

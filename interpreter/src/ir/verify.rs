@@ -167,6 +167,13 @@ impl Code {
             Op::Ret | Op::Trap => true,
             Op::RetV { s, n } => fits(s, n as u64),
             Op::Barrier { flags, .. } => flags == NO_SLOT || fits(flags, 1),
+            Op::Group {
+                d, a, id, id_n, w, ..
+            } => {
+                all(&[d, a], 1)
+                    && (1..=64).contains(&w)
+                    && (id == NO_SLOT || ((1..=3).contains(&id_n) && fits(id, id_n as u64)))
+            }
             Op::Atomic {
                 d,
                 p,
@@ -272,6 +279,25 @@ mod tests {
         assert_eq!(code(2, vec![fence(0, 1), Op::Ret]).verify(), Ok(()));
         assert!(code(2, vec![fence(2, 1), Op::Ret]).verify().is_err());
         assert!(code(2, vec![fence(0, 2), Op::Ret]).verify().is_err());
+        // A work-group function's operand, result and broadcast local id.
+        let group = |a, id, id_n| Op::Group {
+            op: GroupOp::Broadcast,
+            scan: GroupScan::Reduce,
+            w: 32,
+            id_n,
+            id_w: 64,
+            d: 0,
+            a,
+            id,
+        };
+        assert_eq!(code(4, vec![group(1, 1, 3), Op::Ret]).verify(), Ok(()));
+        assert_eq!(
+            code(2, vec![group(1, NO_SLOT, 0), Op::Ret]).verify(),
+            Ok(())
+        );
+        for op in [group(2, NO_SLOT, 0), group(1, 1, 3), group(1, 0, 4)] {
+            assert!(code(2, vec![op, Op::Ret]).verify().is_err(), "{op:?}");
+        }
         // The last op may not fall through.
         assert!(code(2, vec![Op::Mov { d: 0, s: 1 }]).verify().is_err());
     }

@@ -9,6 +9,7 @@
 
 use std::sync::atomic::Ordering;
 
+use super::super::collective;
 use super::super::group::{Rng, FAIR_TURN_JUMPS};
 use super::super::launch::LaunchRun;
 use super::super::state::{GroupState, Item};
@@ -94,6 +95,27 @@ fn release<O: Observer>(
         rng.shuffle(ls.order);
     }
     watchdog(lx, executed)
+}
+
+/// Gives the lanes waiting at a work-group function its result before their release
+/// (`collective::release`); `after(l)` is the op lane `l` waits at, if it waits.
+fn group_results<O: Observer>(
+    ls: &mut Ls<'_, '_, '_, O>,
+    after: impl Fn(usize) -> Option<usize>,
+) -> Option<LsStop> {
+    let code = ls.lx.code;
+    if !code.group_fns {
+        return None;
+    }
+    let after: Vec<Option<usize>> = (0..ls.wis.len()).map(after).collect();
+    let mut lanes = collective::Lanes {
+        regs: &mut ls.regs_vec[..],
+        base: ls.pos.base,
+        after: &after,
+    };
+    collective::release(code, ls.gx.size, &mut lanes)
+        .err()
+        .map(LsStop::Abort)
 }
 
 /// Moves the lanes an op ran for to where its flow sends them; `Some` ends the turn.
@@ -199,6 +221,9 @@ pub(in crate::exec) fn run<O: Observer>(
                     }
                 }
                 Flow::Barrier => {
+                    if let Some(s) = group_results(&mut ls, |_| Some(pc)) {
+                        return s;
+                    }
                     pc += 1;
                     // A long group of a launch the calling thread runs alone steps aside
                     // here so the thread can call the other workers (`LaunchRun::help_due`).
@@ -293,6 +318,10 @@ fn diverged<O: Observer>(
             } else {
                 Release::AllArrived
             };
+            let waits = |l: usize| (st.state[l] == WAIT).then(|| st.lpc[l].wrapping_sub(1));
+            if let Some(s) = group_results(ls, waits) {
+                return Err(s);
+            }
             if let Some(s) = release(ls, rng, why, executed) {
                 return Err(s);
             }

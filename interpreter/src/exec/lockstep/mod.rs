@@ -381,6 +381,12 @@ fn exec<O: Observer>(
         Op::Barrier { fences, flags } => {
             return control::barrier(&mut LaneView::of(ls), here, sel, fences, flags)
         }
+        // A work-group function waits as a barrier that fences nothing; the driver's
+        // release gives it its result (`driver::group_results`).
+        Op::Group { .. } => {
+            let none = crate::observer::Fences::default();
+            return control::barrier(&mut LaneView::of(ls), here, sel, none, crate::ir::NO_SLOT);
+        }
         Op::MovN { .. }
         | Op::BinS { .. }
         | Op::Reduce { .. }

@@ -6,11 +6,13 @@ mod arith;
 mod composite;
 mod control;
 mod convert;
+mod group;
 
 use arith::*;
 use composite::*;
 use control::*;
 use convert::*;
+use group::*;
 
 pub(super) fn lower_inst(fx: &mut FunctionLowering, inst: &Instruction, label: Word) -> R<()> {
     let op = inst.class.opcode;
@@ -22,6 +24,9 @@ pub(super) fn lower_inst(fx: &mut FunctionLowering, inst: &Instruction, label: W
     }
     if let Some(a) = atomic_of(op) {
         return lower_atomic(fx, inst, a);
+    }
+    if let Some(g) = group_op_of(op) {
+        return lower_group(fx, inst, g);
     }
     match op {
         // Structure, debug and hints: nothing to run.
