@@ -23,7 +23,8 @@ pub const OPENCL_C_VERSIONS: &[(u32, u32)] = &[(1, 0), (1, 1), (1, 2), (3, 0)];
 /// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`); the compile driver
 /// defines exactly these feature macros. The atomics' orders and device scope run as the
 /// memory model says and the race check follows them (`CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES`
-/// says the same).
+/// says the same). The work-group functions (OpenCL C 6.15.13) run as barriers that order no
+/// memory (`CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT`).
 pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_int64",
     "__opencl_c_fp64",
@@ -34,6 +35,7 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_atomic_scope_device",
     "__opencl_c_program_scope_global_variables",
     "__opencl_c_generic_address_space",
+    "__opencl_c_work_group_collective_functions",
 ];
 
 /// Included after clang's own OpenCL header, which defines some extension and feature

@@ -293,7 +293,8 @@ fn predefined_macros_describe_the_device() {
                  || (__OPENCL_C_VERSION__ == 300 && (!defined(__opencl_c_fp64) \
                      || !defined(__opencl_c_atomic_order_acq_rel) \
                      || !defined(__opencl_c_atomic_order_seq_cst) \
-                     || !defined(__opencl_c_atomic_scope_device)))\n\
+                     || !defined(__opencl_c_atomic_scope_device) \
+                     || !defined(__opencl_c_work_group_collective_functions)))\n\
              #error a feature the device has is missing\n#endif\n\
              #if __ENDIAN_LITTLE__ != 1 || CL_VERSION_1_2 != 120\n#error bad macros\n#endif\n\
              __kernel void predefined_macros(__global int *p) {{ p[0] = __OPENCL_VERSION__; }}\n"

@@ -197,10 +197,10 @@ fn device_info(param: cl_device_info) -> Result<Vec<u8>, cl_int> {
                 | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
                 | CL_DEVICE_ATOMIC_SCOPE_DEVICE))
         }
-        CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => v(&CL_TRUE),
-        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
-        | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
-        | CL_DEVICE_PIPE_SUPPORT => v(&CL_FALSE),
+        // Work-group functions, as `__opencl_c_work_group_collective_functions` says.
+        CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
+        | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => v(&CL_TRUE),
+        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT | CL_DEVICE_PIPE_SUPPORT => v(&CL_FALSE),
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => v(&0u64),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => v(&1usize),
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => v("v0000-01-01-00"),
@@ -499,6 +499,18 @@ mod tests {
         }
         let with_version = device_info(CL_DEVICE_EXTENSIONS_WITH_VERSION).unwrap_or_default();
         assert!(with_version.windows(11).any(|w| w == b"cl_khr_fp16"));
+    }
+
+    /// The work-group functions' feature is listed, and its device query agrees.
+    #[test]
+    fn work_group_functions_are_advertised_consistently() {
+        let features = device_info(CL_DEVICE_OPENCL_C_FEATURES).unwrap_or_default();
+        let name = b"__opencl_c_work_group_collective_functions";
+        assert!(features.windows(name.len()).any(|w| w == name));
+        let support = device_info(CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT);
+        let support =
+            u32::from_ne_bytes(support.unwrap_or_default().try_into().unwrap_or_default());
+        assert_eq!(support, CL_TRUE);
     }
 
     fn text(b: Result<Vec<u8>, cl_int>) -> String {
