@@ -298,3 +298,36 @@ fn sub_group_functions_are_refused() {
         Ok(_) => panic!("a sub-group function loaded"),
     }
 }
+
+/// A work-group function in a called function (its own frame), at -O0 and -O2, and two in
+/// a row whose results each work-item keeps apart.
+#[test]
+fn collectives_in_called_functions() {
+    let src = r#"
+    __attribute__((noinline)) int sum_then_max(int x) {
+        int s = work_group_reduce_add(x);
+        return s * 1000 + work_group_reduce_max(x);
+    }
+    __kernel void k(__global const int *in, __global int *out) {
+        size_t i = get_global_id(0);
+        out[i] = sum_then_max(in[i]) + work_group_scan_inclusive_add(1);
+    }"#;
+    let input: Vec<i32> = (0..16).map(|i| i % 5).collect();
+    let mut want = vec![0i32; 16];
+    for (i, w) in want.iter_mut().enumerate() {
+        let g = &input[i / 8 * 8..i / 8 * 8 + 8];
+        let (s, m) = (g.iter().sum::<i32>(), g.iter().max().copied().unwrap_or(0));
+        *w = s * 1000 + m + (i % 8) as i32 + 1;
+    }
+    for opt in ["-O0", "-O2"] {
+        let p = program_std(src, opt, "CL3.0");
+        for s in schedules() {
+            let (bi, bo) = (buf_i32(&input), buf_i32(&[0; 16]));
+            let l = launch("k", 1, [16, 1, 1], [8, 1, 1], vec![arg(&bi), arg(&bo)]);
+            if let Err(e) = run_with(&p, &l, &s) {
+                panic!("{opt} {}: {e}", s.describe());
+            }
+            assert_eq!(read_i32(&bo), want, "{opt} {}", s.describe());
+        }
+    }
+}
