@@ -283,23 +283,7 @@ fn aggregate_module(load_align: &str, store_align: &str) -> Vec<u8> {
         OpFunctionEnd
         "#
     );
-    let dir = std::env::temp_dir().join(format!(
-        "shadowcl-agg-{}-{load_align}-{store_align}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, spv) = (dir.join("k.spvasm"), dir.join("k.spv"));
-    std::fs::write(&src, text).unwrap();
-    let st = std::process::Command::new("spirv-as")
-        .args(["--target-env", "spv1.0", "-o"])
-        .arg(&spv)
-        .arg(&src)
-        .status()
-        .expect("spirv-as (spirv-tools) installed by ci/setup");
-    assert!(st.success(), "spirv-as failed");
-    let bytes = std::fs::read(&spv).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
-    bytes
+    assemble(&text)
 }
 
 #[test]

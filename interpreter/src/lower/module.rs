@@ -229,17 +229,37 @@ fn module_variable(md: &mut Mod, inst: &Instruction, id: Word) -> R<()> {
     };
     let name = md.names.get(&id).cloned().unwrap_or_default();
     let init = id_at(inst, 1).ok();
+    // A work-item builtin whatever its storage class: llvm-spirv writes `Input`, older
+    // versions (pyopencl's add-vectors-64.spv) `UniformConstant` with Import linkage.
+    if let Some(b) = md.deco_ops(id, Decoration::BuiltIn) {
+        let b = match b {
+            [Operand::BuiltIn(b), ..] => builtin_of(*b),
+            _ => None,
+        };
+        let b = b.ok_or_else(|| LoadError::Unsupported {
+            what: format!("builtin variable {name}"),
+            function: None,
+        })?;
+        md.builtins.insert(id, b);
+        return Ok(());
+    }
+    // A variable another module defines: nothing here links it, so running without it
+    // would read bytes that are not its.
+    if let Some(
+        [Operand::LiteralString(symbol), Operand::LinkageType(spirv::LinkageType::Import)],
+    ) = md.deco_ops(id, Decoration::LinkageAttributes)
+    {
+        return Err(LoadError::Unsupported {
+            what: format!("imported variable `{symbol}`, which the module does not define"),
+            function: None,
+        });
+    }
     match sc {
         StorageClass::Input => {
-            let b = match md.deco_ops(id, Decoration::BuiltIn) {
-                Some([Operand::BuiltIn(b), ..]) => builtin_of(*b),
-                _ => None,
-            };
-            let b = b.ok_or_else(|| LoadError::Unsupported {
+            return Err(LoadError::Unsupported {
                 what: format!("input variable {name}"),
                 function: None,
-            })?;
-            md.builtins.insert(id, b);
+            })
         }
         // A private module variable is clang's initializer of a local aggregate that is
         // partly run-time (`struct S s = {{1}, &x}` at -O0: `@constinit`, a `private

@@ -260,3 +260,27 @@ impl Observer for Recorder {
         self.push(Ev::LaunchEnd);
     }
 }
+
+/// SPIR-V 1.0 assembled from `text` by `spirv-as` (for modules clang does not write).
+pub fn assemble(text: &str) -> Vec<u8> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "shadowcl-spvasm-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (src, spv) = (dir.join("k.spvasm"), dir.join("k.spv"));
+    std::fs::write(&src, text).unwrap();
+    let st = std::process::Command::new("spirv-as")
+        .args(["--target-env", "spv1.0", "-o"])
+        .arg(&spv)
+        .arg(&src)
+        .status()
+        .expect("spirv-as (spirv-tools) installed by ci/setup");
+    assert!(st.success(), "spirv-as failed");
+    let bytes = std::fs::read(&spv).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    bytes
+}
