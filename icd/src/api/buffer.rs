@@ -29,6 +29,8 @@ fn create_buffer(
 ) -> Result<cl_mem, cl_int> {
     let ctx = context::get(context)?;
     let flags = check_buffer_flags(flags, !host_ptr.is_null())?;
+    // CL_INVALID_BUFFER_SIZE if size is 0, or if size is greater than
+    // CL_DEVICE_MAX_MEM_ALLOC_SIZE for all devices in context.
     if size == 0 || size as u64 > MAX_ALLOC {
         return Err(CL_INVALID_BUFFER_SIZE);
     }
@@ -63,6 +65,8 @@ pub unsafe extern "C" fn clCreateBufferWithProperties(
 ) -> cl_mem {
     call_ptr("clCreateBufferWithProperties", errcode_ret, || {
         context::get(context)?;
+        // CL_INVALID_PROPERTY if a property name in properties is not a supported property
+        // name (this device supports none).
         if !properties(props)?.is_empty() {
             return Err(CL_INVALID_PROPERTY);
         }
@@ -80,10 +84,15 @@ pub unsafe extern "C" fn clCreateSubBuffer(
 ) -> cl_mem {
     call_ptr("clCreateSubBuffer", errcode_ret, || {
         let parent = get_mem(buffer)?;
+        // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object or is a sub-buffer
+        // object.
         if parent.parent.is_some() || parent.image.is_some() {
             return Err(CL_INVALID_MEM_OBJECT);
         }
         let flags = sub_buffer_flags(parent.flags, flags)?;
+        // CL_INVALID_VALUE if the value specified in buffer_create_type is not valid, or if
+        // value(s) specified in buffer_create_info (for a given buffer_create_type) is not
+        // valid or if buffer_create_info is NULL.
         if buffer_create_type != CL_BUFFER_CREATE_TYPE_REGION || buffer_create_info.is_null() {
             return Err(CL_INVALID_VALUE);
         }
@@ -93,9 +102,13 @@ pub unsafe extern "C" fn clCreateSubBuffer(
                 .cast::<cl_buffer_region>()
                 .read_unaligned()
         };
+        // CL_INVALID_BUFFER_SIZE if the size field of the cl_buffer_region structure passed
+        // in buffer_create_info is 0.
         if region.size == 0 {
             return Err(CL_INVALID_BUFFER_SIZE);
         }
+        // CL_INVALID_VALUE if the region specified by the cl_buffer_region structure passed
+        // in buffer_create_info is out of bounds in buffer.
         match region.origin.checked_add(region.size) {
             Some(end) if end <= parent.size => {}
             _ => return Err(CL_INVALID_VALUE),
@@ -141,6 +154,8 @@ fn buffer_copy_operands(
     Ok(BufferCopyOperands { queue, src, dst })
 }
 
+/// CL_INVALID_VALUE if the region being read or written specified by (offset, size) is out of
+/// bounds.
 fn check_range(m: &Mem, offset: usize, size: usize) -> Result<(), cl_int> {
     match offset.checked_add(size) {
         Some(end) if end <= m.size => Ok(()),
@@ -275,6 +290,9 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
             || !offset.is_multiple_of(pattern_size)
             || !size.is_multiple_of(pattern_size)
         {
+            // CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if pattern_size
+            // is not one of {1, 2, 4, 8, 16, 32, 64, 128}, or if offset and size are not a
+            // multiple of pattern_size.
             return Err(CL_INVALID_VALUE);
         }
         check_range(&m, offset, size)?;
