@@ -73,7 +73,6 @@ fn device_info(param: cl_device_info) -> Result<Vec<u8>, cl_int> {
         | CL_FP_ROUND_TO_ZERO
         | CL_FP_ROUND_TO_INF
         | CL_FP_FMA;
-    let z = 0usize;
     match param {
         CL_DEVICE_TYPE => v(&CL_DEVICE_TYPE_CPU),
         CL_DEVICE_VENDOR_ID => v(&0x10006u32),
@@ -163,8 +162,10 @@ fn device_info(param: cl_device_info) -> Result<Vec<u8>, cl_int> {
             ("SPIR-V", cl_make_version(1, 1, 0)),
             ("SPIR-V", cl_make_version(1, 2, 0)),
         ])),
+        // Program-scope global variables are a feature the device lists: module data of up
+        // to this much in all (OpenCL API 4.2: at least 64 KiB when supported).
         CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
-            v(&z)
+            v(&(shadowcl_limits::LIMITS.module_data as usize))
         }
         CL_DEVICE_SVM_CAPABILITIES => v(&0u64),
         CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
@@ -199,8 +200,9 @@ fn device_info(param: cl_device_info) -> Result<Vec<u8>, cl_int> {
         }
         // Work-group functions, as `__opencl_c_work_group_collective_functions` says.
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
-        | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => v(&CL_TRUE),
-        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT | CL_DEVICE_PIPE_SUPPORT => v(&CL_FALSE),
+        | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
+        | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => v(&CL_TRUE),
+        CL_DEVICE_PIPE_SUPPORT => v(&CL_FALSE),
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => v(&0u64),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => v(&1usize),
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => v("v0000-01-01-00"),
@@ -501,16 +503,40 @@ mod tests {
         assert!(with_version.windows(11).any(|w| w == b"cl_khr_fp16"));
     }
 
-    /// The work-group functions' feature is listed, and its device query agrees.
+    /// Each OpenCL C feature with a device query of its own is listed exactly when its query
+    /// says it is supported (OpenCL API 4.2).
     #[test]
-    fn work_group_functions_are_advertised_consistently() {
+    fn features_and_their_device_queries_agree() {
         let features = device_info(CL_DEVICE_OPENCL_C_FEATURES).unwrap_or_default();
-        let name = b"__opencl_c_work_group_collective_functions";
-        assert!(features.windows(name.len()).any(|w| w == name));
-        let support = device_info(CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT);
-        let support =
-            u32::from_ne_bytes(support.unwrap_or_default().try_into().unwrap_or_default());
-        assert_eq!(support, CL_TRUE);
+        let listed = |name: &str| {
+            let name = name.as_bytes();
+            features.windows(name.len()).any(|w| w == name)
+        };
+        let number = |param| {
+            let b = device_info(param).unwrap_or_default();
+            let mut word = [0u8; 8];
+            word[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);
+            u64::from_ne_bytes(word)
+        };
+        for (feature, query) in [
+            (
+                "__opencl_c_work_group_collective_functions",
+                CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT,
+            ),
+            (
+                "__opencl_c_generic_address_space",
+                CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT,
+            ),
+            ("__opencl_c_pipes", CL_DEVICE_PIPE_SUPPORT),
+        ] {
+            assert_eq!(
+                listed(feature),
+                number(query) == CL_TRUE as u64,
+                "{feature}"
+            );
+        }
+        assert!(listed("__opencl_c_program_scope_global_variables"));
+        assert!(number(CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE) >= 64 << 10);
     }
 
     fn text(b: Result<Vec<u8>, cl_int>) -> String {
