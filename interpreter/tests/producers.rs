@@ -6,16 +6,20 @@ mod common;
 use common::*;
 use shadowcl_interpreter::*;
 
-/// `c[i] = a[i] + b[i]` with `i` the global id, read from a builtin variable declared in
-/// `storage` with `decorations` (besides its BuiltIn one).
-fn vadd(storage: &str, decorations: &str) -> Vec<u8> {
-    assemble(&format!(
-        r#"
+/// What both kinds of module start with: an OpenCL kernel module of 64-bit addresses.
+const PREAMBLE: &str = "
         OpCapability Addresses
         OpCapability Linkage
         OpCapability Kernel
         OpCapability Int64
         OpMemoryModel Physical64 OpenCL
+";
+
+/// `c[i] = a[i] + b[i]` with `i` the global id, read from a builtin variable declared in
+/// `storage` with `decorations` (besides its BuiltIn one).
+fn vadd(storage: &str, decorations: &str) -> Vec<u8> {
+    assemble(&format!(
+        r#"{PREAMBLE}
         OpEntryPoint Kernel %k "add" %gid
         OpDecorate %gid BuiltIn GlobalInvocationId
         {decorations}
@@ -75,13 +79,8 @@ fn builtins_declared_as_imported_uniform_constants_are_the_work_items_ids() {
 #[test]
 fn an_imported_variable_the_module_does_not_define_is_refused() {
     // Not a builtin: a variable another module would have to provide.
-    let module = assemble(
-        r#"
-        OpCapability Addresses
-        OpCapability Linkage
-        OpCapability Kernel
-        OpCapability Int64
-        OpMemoryModel Physical64 OpenCL
+    let module = assemble(&format!(
+        r#"{PREAMBLE}
         OpEntryPoint Kernel %k "k"
         OpDecorate %x LinkageAttributes "elsewhere" Import
         %void = OpTypeVoid
@@ -96,8 +95,8 @@ fn an_imported_variable_the_module_does_not_define_is_refused() {
         OpStore %out %v Aligned 4
         OpReturn
         OpFunctionEnd
-        "#,
-    );
+        "#
+    ));
     let Err(err) = Program::load(&module) else {
         panic!("an import nothing defines was loaded");
     };
