@@ -17,12 +17,17 @@ pub fn wait_list(
     num: cl_uint,
     list: *const cl_event,
 ) -> Result<Vec<Ref<Event>>, cl_int> {
+    // CL_INVALID_EVENT_WAIT_LIST if event_wait_list is NULL and num_events_in_wait_list > 0,
+    // or event_wait_list is not NULL and num_events_in_wait_list is 0, or if event objects
+    // in event_wait_list are not valid events.
     if (num == 0) != list.is_null() {
         return Err(CL_INVALID_EVENT_WAIT_LIST);
     }
     let mut out = Vec::new();
     for &e in slice(list, num as usize, CL_INVALID_EVENT_WAIT_LIST)? {
         let ev = get_event(e).map_err(|_| CL_INVALID_EVENT_WAIT_LIST)?;
+        // CL_INVALID_CONTEXT if the context associated with command_queue and events in
+        // event_wait_list are not the same.
         if let Some(c) = ctx {
             if !std::sync::Arc::ptr_eq(c, &ev.context) {
                 return Err(CL_INVALID_CONTEXT);
@@ -38,10 +43,15 @@ pub unsafe extern "C" fn clWaitForEvents(
     event_list: *const cl_event,
 ) -> cl_int {
     call("clWaitForEvents", || {
+        // CL_INVALID_VALUE if num_events is zero or event_list is NULL.
         if num_events == 0 || event_list.is_null() {
             return Err(CL_INVALID_VALUE);
         }
+        // CL_INVALID_EVENT if event objects specified in event_list are not valid event
+        // objects.
         let evs = wait_list(None, num_events, event_list).map_err(|_| CL_INVALID_EVENT)?;
+        // CL_INVALID_CONTEXT if events specified in event_list do not belong to the same
+        // context.
         if evs
             .iter()
             .any(|e| !std::sync::Arc::ptr_eq(&e.context, &evs[0].context))
@@ -74,12 +84,17 @@ pub unsafe extern "C" fn clCreateUserEvent(
 pub unsafe extern "C" fn clSetUserEventStatus(event: cl_event, execution_status: cl_int) -> cl_int {
     call("clSetUserEventStatus", || {
         let ev = get_event(event)?;
+        // CL_INVALID_EVENT if event is not a valid user event object.
         if ev.command_type != CL_COMMAND_USER {
             return Err(CL_INVALID_EVENT);
         }
+        // CL_INVALID_VALUE if the execution_status is not CL_COMPLETE or a negative integer
+        // value.
         if execution_status > CL_COMPLETE as cl_int {
             return Err(CL_INVALID_VALUE);
         }
+        // CL_INVALID_OPERATION if the execution_status for event has already been changed by
+        // a previous call to clSetUserEventStatus.
         if ev.status() <= CL_COMPLETE as cl_int {
             return Err(CL_INVALID_OPERATION);
         }
@@ -96,6 +111,8 @@ pub unsafe extern "C" fn clSetEventCallback(
 ) -> cl_int {
     call("clSetEventCallback", || {
         let ev = get_event(event)?;
+        // CL_INVALID_VALUE if pfn_event_notify is NULL or if command_exec_callback_type is
+        // not CL_SUBMITTED, CL_RUNNING, or CL_COMPLETE.
         let f = pfn_notify.ok_or(CL_INVALID_VALUE)?;
         let when = command_exec_callback_type;
         if ![CL_SUBMITTED, CL_RUNNING, CL_COMPLETE].contains(&(when as cl_uint)) {
