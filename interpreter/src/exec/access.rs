@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use parking_lot::Mutex;
 
 use super::launch::LaunchRun;
-use super::state::{GroupState, Priv};
+use super::state::{Priv, RunningGroup};
 use crate::alu::{self, mask};
 use crate::ir::{ptr, AtomicOp};
 use crate::memory::AllocId;
@@ -75,7 +75,7 @@ fn scope_of(scope: u64) -> MemoryScope {
 /// Memory access context of one work-item.
 pub(super) struct ItemMemory<'l, 'g, 'p, 'a, O: Observer> {
     pub(super) lx: &'l LaunchRun<'a, O>,
-    pub(super) gx: &'g mut GroupState<O>,
+    pub(super) gx: &'g mut RunningGroup<O>,
     pub(super) mem: &'p mut Priv,
     pub(super) wi: &'p WorkItem,
 }

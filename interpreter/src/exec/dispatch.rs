@@ -10,7 +10,7 @@ use super::access::ItemMemory;
 use super::cold::run_cold;
 use super::group::{next_runnable, Pass, TurnEnd};
 use super::launch::LaunchRun;
-use super::state::{Frame, GroupState, Item, ItemState};
+use super::state::{Frame, Item, ItemState, RunningGroup};
 use crate::alu::{self, mask, sext};
 use crate::ir::{fences_of_flags, Op, NO_SLOT};
 use crate::observer::{BarrierArrival, Fences, InstId, Observer};
@@ -34,7 +34,7 @@ use crate::ExecError;
 /// run out of line (`cold::run_cold`).
 pub(super) fn run_turns<O: Observer, const COUNTED: bool>(
     lx: &LaunchRun<O>,
-    gx: &mut GroupState<O>,
+    gx: &mut RunningGroup<O>,
     pool: &mut [Item],
     order: &[usize],
     executed: &mut u64,

@@ -14,7 +14,7 @@ use super::collective;
 use super::dispatch::run_turns;
 use super::launch::LaunchRun;
 use super::lockstep;
-use super::state::{alloca, GroupState, Item, LocalMem, Priv, Scratch};
+use super::state::{alloca, Item, LocalMem, Priv, RunningGroup, Scratch};
 use crate::observer::{GroupInfo, InstId, Observer, Release, WorkItem};
 use crate::schedule::Order;
 use crate::ExecError;
@@ -65,7 +65,7 @@ pub(super) const FAIR_TURN_JUMPS: u64 = 1 << 16;
 /// (`Scratch`) its items, lanes and order live in.
 struct GroupRun<O: Observer> {
     linear: u64,
-    gx: GroupState<O>,
+    gx: RunningGroup<O>,
     rng: Rng,
     /// Whether the items' per-item state is set up (see [`run_group`]).
     prepared: bool,
@@ -412,7 +412,7 @@ fn still_running<O: Observer>(
 /// schedule's is random. An `Err` aborts the launch.
 fn release_barrier<O: Observer>(
     lx: &LaunchRun<O>,
-    gx: &mut GroupState<O>,
+    gx: &mut RunningGroup<O>,
     pool: &mut [Item],
     order: &mut [usize],
     rng: &mut Rng,
@@ -444,7 +444,7 @@ fn start_group<O: Observer>(
     linear: u64,
     locals: &mut Vec<LocalMem>,
     previous: Option<O::Group>,
-) -> GroupState<O> {
+) -> RunningGroup<O> {
     let geo = &lx.geometry;
     let ng = geo.num_groups;
     let group = [
@@ -466,7 +466,7 @@ fn start_group<O: Observer>(
     for (l, &size) in locals.iter_mut().zip(&lx.local_sizes) {
         l.reset(size as usize);
     }
-    GroupState {
+    RunningGroup {
         obs,
         locals: std::mem::take(locals),
         async_counts: vec![0; lx.code.asyncs.len()],
@@ -485,7 +485,7 @@ fn start_group<O: Observer>(
 /// as an odometer (no divisions per work-item).
 fn identities<O: Observer>(
     lx: &LaunchRun<O>,
-    gx: &GroupState<O>,
+    gx: &RunningGroup<O>,
     n: usize,
     wis: &mut Vec<WorkItem>,
 ) {
@@ -584,7 +584,7 @@ fn copy_byval<O: Observer>(lx: &LaunchRun<O>, mem: &mut Priv, mut bind: impl FnM
 /// at a barrier) and the turn budget it ran with.
 fn run_phase<O: Observer>(
     lx: &LaunchRun<O>,
-    gx: &mut GroupState<O>,
+    gx: &mut RunningGroup<O>,
     pool: &mut [Item],
     order: &[usize],
     executed: &mut u64,

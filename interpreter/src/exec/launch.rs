@@ -12,7 +12,7 @@ use parking_lot::Mutex;
 
 use super::group::{run_group, Carry, GroupEnd, Job, Suspended};
 use super::group_order::GroupOrder;
-use super::state::{GroupState, Scratch};
+use super::state::{RunningGroup, Scratch};
 use super::Device;
 use crate::ir::{ptr, Builtin, Code, KernelCode, Op, ParamKind};
 use crate::memory::View;
@@ -921,7 +921,7 @@ fn global_offset_overflows(offset: [u64; 3], size: [u64; 3]) -> bool {
 impl<O: Observer> LaunchRun<'_, O> {
     /// All lanes of a builtin (lane 0 only for the scalar ones).
     #[inline(always)]
-    pub(super) fn builtin3(&self, gx: &GroupState<O>, wi: &WorkItem, b: Builtin) -> [u64; 3] {
+    pub(super) fn builtin3(&self, gx: &RunningGroup<O>, wi: &WorkItem, b: Builtin) -> [u64; 3] {
         let geo = &self.geometry;
         match b {
             Builtin::GlobalId => wi.global,
@@ -937,7 +937,7 @@ impl<O: Observer> LaunchRun<'_, O> {
     }
 
     #[inline]
-    pub(super) fn builtin(&self, gx: &GroupState<O>, wi: &WorkItem, b: Builtin, c: usize) -> u64 {
+    pub(super) fn builtin(&self, gx: &RunningGroup<O>, wi: &WorkItem, b: Builtin, c: usize) -> u64 {
         if c > 2 && b.lanes() == 3 {
             return b.past_last_dim();
         }

@@ -5,8 +5,9 @@ use super::access::{in_range, rd, wr};
 use crate::ir::ptr;
 use crate::observer::{Observer, WorkItem};
 
-/// Per-work-group state.
-pub(super) struct GroupState<O: Observer> {
+/// A work-group as the executor runs it: the observer's state for it, its local memory, its
+/// async copies and faults (the checkers keep theirs in `shadowcl_shadow::GroupState`).
+pub(super) struct RunningGroup<O: Observer> {
     pub(super) obs: O::Group,
     pub(super) locals: Vec<LocalMem>,
     pub(super) async_counts: Vec<u32>,
@@ -29,7 +30,7 @@ pub(super) struct GroupState<O: Observer> {
     pub(super) component: u8,
 }
 
-impl<O: Observer> GroupState<O> {
+impl<O: Observer> RunningGroup<O> {
     /// How many work-items the group has.
     pub(super) fn items(&self) -> usize {
         (self.size[0] * self.size[1] * self.size[2]) as usize

@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use super::super::collective;
 use super::super::group::{Rng, FAIR_TURN_JUMPS};
 use super::super::launch::LaunchRun;
-use super::super::state::{GroupState, Item};
+use super::super::state::{Item, RunningGroup};
 use super::{effectful, exec, Flow, Ls, LsStop, Pos, Sel, DONE, RUN, WAIT};
 use crate::observer::{Observer, Release, WorkItem};
 use crate::schedule::Order;
@@ -175,7 +175,7 @@ fn apply<O: Observer>(
 #[allow(clippy::too_many_arguments)] // the group's whole state, passed flat
 pub(in crate::exec) fn run<O: Observer>(
     lx: &LaunchRun<'_, O>,
-    gx: &mut GroupState<O>,
+    gx: &mut RunningGroup<O>,
     wis: &[WorkItem],
     items: &mut [Item],
     order: &mut [usize],

@@ -3,7 +3,7 @@
 
 use super::super::access::{in_range, rd, store_order_locks, wr, SyncOperands};
 use super::super::launch::LaunchRun;
-use super::super::state::GroupState;
+use super::super::state::RunningGroup;
 use super::{LaneView, Sel};
 use crate::ir::{ptr, AtomicOp, Op};
 use crate::memory::AllocId;
@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 #[allow(clippy::too_many_arguments)] // one flat call for the hottest op
 fn load_fast<O: Observer>(
     lx: &LaunchRun<'_, O>,
-    gx: &GroupState<O>,
+    gx: &RunningGroup<O>,
     regs: &mut [u64],
     n: usize,
     di: usize,
@@ -76,7 +76,7 @@ fn load_fast<O: Observer>(
 #[allow(clippy::too_many_arguments)] // one flat call for the hottest op
 fn store_fast<O: Observer>(
     lx: &LaunchRun<'_, O>,
-    gx: &mut GroupState<O>,
+    gx: &mut RunningGroup<O>,
     regs: &[u64],
     n: usize,
     pi: usize,

@@ -29,7 +29,7 @@ pub(super) use handover::{can_gather, gather, init_regs, scatter};
 
 use super::access::ItemMemory;
 use super::launch::LaunchRun;
-use super::state::{alloca_op, Frame, GroupState, Item};
+use super::state::{alloca_op, Frame, Item, RunningGroup};
 use crate::ir::Op;
 use crate::observer::{InstId, Observer, WorkItem};
 
@@ -144,7 +144,7 @@ const DONE: u8 = 2;
 /// The group's state, shared by [`run`] and [`exec`].
 struct Ls<'r, 'l, 'a, O: Observer> {
     lx: &'l LaunchRun<'a, O>,
-    gx: &'r mut GroupState<O>,
+    gx: &'r mut RunningGroup<O>,
     wis: &'r [WorkItem],
     order: &'r mut [usize],
     regs_vec: &'r mut Vec<u64>,
@@ -223,7 +223,7 @@ fn effectful(op: Option<&Op>) -> bool {
 /// lanes' memory accesses need.
 struct LaneView<'c, 'a, O: Observer> {
     lx: &'c LaunchRun<'a, O>,
-    gx: &'c mut GroupState<O>,
+    gx: &'c mut RunningGroup<O>,
     wis: &'c [WorkItem],
     order: &'c [usize],
     regs: &'c mut [u64],
